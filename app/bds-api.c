@@ -1,0 +1,91 @@
+/*
+ * bds-api: the FastCGI program. Flags, the listening socket, then the
+ * prefork master (or, with --workers 0, one worker on the socket it was
+ * handed, as under spawn-fcgi -F N).
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "config.h"
+#include "crypto.h"
+#include "log.h"
+#include "server.h"
+
+static void
+usage(FILE *f)
+{
+	fprintf(f,
+	    "usage: bds-api [--config FILE] [--workers N] [--socket PATH]\n"
+	    "  --config FILE   settings file (key = value); BDS_<KEY> overrides\n"
+	    "  --workers N     prefork N workers (0: serve in this process)\n"
+	    "  --socket PATH   create the FastCGI socket at PATH; without it an\n"
+	    "                  inherited socket (systemd LISTEN_FDS or fd 0 from\n"
+	    "                  spawn-fcgi) is used, else socket_path from the config\n");
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "workers", required_argument, NULL, 'w' },
+		{ "socket", required_argument, NULL, 's' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 }
+	};
+	const char *config_path = NULL, *socket_path = NULL;
+	struct config cfg;
+	char err[512];
+	int workers = -1, fd, ch, rc, created = 0;
+
+	while ((ch = getopt_long(argc, argv, "c:w:s:hV", opts, NULL)) != -1) {
+		switch (ch) {
+		case 'c': config_path = optarg; break;
+		case 'w': workers = atoi(optarg); break;
+		case 's': socket_path = optarg; break;
+		case 'V': printf("bds-api %s\n", PACKAGE_VERSION); return 0;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (config_load(&cfg, config_path, err, sizeof(err)) != 0) {
+		fprintf(stderr, "bds-api: %s\n", err);
+		return 1;
+	}
+	if (workers < 0)
+		workers = cfg.workers;
+	if (log_open(cfg.log_path) != 0) {
+		fprintf(stderr, "bds-api: cannot open log %s: %s\n", cfg.log_path, strerror(errno));
+		return 1;
+	}
+	if (crypto_setup() != 0) {
+		fprintf(stderr, "bds-api: libsodium failed to initialise\n");
+		return 1;
+	}
+	if (socket_path == NULL && (fd = server_listen_inherited()) >= 0) {
+		/* inherited from systemd or spawn-fcgi */
+	} else {
+		if (socket_path == NULL)
+			socket_path = cfg.socket_path;
+		if ((fd = server_listen_path(socket_path, cfg.socket_mode)) < 0) {
+			fprintf(stderr, "bds-api: cannot listen on %s: %s\n", socket_path,
+			    strerror(errno));
+			return 1;
+		}
+		created = 1;
+	}
+	if (workers == 0)
+		rc = server_worker(&cfg, fd);
+	else
+		rc = server_master(&cfg, config_path, fd, workers);
+	if (created)
+		unlink(socket_path);
+	close(fd);
+	config_free(&cfg);
+	return rc;
+}

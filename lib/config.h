@@ -1,0 +1,32 @@
+#ifndef BDS_CONFIG_H
+#define BDS_CONFIG_H
+/*
+ * Configuration: defaults, then one file of "key = value" lines ('#'
+ * comments), then environment overrides BDS_<KEY> (key upper-cased).
+ */
+#include <stddef.h>
+
+struct config {
+	char		*database_url;		/* libpq conninfo */
+	char		*socket_path;		/* FastCGI unix socket to create */
+	int		 socket_mode;		/* octal, e.g. 0660 */
+	int		 workers;		/* prefork workers, default 8 */
+	long long	 body_limit;		/* bytes, default 1 MiB */
+	char		*deployment;		/* development | staging | production */
+	char		*docs_url;		/* docs site; errors link <docs_url>/errors#<code> */
+	char		*log_path;		/* request log; "" or "-" = stderr */
+	char		*api_version;		/* webhook envelope api_version */
+	unsigned char	 cursor_key[32];	/* hex in the file: cursor_key */
+	int		 cursor_key_set;
+	int		 allow_private_targets;	/* outbound URL safety off (dev, tests) */
+	int		 drain_timeout;		/* seconds SIGTERM waits for workers */
+	char		*sql_dir;		/* migrations for bdsctl */
+};
+
+/* Load defaults, file (may be NULL), env. 0 ok; -1 with err filled. */
+int	 config_load(struct config *, const char *path, char *err, size_t errlen);
+void	 config_free(struct config *);
+/* Set one key from text (file or env); 0 ok, -1 unknown key or bad value. */
+int	 config_set(struct config *, const char *key, const char *val, char *err, size_t errlen);
+
+#endif

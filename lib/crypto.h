@@ -1,0 +1,41 @@
+#ifndef BDS_CRYPTO_H
+#define BDS_CRYPTO_H
+/*
+ * Crypto helpers over libsodium: ids, encodings, hashing, constant-time
+ * comparison. Names avoid libsodium's own crypto_* symbols.
+ */
+#include <stddef.h>
+#include <stdint.h>
+
+struct arena;
+
+#define CRYPTO_UUID_STRLEN 36
+
+int	 crypto_setup(void);		/* sodium_init; 0 ok, -1 failure */
+void	 crypto_random_bytes(void *, size_t);
+/* Time-ordered UUIDv7 (RFC 9562): 48-bit unix ms, version 7, variant 10. */
+void	 crypto_uuid7(unsigned char out[16]);
+void	 crypto_uuid_format(const unsigned char in[16], char out[CRYPTO_UUID_STRLEN + 1]);
+/* Parse canonical 8-4-4-4-12 hex (either case); 0 ok, -1 invalid. */
+int	 crypto_uuid_parse(const char *, unsigned char out[16]);
+/* "<prefix>_<uuidv7>", prefix without the underscore ("evt" -> "evt_..."). */
+char	*crypto_id_new(struct arena *, const char *prefix);
+/* 1 when s is "<prefix>_<uuid>" (or a bare uuid when bare_ok), else 0. */
+int	 crypto_id_valid(const char *s, const char *prefix, int bare_ok);
+
+/* base64url without padding. decode: 0 ok (out NUL-terminated too), -1 invalid. */
+char	*crypto_b64url_encode(struct arena *, const void *, size_t);
+int	 crypto_b64url_decode(struct arena *, const char *, unsigned char **out, size_t *outlen);
+char	*crypto_hex_encode(struct arena *, const void *, size_t);
+/* Exactly outlen bytes from 2*outlen hex chars; 0 ok, -1 invalid. */
+int	 crypto_hex_decode(const char *, unsigned char *out, size_t outlen);
+
+/* Constant-time: 1 when equal. streq takes time independent of where they differ. */
+int	 crypto_ct_equal(const void *, const void *, size_t);
+int	 crypto_ct_streq(const char *a, const char *b);
+
+void	 crypto_sha256(const void *, size_t, unsigned char out[32]);
+void	 crypto_hmac_sha256(const void *key, size_t keylen,
+	    const void *msg, size_t msglen, unsigned char out[32]);
+
+#endif

@@ -1,0 +1,50 @@
+#ifndef BDS_REQ_H
+#define BDS_REQ_H
+/*
+ * One request in flight: the parsed HTTP request, the matched route, the
+ * validated input, the authenticated principal and the response being built.
+ * Lives in the worker; every pointer in it belongs to r->arena.
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include "http.h"
+#include "router.h"
+
+struct arena;
+struct config;
+struct db;
+struct json_object;
+
+#define REQ_MAX_HEADERS 8
+
+struct req {
+	struct arena		*arena;
+	const struct config	*cfg;
+	struct db		*db;
+	struct http_req		 http;
+	struct route_match	 match;
+	struct json_object	*body;		/* validated body (canonical names) */
+	struct json_object	*query;		/* validated query */
+	int			 iam;		/* error envelope: 1 = /v1/iam */
+	int64_t			 start_us;	/* monotonic, for the log */
+
+	/* principal, filled by auth */
+	const char		*user_id;	/* AUTH_JWT */
+	const char		*session_id;
+	const char		*client_id;	/* AUTH_KEY */
+	const char		*env;		/* sandbox, development, production */
+
+	/* response */
+	int			 status;
+	struct json_object	*out;		/* response body; NULL: no body */
+	struct http_kv		 headers[REQ_MAX_HEADERS];	/* extra headers */
+	size_t			 nheaders;
+	const char		*error_code;	/* for the log */
+};
+
+/* Add a response header (name and value copied into the arena). */
+void	 req_header_add(struct req *, const char *name, const char *value);
+/* A path capture by name, e.g. req_cap(r, "id"). */
+const char *req_cap(const struct req *, const char *name);
+
+#endif

@@ -1,0 +1,24 @@
+#ifndef BDS_SERVER_H
+#define BDS_SERVER_H
+/*
+ * The FastCGI process model. The master owns the listening socket, forks
+ * workers, respawns the dead, drains on SIGTERM and replaces workers one by
+ * one on SIGHUP. A worker accepts and serves one request at a time.
+ */
+struct config;
+struct req;
+
+/* Listening socket: a unix path (created with mode), or inherited
+ * (systemd LISTEN_FDS, or fd 0 as spawn-fcgi passes it). -1 on failure. */
+int	 server_listen_path(const char *path, int mode);
+int	 server_listen_inherited(void);
+
+/* Prefork master; returns the exit status. */
+int	 server_master(const struct config *, const char *config_path, int listen_fd, int workers);
+/* Worker loop until SIGTERM (drains the request in flight); exit status. */
+int	 server_worker(const struct config *, int listen_fd);
+
+/* Route, authenticate, validate and run the handler for a parsed request. */
+void	 dispatch(struct req *);
+
+#endif

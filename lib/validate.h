@@ -1,0 +1,120 @@
+#ifndef BDS_VALIDATE_H
+#define BDS_VALIDATE_H
+/*
+ * Declared input. A body or a query string is checked against a table of
+ * field specs and converted into a fresh json object holding only declared
+ * fields, under their canonical names. Handlers read only that object.
+ *
+ * Every failure is collected (not only the first) as {field, code, message};
+ * the field is a path such as "update.link_id" or "events[2]".
+ */
+#include <stddef.h>
+
+struct arena;
+struct json_object;
+struct http_kv;
+
+enum vtype {
+	VT_STRING,
+	VT_INT,		/* 64-bit integer; from a query string: decimal digits */
+	VT_NUMBER,	/* integer or double */
+	VT_BOOL,	/* from a query string: "true" or "false" */
+	VT_OBJECT,	/* members in .fields */
+	VT_ARRAY,	/* items of type .items; object items use .fields */
+	VT_ANY,		/* any JSON value, unchecked */
+	VT__MAX
+};
+
+enum vformat {
+	VF_NONE,
+	VF_EMAIL,	/* local@domain.tld, no spaces, <= 254 chars */
+	VF_URL,		/* absolute http:// or https:// URL with a host */
+	VF_HTTPS_URL,	/* absolute https:// URL with a host */
+	VF_DATE,	/* YYYY-MM-DD, a real calendar date */
+	VF_DATETIME,	/* ISO 8601 / RFC 3339 instant with Z or offset */
+	VF_UUID,	/* canonical UUID */
+	VF_DIGITS,	/* only 0-9 */
+	VF_CURRENCY,	/* three upper-case letters */
+	VF_PRINTABLE,	/* printable ASCII 0x20-0x7e only */
+	VF__MAX
+};
+
+/* flags */
+#define V_REQUIRED	0x01u	/* absent -> "required" */
+#define V_NULLABLE	0x02u	/* JSON null accepted (kept as null) */
+
+struct verr {
+	const char	*field;
+	const char	*code;		/* required, invalid_type, too_short, too_long,
+					 * out_of_range, invalid_enum, invalid_format,
+					 * unknown_field, too_many_items, too_few_items,
+					 * invalid_utf8, or a custom code */
+	const char	*message;
+};
+
+struct verrs {
+	struct verr	*v;
+	size_t		 n, cap;
+};
+
+/*
+ * A custom check runs after the type, bound, enum and format checks passed.
+ * It may replace *value (arena- or json-owned) to normalise it. Return 0 to
+ * accept, or fill code/message (static or arena strings) and return -1.
+ */
+typedef int (*vcheck_fn)(struct arena *, struct json_object **value,
+    const char **code, const char **message);
+
+struct vfield {
+	const char		*name;		/* canonical name */
+	const char		*alias;		/* also accepted (camelCase/snake_case), or NULL */
+	enum vtype		 type;
+	unsigned		 flags;		/* V_REQUIRED, V_NULLABLE */
+	long long		 min, max;	/* string: length in code points; int/number:
+						 * value; array: item count. Applied when
+						 * min < max or (min == max && min != 0).
+						 * Strings with max == 0 are capped at
+						 * VALIDATE_STRING_MAX, arrays at
+						 * VALIDATE_ARRAY_MAX. */
+	const char *const	*enumv;		/* NULL-terminated allowed strings, or NULL */
+	enum vformat		 format;
+	const struct vfield	*fields;	/* members of an object (or of object items);
+						 * terminated by a {NULL} entry */
+	enum vtype		 items;		/* item type of an array */
+	vcheck_fn		 check;		/* per value (per item for arrays) */
+};
+
+#define VALIDATE_STRING_MAX	4096
+#define VALIDATE_ARRAY_MAX	1000
+
+/*
+ * Validate a parsed JSON body against spec (terminated by {NULL}). in may be
+ * NULL (no body): then only V_REQUIRED matters. A non-object body is one
+ * error on field "" with code invalid_type. Unknown members are errors
+ * (unknown_field). On success *out is a new object owned by the arena.
+ * Returns 0 when errs gained nothing, else -1.
+ */
+int	 validate_body(struct arena *, const struct vfield *spec,
+	    struct json_object *in, struct json_object **out, struct verrs *errs);
+
+/*
+ * Validate query parameters (strings; repeated keys -> error unless the
+ * field is VT_ARRAY of strings). Unknown keys are errors, so "page" and
+ * "page_size" are refused on every list. Same return as validate_body.
+ */
+int	 validate_query(struct arena *, const struct vfield *spec,
+	    const struct http_kv *kv, size_t n, struct json_object **out,
+	    struct verrs *errs);
+
+/* Append one error (strings copied into the arena). */
+void	 verrs_add(struct arena *, struct verrs *, const char *field,
+	    const char *code, const char *fmt, ...)
+	    __attribute__((format(printf, 5, 6)));
+
+/* 1 when the n bytes are valid UTF-8 with no NUL, else 0. */
+int	 validate_utf8(const char *, size_t);
+
+/* Format checks, exposed for handlers and tests: 1 when s matches. */
+int	 validate_format(enum vformat, const char *s);
+
+#endif
