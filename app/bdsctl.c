@@ -188,9 +188,24 @@ cmd_seed(const struct config *cfg, PGconn *c, int argc, char **argv)
 	return rc;
 }
 
+/* Timer-driven batch work (systemd/bds-jobs.timer, every minute). */
+static int
+cmd_jobs(const struct config *cfg, PGconn *c, int argc, char **argv)
+{
+	PGresult *res = PQexec(c,
+	    "DELETE FROM idempotency_keys WHERE expires_at < now()");
+	int ok = ok_result(c, res, "expire idempotency keys");
+
+	if (ok)
+		printf("jobs: %s expired idempotency keys\n", PQcmdTuples(res));
+	PQclear(res);
+	return ok ? 0 : 1;
+}
+
 static const struct cmd cmds[] = {
 	{ "migrate", "apply sql/NNN_*.sql not yet applied, each in a transaction", cmd_migrate },
 	{ "seed", "load development data (sql/seed/NNN_*.sql, idempotent)", cmd_seed },
+	{ "jobs", "batch work run every minute (expiry of idempotency keys)", cmd_jobs },
 };
 
 static void
