@@ -26,7 +26,8 @@ char	*arena_strndup(struct arena *, const char *, size_t);
 char	*arena_memdup(struct arena *, const void *, size_t);	/* adds a NUL */
 char	*arena_printf(struct arena *, const char *, ...)
 	    __attribute__((format(printf, 2, 3)));
-char	*arena_vprintf(struct arena *, const char *, va_list);
+char	*arena_vprintf(struct arena *, const char *, va_list)
+	    __attribute__((format(printf, 2, 0)));
 /* Run fn(arg) at the next reset. fn may be NULL-safe or not; arg is passed as is. */
 void	 arena_defer(struct arena *, void (*fn)(void *), void *arg);
 /* Run defers LIFO, free every block but the first (kept for reuse). */

@@ -70,12 +70,13 @@ struct vfield {
 	const char		*alias;		/* also accepted (camelCase/snake_case), or NULL */
 	enum vtype		 type;
 	unsigned		 flags;		/* V_REQUIRED, V_NULLABLE */
-	long long		 min, max;	/* string: length in code points; int/number:
-						 * value; array: item count. Applied when
-						 * min < max or (min == max && min != 0).
-						 * Strings with max == 0 are capped at
-						 * VALIDATE_STRING_MAX, arrays at
-						 * VALIDATE_ARRAY_MAX. */
+	long long		 min, max;	/* string: length in code points; array:
+						 * item count; min applies when > 0, max
+						 * when > 0, else the caps VALIDATE_STRING_MAX
+						 * and VALIDATE_ARRAY_MAX. int/number: value;
+						 * max applies when max > min (or min ==
+						 * max != 0), min when that holds or min !=
+						 * 0: {.min = 1} means ">= 1", {0, 0} none. */
 	const char *const	*enumv;		/* NULL-terminated allowed strings, or NULL */
 	enum vformat		 format;
 	const struct vfield	*fields;	/* members of an object (or of object items);
