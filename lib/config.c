@@ -12,11 +12,15 @@
 enum ctype { C_STR, C_INT, C_LL, C_BOOL, C_OCTAL, C_KEY32 };
 
 struct centry {
-	const char	*key;
-	enum ctype	 type;
-	size_t		 off;
-	const char	*dflt;
+	const char		*key;
+	enum ctype		 type;
+	size_t			 off;
+	const char		*dflt;
+	const char *const	*oneof;		/* C_STR: allowed values, or NULL */
 };
+
+/* A typo must not run production with non-production rules. */
+static const char *const deployments[] = { "development", "staging", "production", NULL };
 
 #define F(m) offsetof(struct config, m)
 static const struct centry entries[] = {
@@ -25,7 +29,7 @@ static const struct centry entries[] = {
 	{ "socket_mode", C_OCTAL, F(socket_mode), "0660" },
 	{ "workers", C_INT, F(workers), "8" },
 	{ "body_limit", C_LL, F(body_limit), "1048576" },
-	{ "deployment", C_STR, F(deployment), "development" },
+	{ "deployment", C_STR, F(deployment), "development", deployments },
 	{ "docs_url", C_STR, F(docs_url), "https://docs.bds.example" },
 	{ "log_path", C_STR, F(log_path), "" },
 	{ "api_version", C_STR, F(api_version), "2026-11-01" },
@@ -45,6 +49,14 @@ set_entry(struct config *c, const struct centry *e, const char *val, char *err, 
 
 	switch (e->type) {
 	case C_STR:
+		if (e->oneof != NULL) {
+			size_t i;
+
+			for (i = 0; e->oneof[i] != NULL && strcmp(e->oneof[i], val) != 0; i++)
+				;
+			if (e->oneof[i] == NULL)
+				goto bad;
+		}
 		free(*(char **)p);
 		if ((*(char **)p = strdup(val)) == NULL)
 			goto bad;
@@ -108,14 +120,16 @@ static int
 load_file(struct config *c, const char *path, char *err, size_t errlen)
 {
 	FILE *f;
-	char line[4096];
+	char *line = NULL;
+	size_t cap = 0;
 	int lineno = 0, rc = 0;
 
 	if ((f = fopen(path, "r")) == NULL) {
 		snprintf(err, errlen, "%s: %s", path, strerror(errno));
 		return -1;
 	}
-	while (rc == 0 && fgets(line, sizeof(line), f) != NULL) {
+	/* getline: a line of any length is one line, never split in two. */
+	while (rc == 0 && getline(&line, &cap, f) >= 0) {
 		char *s = trim(line), *eq;
 		char sub[256];
 
@@ -133,6 +147,7 @@ load_file(struct config *c, const char *path, char *err, size_t errlen)
 			rc = -1;
 		}
 	}
+	free(line);
 	fclose(f);
 	return rc;
 }
@@ -168,12 +183,18 @@ config_load(struct config *c, const char *path, char *err, size_t errlen)
 		snprintf(err, errlen, "workers must be 0..256 and body_limit positive");
 		return -1;
 	}
+	if (c->socket_mode > 0777) {
+		snprintf(err, errlen, "socket_mode must be a permission mode (at most 0777)");
+		return -1;
+	}
 	return 0;
 }
 
 void
 config_free(struct config *c)
 {
+	if (c == NULL)
+		return;
 	for (size_t i = 0; i < NENTRIES; i++)
 		if (entries[i].type == C_STR) {
 			char **p = (char **)((char *)c + entries[i].off);

@@ -3,6 +3,7 @@
 
 #include "arena.h"
 #include "json.h"
+#include "validate.h"
 
 static void
 json_put_cb(void *o)
@@ -30,16 +31,47 @@ json_arr(struct arena *a)
 	return json_own(a, json_object_new_array());
 }
 
+/* json-c accepts 'single-quoted' strings even in strict mode; JSON does not. */
+static int
+has_single_quote(const char *s, size_t len)
+{
+	int in_str = 0;
+
+	for (size_t i = 0; i < len; i++) {
+		if (in_str) {
+			if (s[i] == '\\')
+				i++;
+			else if (s[i] == '"')
+				in_str = 0;
+		} else if (s[i] == '"') {
+			in_str = 1;
+		} else if (s[i] == '\'') {
+			return 1;
+		}
+	}
+	return 0;
+}
+
 struct json_object *
 json_parse(struct arena *a, const char *s, size_t len, const char **why)
 {
 	struct json_tokener *tok;
 	struct json_object *o;
 	enum json_tokener_error jerr;
+	size_t end;
 
 	*why = NULL;
+	/* json-c's own check lets overlong forms and surrogates through. */
+	if (!validate_utf8(s, len)) {
+		*why = "invalid UTF-8";
+		return NULL;
+	}
 	if (len > INT32_MAX) {
 		*why = "body too large";
+		return NULL;
+	}
+	if (has_single_quote(s, len)) {
+		*why = "strings must be in double quotes";
 		return NULL;
 	}
 	if ((tok = json_tokener_new_ex(JSON_MAX_DEPTH)) == NULL) {
@@ -49,23 +81,25 @@ json_parse(struct arena *a, const char *s, size_t len, const char **why)
 	json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
 	o = json_tokener_parse_ex(tok, s, (int)len);
 	jerr = json_tokener_get_error(tok);
-	if (o != NULL && jerr == json_tokener_success &&
-	    json_tokener_get_parse_end(tok) < len) {
+	end = json_tokener_get_parse_end(tok);
+	if (o == NULL && jerr == json_tokener_continue && end == len) {
+		/* A bare number ("0") ends only at the end of input: say so. */
+		o = json_tokener_parse_ex(tok, "", 1);
+		jerr = json_tokener_get_error(tok);
+	}
+	if (jerr == json_tokener_success) {
 		/* Only whitespace may follow the value. */
-		for (size_t i = json_tokener_get_parse_end(tok); i < len; i++)
-			if (strchr(" \t\r\n", s[i]) == NULL) {
+		for (size_t i = end; i < len && *why == NULL; i++)
+			if (memchr(" \t\r\n", s[i], 4) == NULL)
 				*why = "unexpected data after the JSON value";
-				break;
-			}
-	} else if (o == NULL || jerr != json_tokener_success) {
-		if (jerr == json_tokener_error_parse_utf8_string)
-			*why = "invalid UTF-8";
-		else if (jerr == json_tokener_error_depth)
-			*why = "JSON nested too deeply";
-		else if (jerr == json_tokener_continue)
-			*why = "truncated JSON";
-		else
-			*why = json_tokener_error_desc(jerr);
+	} else if (jerr == json_tokener_error_parse_utf8_string) {
+		*why = "invalid UTF-8";
+	} else if (jerr == json_tokener_error_depth) {
+		*why = "JSON nested too deeply";
+	} else if (jerr == json_tokener_continue) {
+		*why = "truncated JSON";
+	} else {
+		*why = json_tokener_error_desc(jerr);
 	}
 	json_tokener_free(tok);
 	if (*why != NULL) {

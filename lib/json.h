@@ -20,8 +20,9 @@ struct json_object *json_own(struct arena *, struct json_object *o);
 
 /*
  * Parse a request body strictly: one JSON value, no trailing bytes, valid
- * UTF-8, depth <= JSON_MAX_DEPTH. NULL on failure with *why set to a short
- * static reason. The result is owned by the arena.
+ * UTF-8, depth <= JSON_MAX_DEPTH, strings in double quotes. NULL on failure
+ * with *why set to a short static reason; NULL with *why NULL for the JSON
+ * value null. The result is owned by the arena.
  */
 struct json_object *json_parse(struct arena *, const char *, size_t, const char **why);
 

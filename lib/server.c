@@ -356,9 +356,9 @@ count_live(const struct master *m, int only_current)
 	return n;
 }
 
-/* Reap children; returns how many exited. */
+/* Reap children; returns how many exited. Replacements come from top_up. */
 static int
-reap(struct master *m)
+reap(struct master *m, int stopping)
 {
 	int st, n = 0;
 	pid_t pid;
@@ -367,7 +367,7 @@ reap(struct master *m)
 		for (int i = 0; i < MAX_WORKERS; i++) {
 			if (m->w[i].pid != pid)
 				continue;
-			if (!m->w[i].retiring)
+			if (!m->w[i].retiring && !stopping)
 				log_msg("warn", "worker %d exited (%s %d); respawning",
 				    (int)pid, WIFSIGNALED(st) ? "signal" : "status",
 				    WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
@@ -463,7 +463,7 @@ drain_all(struct master *m)
 	for (;;) {
 		int left = 0;
 
-		reap(m);
+		reap(m, 1);
 		for (int i = 0; i < MAX_WORKERS; i++)
 			if (m->w[i].pid != 0)
 				left++;
@@ -514,7 +514,7 @@ server_master(const struct config *cfg, const char *config_path, int fd, int wor
 			break;
 		if (sig == SIGHUP)
 			reload(m);
-		reap(m);
+		reap(m, 0);
 	}
 	log_msg("info", "master %d draining", (int)getpid());
 	rc = drain_all(m);

@@ -1,0 +1,2517 @@
+/*
+ * End-to-end harness: see harness.h for the model. Layout of this file:
+ * shared state, small utilities, the keeper (process owner), the stack
+ * lifecycle seen from the suite, HTTP over libcurl, raw FastCGI, checks.
+ */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ftw.h>
+#include <grp.h>
+#include <limits.h>
+#include <poll.h>
+#include <pwd.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+
+#include <curl/curl.h>
+#include <json-c/json.h>
+
+#include "harness.h"
+
+extern char **environ;
+
+#define H_PATH		512
+#define H_ERRLEN	2048
+
+enum host_id {
+	HOST_API,
+	HOST_SANDBOX,
+	HOST_LINK,
+	HOST__MAX
+};
+
+static const char *const host_names[HOST__MAX] = {
+	[HOST_API] = "api",
+	[HOST_SANDBOX] = "sandbox",
+	[HOST_LINK] = "link",
+};
+
+/*
+ * Everything about the running stack, in a MAP_SHARED page so the keeper,
+ * the suite's main process and every test child see the same values. The
+ * paths and settings are written once before the keeper forks; the pids
+ * are kept current by the keeper.
+ */
+struct hstate {
+	char		 dir[H_PATH];
+	char		 srcdir[H_PATH];
+	char		 builddir[H_PATH];
+	char		 pgbin[H_PATH];
+	char		 nginx[H_PATH];
+	char		 pgdata[H_PATH];
+	char		 pgsock[H_PATH];
+	char		 pglog[H_PATH];
+	char		 initdb_log[H_PATH];
+	char		 conf[H_PATH];
+	char		 sock[H_PATH];
+	char		 apilog[H_PATH];
+	char		 reqlog[H_PATH];
+	char		 ctllog[H_PATH];
+	char		 ngx_prefix[H_PATH];
+	char		 ngx_conf[H_PATH];
+	char		 ngx_errlog[H_PATH];
+	char		 ngx_stderr[H_PATH];
+	char		 dburl[H_PATH + 64];
+	char		 base_url[HOST__MAX][64];
+	int		 ports[HOST__MAX];
+	int		 workers;
+	int		 drain_timeout;
+	int		 keep;
+	int		 pg_drop;	/* run PostgreSQL as pg_uid/pg_gid */
+	uid_t		 pg_uid;
+	gid_t		 pg_gid;
+	pid_t		 main_pid;
+	pid_t		 keeper_pid;
+	int		 cmd_fd;	/* the clients' end of the keeper socketpair */
+	atomic_uint	 seq;
+	/* kept current by the keeper */
+	atomic_int	 pg_pid;
+	atomic_int	 api_pid;
+	atomic_int	 api_last_pid;
+	atomic_int	 api_last_status;
+	atomic_int	 nginx_pid;
+};
+
+static struct hstate *H;
+static char herr[H_ERRLEN];
+
+enum kcmd {
+	K_BOOT,
+	K_PG_START,
+	K_PG_STOP,
+	K_API_START,
+	K_API_STOP,
+	K_API_KILL,
+	K_NGINX_START,
+	K_NGINX_STOP,
+	K_SHUTDOWN,
+	K__MAX
+};
+
+struct kmsg {
+	unsigned	 seq;
+	int		 cmd;
+};
+
+struct kreply {
+	unsigned	 seq;
+	int		 rc;
+	char		 err[1024];
+};
+
+/* ------------------------------------------------------------------ */
+/* Utilities                                                           */
+
+static int
+set_err(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(herr, sizeof(herr), fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+const char *
+harness_error(void)
+{
+	return herr;
+}
+
+long long
+harness_now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+void
+harness_sleep_ms(int ms)
+{
+	struct timespec ts = { ms / 1000, (long)(ms % 1000) * 1000000L };
+
+	while (nanosleep(&ts, &ts) == -1 && errno == EINTR)
+		;
+}
+
+/* Copy src into dst (size bytes), truncating. */
+static void
+scopy(char *dst, size_t size, const char *src)
+{
+	size_t n = strlen(src);
+
+	if (n >= size)
+		n = size - 1;
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
+/* dst = dir "/" name, truncating (the temp dir is short). */
+static void
+sjoin(char *dst, size_t size, const char *dir, const char *name)
+{
+	scopy(dst, size, dir);
+	if (strlen(dst) + 1 < size)
+		strcat(dst, "/");
+	if (strlen(dst) + strlen(name) < size)
+		strcat(dst, name);
+}
+
+static void *
+xmalloc(size_t n)
+{
+	void *p = malloc(n == 0 ? 1 : n);
+
+	if (p == NULL) {
+		fprintf(stderr, "harness: out of memory\n");
+		abort();
+	}
+	return p;
+}
+
+static void *
+xrealloc(void *p, size_t n)
+{
+	if ((p = realloc(p, n == 0 ? 1 : n)) == NULL) {
+		fprintf(stderr, "harness: out of memory\n");
+		abort();
+	}
+	return p;
+}
+
+static char *
+xstrndup(const char *s, size_t n)
+{
+	char *p = xmalloc(n + 1);
+
+	memcpy(p, s, n);
+	p[n] = '\0';
+	return p;
+}
+
+/* A growable byte buffer, always NUL-terminated. */
+struct hbuf {
+	char		*p;
+	size_t		 len;
+	size_t		 cap;
+};
+
+static void
+hbuf_add(struct hbuf *b, const void *data, size_t n)
+{
+	if (b->len + n + 1 > b->cap) {
+		size_t cap = b->cap ? b->cap : 256;
+
+		while (b->len + n + 1 > cap)
+			cap *= 2;
+		b->p = xrealloc(b->p, cap);
+		b->cap = cap;
+	}
+	if (n > 0)
+		memcpy(b->p + b->len, data, n);
+	b->len += n;
+	b->p[b->len] = '\0';
+}
+
+static void
+hbuf_adds(struct hbuf *b, const char *s)
+{
+	hbuf_add(b, s, strlen(s));
+}
+
+/* Take the buffer's bytes (never NULL). */
+static char *
+hbuf_take(struct hbuf *b)
+{
+	char *p;
+
+	if (b->p == NULL)
+		hbuf_add(b, "", 0);
+	p = b->p;
+	memset(b, 0, sizeof(*b));
+	return p;
+}
+
+static int
+write_file(const char *path, const char *data, size_t len, mode_t mode)
+{
+	int fd;
+	size_t off = 0;
+
+	if ((fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode)) == -1)
+		return set_err("open %s: %s", path, strerror(errno));
+	while (off < len) {
+		ssize_t n = write(fd, data + off, len - off);
+
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			close(fd);
+			return set_err("write %s: %s", path, strerror(errno));
+		}
+		off += (size_t)n;
+	}
+	if (close(fd) == -1)
+		return set_err("close %s: %s", path, strerror(errno));
+	return 0;
+}
+
+/* Read a whole file (at most max bytes from its end when max > 0). */
+static char *
+read_file(const char *path, size_t max, size_t *lenp)
+{
+	struct hbuf b = { 0 };
+	char chunk[8192];
+	ssize_t n;
+	int fd;
+
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return NULL;
+	if (max > 0) {
+		off_t end = lseek(fd, 0, SEEK_END);
+
+		lseek(fd, end > (off_t)max ? end - (off_t)max : 0, SEEK_SET);
+	}
+	while ((n = read(fd, chunk, sizeof(chunk))) != 0) {
+		if (n == -1) {
+			if (errno == EINTR)
+				continue;
+			break;
+		}
+		hbuf_add(&b, chunk, (size_t)n);
+	}
+	close(fd);
+	if (lenp != NULL)
+		*lenp = b.len;
+	return hbuf_take(&b);
+}
+
+static int
+is_socket(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 && S_ISSOCK(st.st_mode);
+}
+
+static int
+rm_cb(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+	remove(path);
+	return 0;
+}
+
+static void
+rm_rf(const char *dir)
+{
+	if (dir[0] != '\0' && strncmp(dir, "/tmp/", 5) == 0)
+		nftw(dir, rm_cb, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* The environment minus BDS_* (config overrides must not leak in). */
+static char **
+env_scrubbed(void)
+{
+	size_t n = 0, i, k = 0;
+	char **env;
+
+	while (environ[n] != NULL)
+		n++;
+	env = xmalloc((n + 1) * sizeof(*env));
+	for (i = 0; i < n; i++)
+		if (strncmp(environ[i], "BDS_", 4) != 0)
+			env[k++] = environ[i];
+	env[k] = NULL;
+	return env;
+}
+
+/* Parent pid and state of a process from /proc; -1 when it is gone. */
+static int
+proc_stat(pid_t pid, pid_t *ppid, char *state)
+{
+	char path[64], buf[512], *p;
+	int fd;
+	ssize_t n;
+	int pp;
+
+	snprintf(path, sizeof(path), "/proc/%d/stat", (int)pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) == -1)
+		return -1;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	if ((p = strrchr(buf, ')')) == NULL)
+		return -1;
+	if (sscanf(p + 1, " %c %d", state, &pp) != 2)
+		return -1;
+	*ppid = (pid_t)pp;
+	return 0;
+}
+
+static int
+pid_cmp(const void *a, const void *b)
+{
+	pid_t x = *(const pid_t *)a, y = *(const pid_t *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* Live (non-zombie) children of parent, sorted; returns the count. */
+static size_t
+proc_children(pid_t parent, pid_t *out, size_t max)
+{
+	DIR *d;
+	struct dirent *de;
+	size_t n = 0;
+
+	if (parent <= 0 || (d = opendir("/proc")) == NULL)
+		return 0;
+	while ((de = readdir(d)) != NULL) {
+		char *end, state;
+		long v = strtol(de->d_name, &end, 10);
+		pid_t ppid;
+
+		if (*end != '\0' || v <= 0)
+			continue;
+		if (proc_stat((pid_t)v, &ppid, &state) == -1 || ppid != parent)
+			continue;
+		if (state == 'Z' || state == 'X')
+			continue;
+		if (n < max)
+			out[n] = (pid_t)v;
+		n++;
+	}
+	closedir(d);
+	qsort(out, n < max ? n : max, sizeof(*out), pid_cmp);
+	return n;
+}
+
+/* Find a free loopback port: bind port 0 and keep the socket open until
+ * the caller has all it needs, so the ports differ. */
+static int
+free_port(int *fdp)
+{
+	struct sockaddr_in sa;
+	socklen_t len = sizeof(sa);
+	int fd;
+
+	if ((fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1)
+		return -1;
+	memset(&sa, 0, sizeof(sa));
+	sa.sin_family = AF_INET;
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) == -1 ||
+	    getsockname(fd, (struct sockaddr *)&sa, &len) == -1) {
+		close(fd);
+		return -1;
+	}
+	*fdp = fd;
+	return ntohs(sa.sin_port);
+}
+
+static int
+tcp_connectable(int port)
+{
+	struct sockaddr_in sa;
+	int fd, ok;
+
+	if ((fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1)
+		return 0;
+	memset(&sa, 0, sizeof(sa));
+	sa.sin_family = AF_INET;
+	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	sa.sin_port = htons((uint16_t)port);
+	ok = connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0;
+	close(fd);
+	return ok;
+}
+
+/* ------------------------------------------------------------------ */
+/* The keeper: parent of postgres, bds-api and nginx                    */
+
+static volatile sig_atomic_t k_quit;
+static int k_pipe[2] = { -1, -1 };
+static char kerr[1024];
+
+static int
+kfail(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(kerr, sizeof(kerr), fmt, ap);
+	va_end(ap);
+	return -1;
+}
+
+static void
+k_on_signal(int sig)
+{
+	int saved = errno;
+
+	if (sig != SIGCHLD)
+		k_quit = 1;
+	if (k_pipe[1] != -1)
+		(void)!write(k_pipe[1], "x", 1);
+	errno = saved;
+}
+
+/* Reap every exited child and keep the pids in H current. */
+static void
+k_reap(void)
+{
+	pid_t p;
+	int st;
+
+	while ((p = waitpid(-1, &st, WNOHANG)) > 0) {
+		if (p == atomic_load(&H->pg_pid))
+			atomic_store(&H->pg_pid, 0);
+		if (p == atomic_load(&H->nginx_pid))
+			atomic_store(&H->nginx_pid, 0);
+		if (p == atomic_load(&H->api_pid)) {
+			atomic_store(&H->api_last_status, st);
+			atomic_store(&H->api_last_pid, (int)p);
+			atomic_store(&H->api_pid, 0);
+		}
+	}
+}
+
+/* Wait until *slot no longer holds pid (the child was reaped). */
+static int
+k_wait_gone(atomic_int *slot, pid_t pid, int timeout_ms)
+{
+	long long end = harness_now_ms() + timeout_ms;
+
+	for (;;) {
+		k_reap();
+		if (atomic_load(slot) != (int)pid)
+			return 0;
+		if (harness_now_ms() >= end)
+			return -1;
+		harness_sleep_ms(5);
+	}
+}
+
+struct kspawn {
+	const char *const *argv;
+	const char	*out;		/* stdout+stderr appended here */
+	int		 as_pg;		/* drop to the postgres user */
+	int		 deathsig;	/* sent when the keeper dies */
+	int		 scrub_env;	/* drop BDS_* from the environment */
+};
+
+/* Fork and exec a child of the keeper in its own process group. */
+static pid_t
+k_spawn(const struct kspawn *s)
+{
+	char **env = s->scrub_env ? env_scrubbed() : environ;
+	pid_t keeper = getpid(), pid = -1;
+	int out;
+
+	if ((out = open(s->out, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644)) == -1) {
+		kfail("open %s: %s", s->out, strerror(errno));
+		goto done;
+	}
+	pid = fork();
+	if (pid == 0) {
+		sigset_t none;
+		int nul, sig;
+
+		setpgid(0, 0);
+		for (sig = 1; sig < NSIG; sig++)
+			if (sig != SIGKILL && sig != SIGSTOP)
+				signal(sig, SIG_DFL);
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		if ((nul = open("/dev/null", O_RDONLY)) != -1)
+			dup2(nul, 0);
+		dup2(out, 1);
+		dup2(out, 2);
+		closefrom(3);
+		if (chdir(H->dir) == -1)
+			_exit(126);
+		if (s->as_pg && H->pg_drop &&
+		    (setgroups(0, NULL) == -1 || setgid(H->pg_gid) == -1 ||
+		    setuid(H->pg_uid) == -1))
+			_exit(126);
+		/* after setuid: a credential change clears the death signal */
+		prctl(PR_SET_PDEATHSIG, s->deathsig);
+		if (getppid() != keeper)
+			_exit(126);
+		execve(s->argv[0], (char *const *)s->argv, env);
+		dprintf(2, "harness: exec %s: %s\n", s->argv[0], strerror(errno));
+		_exit(127);
+	}
+	if (pid == -1)
+		kfail("fork: %s", strerror(errno));
+	close(out);
+done:
+	if (env != environ)
+		free(env);
+	return pid > 0 ? pid : -1;
+}
+
+/* Run a command to completion (bounded); returns its exit status or -1. */
+static int
+k_run(const struct kspawn *s, int timeout_ms)
+{
+	long long end = harness_now_ms() + timeout_ms;
+	pid_t pid;
+	int st;
+
+	if ((pid = k_spawn(s)) == -1)
+		return -1;
+	for (;;) {
+		pid_t r = waitpid(pid, &st, WNOHANG);
+
+		if (r == pid)
+			break;
+		if (r == -1 && errno != EINTR)
+			return kfail("waitpid %s: %s", s->argv[0], strerror(errno));
+		if (harness_now_ms() >= end) {
+			killpg(pid, SIGKILL);
+			waitpid(pid, &st, 0);
+			return kfail("%s timed out after %d ms (log: %s)",
+			    s->argv[0], timeout_ms, s->out);
+		}
+		harness_sleep_ms(10);
+	}
+	if (WIFEXITED(st))
+		return WEXITSTATUS(st);
+	return kfail("%s killed by signal %d (log: %s)", s->argv[0],
+	    WIFSIGNALED(st) ? WTERMSIG(st) : 0, s->out);
+}
+
+static int
+k_run_ok(const struct kspawn *s, int timeout_ms)
+{
+	int rc = k_run(s, timeout_ms);
+
+	if (rc == -1)
+		return -1;
+	if (rc != 0)
+		return kfail("%s exited %d (log: %s)", s->argv[0], rc, s->out);
+	return 0;
+}
+
+/* postmaster.pid names pid pid and line 8 says "ready". */
+static int
+k_pg_ready(pid_t pid)
+{
+	char path[H_PATH + 32], *text, *p;
+	int line = 1, ok = 0;
+
+	snprintf(path, sizeof(path), "%s/postmaster.pid", H->pgdata);
+	if ((text = read_file(path, 0, NULL)) == NULL)
+		return 0;
+	if (atoi(text) == (int)pid) {
+		for (p = text; *p != '\0' && line < 8; p++)
+			if (*p == '\n')
+				line++;
+		ok = line == 8 && strncmp(p, "ready", 5) == 0;
+	}
+	free(text);
+	return ok;
+}
+
+static int
+k_pg_start(void)
+{
+	char bin[H_PATH + 16];
+	const char *argv[] = {
+		bin, "-D", H->pgdata, "-k", H->pgsock,
+		"-c", "listen_addresses=",
+		"-c", "fsync=off",
+		"-c", "full_page_writes=off",
+		"-c", "synchronous_commit=off",
+		"-c", "max_connections=200",
+		NULL
+	};
+	struct kspawn s = { argv, H->pglog, 1, SIGQUIT, 0 };
+	long long end;
+	pid_t pid;
+
+	if (atomic_load(&H->pg_pid) != 0)
+		return 0;
+	snprintf(bin, sizeof(bin), "%s/postgres", H->pgbin);
+	if ((pid = k_spawn(&s)) == -1)
+		return -1;
+	atomic_store(&H->pg_pid, (int)pid);
+	end = harness_now_ms() + 30000;
+	for (;;) {
+		k_reap();
+		if (atomic_load(&H->pg_pid) != (int)pid)
+			return kfail("postgres exited at start (log: %s)", H->pglog);
+		if (k_pg_ready(pid))
+			return 0;
+		if (harness_now_ms() >= end)
+			return kfail("postgres not ready after 30 s (log: %s)", H->pglog);
+		harness_sleep_ms(10);
+	}
+}
+
+static int
+k_pg_stop(void)
+{
+	pid_t pid = atomic_load(&H->pg_pid);
+
+	if (pid == 0)
+		return 0;
+	kill(pid, SIGINT);		/* fast shutdown, as pg_ctl stop -m fast */
+	if (k_wait_gone(&H->pg_pid, pid, 20000) == 0)
+		return 0;
+	kill(pid, SIGQUIT);		/* immediate */
+	if (k_wait_gone(&H->pg_pid, pid, 5000) == 0)
+		return kfail("postgres ignored fast shutdown; stopped immediately");
+	killpg(pid, SIGKILL);
+	k_wait_gone(&H->pg_pid, pid, 5000);
+	return kfail("postgres had to be killed");
+}
+
+static int
+k_api_start(void)
+{
+	char bin[H_PATH + 16], workers[16];
+	const char *argv[] = {
+		bin, "--config", H->conf, "--workers", workers, NULL
+	};
+	struct kspawn s = { argv, H->apilog, 0, SIGTERM, 1 };
+	long long end;
+	pid_t pid;
+
+	if (atomic_load(&H->api_pid) != 0)
+		return 0;
+	snprintf(bin, sizeof(bin), "%s/app/bds-api", H->builddir);
+	snprintf(workers, sizeof(workers), "%d", H->workers);
+	unlink(H->sock);
+	if ((pid = k_spawn(&s)) == -1)
+		return -1;
+	atomic_store(&H->api_pid, (int)pid);
+	end = harness_now_ms() + 15000;
+	for (;;) {
+		k_reap();
+		if (atomic_load(&H->api_pid) != (int)pid) {
+			int st = atomic_load(&H->api_last_status);
+
+			return kfail("bds-api exited at start (%s %d; log: %s)",
+			    WIFEXITED(st) ? "status" : "signal",
+			    WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st), H->apilog);
+		}
+		if (is_socket(H->sock))
+			return 0;
+		if (harness_now_ms() >= end)
+			return kfail("bds-api created no socket %s in 15 s (log: %s)",
+			    H->sock, H->apilog);
+		harness_sleep_ms(10);
+	}
+}
+
+/* SIGKILL what is left of a master's group and its known workers. */
+static void
+k_api_kill_group(pid_t pid, const pid_t *workers, size_t n)
+{
+	size_t i;
+
+	killpg(pid, SIGKILL);
+	for (i = 0; i < n; i++)
+		kill(workers[i], SIGKILL);
+}
+
+static int
+k_api_stop(int hard)
+{
+	pid_t pid = atomic_load(&H->api_pid), w[64];
+	size_t n;
+	int rc = 0;
+
+	if (pid == 0)
+		return 0;
+	n = proc_children(pid, w, 64);
+	if (n > 64)
+		n = 64;
+	if (!hard) {
+		kill(pid, SIGTERM);
+		if (k_wait_gone(&H->api_pid, pid, (H->drain_timeout + 5) * 1000) == -1)
+			rc = kfail("bds-api did not exit within drain_timeout + 5 s; killed");
+	}
+	k_api_kill_group(pid, w, n);
+	k_wait_gone(&H->api_pid, pid, 5000);
+	if (hard)
+		unlink(H->sock);
+	return rc;
+}
+
+static int
+k_nginx_start(void)
+{
+	char prefix[H_PATH + 2];
+	const char *argv[] = {
+		H->nginx, "-p", prefix, "-c", H->ngx_conf, "-e", H->ngx_errlog,
+		"-g", "daemon off;", NULL
+	};
+	struct kspawn s = { argv, H->ngx_stderr, 0, SIGTERM, 0 };
+	long long end;
+	pid_t pid;
+
+	if (atomic_load(&H->nginx_pid) != 0)
+		return 0;
+	snprintf(prefix, sizeof(prefix), "%s/", H->ngx_prefix);
+	if ((pid = k_spawn(&s)) == -1)
+		return -1;
+	atomic_store(&H->nginx_pid, (int)pid);
+	end = harness_now_ms() + 10000;
+	for (;;) {
+		k_reap();
+		if (atomic_load(&H->nginx_pid) != (int)pid)
+			return kfail("nginx exited at start (logs: %s, %s)",
+			    H->ngx_stderr, H->ngx_errlog);
+		if (tcp_connectable(H->ports[HOST_API]) &&
+		    tcp_connectable(H->ports[HOST_SANDBOX]) &&
+		    tcp_connectable(H->ports[HOST_LINK]))
+			return 0;
+		if (harness_now_ms() >= end)
+			return kfail("nginx not listening after 10 s (log: %s)",
+			    H->ngx_errlog);
+		harness_sleep_ms(10);
+	}
+}
+
+static int
+k_nginx_stop(void)
+{
+	pid_t pid = atomic_load(&H->nginx_pid);
+
+	if (pid == 0)
+		return 0;
+	kill(pid, SIGTERM);
+	if (k_wait_gone(&H->nginx_pid, pid, 5000) == 0) {
+		killpg(pid, SIGKILL);	/* stray workers, if any */
+		return 0;
+	}
+	killpg(pid, SIGKILL);
+	k_wait_gone(&H->nginx_pid, pid, 5000);
+	return kfail("nginx had to be killed");
+}
+
+static int
+k_boot(void)
+{
+	char initdb[H_PATH + 16], createdb[H_PATH + 16], bdsctl[H_PATH + 16];
+	const char *initdb_argv[] = {
+		initdb, "-D", H->pgdata, "-A", "trust", "-U", "bds", "--no-sync",
+		"-E", "UTF8", "--locale=C", NULL
+	};
+	const char *createdb_argv[] = {
+		createdb, "-h", H->pgsock, "-U", "bds", "bds", NULL
+	};
+	const char *migrate_argv[] = {
+		bdsctl, "--config", H->conf, "migrate", NULL
+	};
+	struct kspawn s_initdb = { initdb_argv, H->initdb_log, 1, SIGKILL, 0 };
+	struct kspawn s_createdb = { createdb_argv, H->initdb_log, 1, SIGKILL, 0 };
+	struct kspawn s_migrate = { migrate_argv, H->ctllog, 0, SIGKILL, 1 };
+
+	snprintf(initdb, sizeof(initdb), "%s/initdb", H->pgbin);
+	snprintf(createdb, sizeof(createdb), "%s/createdb", H->pgbin);
+	snprintf(bdsctl, sizeof(bdsctl), "%s/app/bdsctl", H->builddir);
+	if (mkdir(H->pgdata, 0700) == -1 || mkdir(H->pgsock, 0755) == -1)
+		return kfail("mkdir %s: %s", H->pgdata, strerror(errno));
+	if (H->pg_drop &&
+	    (chown(H->pgdata, H->pg_uid, H->pg_gid) == -1 ||
+	    chown(H->pgsock, H->pg_uid, H->pg_gid) == -1))
+		return kfail("chown %s: %s", H->pgdata, strerror(errno));
+	if (k_run_ok(&s_initdb, 120000) == -1)
+		return -1;
+	if (k_pg_start() == -1)
+		return -1;
+	if (k_run_ok(&s_createdb, 30000) == -1)
+		return -1;
+	if (k_run_ok(&s_migrate, 120000) == -1)
+		return -1;
+	if (k_api_start() == -1)
+		return -1;
+	return k_nginx_start();
+}
+
+/* Stop all and kill any descendant left (we are a subreaper); remove the
+ * temp dir when asked (the main process removes it after reading logs). */
+static void
+k_teardown(int remove_dir)
+{
+	pid_t left[256];
+	size_t n, i;
+
+	k_nginx_stop();
+	k_api_stop(0);
+	k_pg_stop();
+	n = proc_children(getpid(), left, 256);
+	for (i = 0; i < n && i < 256; i++)
+		kill(left[i], SIGKILL);
+	harness_sleep_ms(n > 0 ? 50 : 0);
+	k_reap();
+	if (remove_dir && !H->keep)
+		rm_rf(H->dir);
+}
+
+static int
+k_handle(int cmd)
+{
+	kerr[0] = '\0';
+	switch (cmd) {
+	case K_BOOT:
+		return k_boot();
+	case K_PG_START:
+		return k_pg_start();
+	case K_PG_STOP:
+		return k_pg_stop();
+	case K_API_START:
+		return k_api_start();
+	case K_API_STOP:
+		return k_api_stop(0);
+	case K_API_KILL:
+		return k_api_stop(1);
+	case K_NGINX_START:
+		return k_nginx_start();
+	case K_NGINX_STOP:
+		return k_nginx_stop();
+	case K_SHUTDOWN:
+		k_teardown(0);
+		return 0;
+	default:
+		return kfail("unknown keeper command %d", cmd);
+	}
+}
+
+static void
+keeper_main(int fd)
+{
+	struct sigaction sa;
+	int sigs[] = { SIGCHLD, SIGTERM, SIGINT, SIGHUP };
+	size_t i;
+
+	if (pipe2(k_pipe, O_CLOEXEC | O_NONBLOCK) == -1)
+		_exit(1);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = k_on_signal;
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = SA_RESTART;
+	for (i = 0; i < sizeof(sigs) / sizeof(sigs[0]); i++)
+		sigaction(sigs[i], &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	prctl(PR_SET_CHILD_SUBREAPER, 1);
+	prctl(PR_SET_PDEATHSIG, SIGTERM);
+	if (getppid() != H->main_pid)
+		k_quit = 1;
+
+	while (!k_quit) {
+		struct pollfd pfd[2] = { { fd, POLLIN, 0 }, { k_pipe[0], POLLIN, 0 } };
+		struct kmsg m;
+		struct kreply r;
+		char drain[64];
+		ssize_t n;
+
+		k_reap();
+		if (poll(pfd, 2, 1000) == -1 && errno != EINTR)
+			break;
+		if (pfd[1].revents & POLLIN)
+			while (read(k_pipe[0], drain, sizeof(drain)) > 0)
+				;
+		if (!(pfd[0].revents & (POLLIN | POLLHUP | POLLERR)))
+			continue;
+		n = recv(fd, &m, sizeof(m), 0);
+		if (n == 0 || (n == -1 && errno != EINTR && errno != EAGAIN))
+			break;		/* every client end is closed */
+		if (n != (ssize_t)sizeof(m))
+			continue;
+		memset(&r, 0, sizeof(r));
+		r.seq = m.seq;
+		r.rc = k_handle(m.cmd);
+		snprintf(r.err, sizeof(r.err), "%s", kerr);
+		send(fd, &r, sizeof(r), MSG_NOSIGNAL | MSG_DONTWAIT);
+		if (m.cmd == K_SHUTDOWN)
+			_exit(0);
+	}
+	k_teardown(1);
+	_exit(0);
+}
+
+/* Ask the keeper to do cmd and wait for its answer. */
+static int
+keeper_call(int cmd, int timeout_ms)
+{
+	struct kmsg m;
+	struct kreply r;
+	long long end = harness_now_ms() + timeout_ms;
+
+	if (H == NULL)
+		return set_err("no stack is running");
+	m.seq = atomic_fetch_add(&H->seq, 1) + 1;
+	m.cmd = cmd;
+	if (send(H->cmd_fd, &m, sizeof(m), MSG_NOSIGNAL) != (ssize_t)sizeof(m))
+		return set_err("keeper gone: %s", strerror(errno));
+	for (;;) {
+		long long left = end - harness_now_ms();
+		struct pollfd pfd = { H->cmd_fd, POLLIN, 0 };
+		ssize_t n;
+
+		if (left <= 0)
+			return set_err("keeper gave no answer in %d ms", timeout_ms);
+		if (poll(&pfd, 1, (int)left) <= 0)
+			continue;
+		n = recv(H->cmd_fd, &r, sizeof(r), 0);
+		if (n == 0)
+			return set_err("keeper gone");
+		if (n != (ssize_t)sizeof(r) || r.seq != m.seq)
+			continue;	/* a stale answer to a killed test */
+		if (r.rc != 0)
+			return set_err("%s", r.err[0] ? r.err : "keeper command failed");
+		return 0;
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Stack lifecycle                                                     */
+
+void
+harness_opts_defaults(struct harness_opts *o)
+{
+	memset(o, 0, sizeof(*o));
+	o->workers = 2;
+	o->body_limit = 1048576;
+	o->drain_timeout = 10;
+	o->rate_ip = "10000r/s";
+	o->burst_ip = "10000";
+	o->rate_key = "10000r/s";
+	o->burst_key = "10000";
+	o->docs_url = "https://docs.bds.test";
+	o->extra_config = NULL;
+}
+
+static int
+abs_dir(const char *env, char *out)
+{
+	const char *v = getenv(env);
+	char tmp[PATH_MAX];
+
+	if (v == NULL || *v == '\0')
+		v = ".";
+	if (realpath(v, tmp) == NULL)
+		return set_err("%s=%s: %s", env, v, strerror(errno));
+	if (strlen(tmp) >= H_PATH)
+		return set_err("%s too long", env);
+	scopy(out, H_PATH, tmp);
+	return 0;
+}
+
+/* Replace every occurrence of key in *text with val. */
+static void
+str_replace_all(char **text, const char *key, const char *val)
+{
+	struct hbuf b = { 0 };
+	const char *p = *text, *q;
+	size_t klen = strlen(key);
+
+	while ((q = strstr(p, key)) != NULL) {
+		hbuf_add(&b, p, (size_t)(q - p));
+		hbuf_adds(&b, val);
+		p = q + klen;
+	}
+	hbuf_adds(&b, p);
+	free(*text);
+	*text = hbuf_take(&b);
+}
+
+static int
+render_nginx(const struct harness_opts *o)
+{
+	char tmpl[H_PATH + 64], nginx_dir[H_PATH + 16], web_root[H_PATH + 16];
+	char ports[HOST__MAX][16], *text, *p;
+	const char *user = geteuid() == 0 ? "nobody nogroup" : "nobody";
+	int rc, i;
+
+	snprintf(tmpl, sizeof(tmpl), "%s/nginx/bds-dev.conf.in", H->srcdir);
+	snprintf(nginx_dir, sizeof(nginx_dir), "%s/nginx", H->srcdir);
+	snprintf(web_root, sizeof(web_root), "%s/web", H->srcdir);
+	if ((text = read_file(tmpl, 0, NULL)) == NULL)
+		return set_err("read %s: %s", tmpl, strerror(errno));
+	for (i = 0; i < HOST__MAX; i++)
+		snprintf(ports[i], sizeof(ports[i]), "%d", H->ports[i]);
+	str_replace_all(&text, "@PREFIX@", H->ngx_prefix);
+	str_replace_all(&text, "@NGINX_DIR@", nginx_dir);
+	str_replace_all(&text, "@SOCKET@", H->sock);
+	str_replace_all(&text, "@API_PORT@", ports[HOST_API]);
+	str_replace_all(&text, "@SANDBOX_PORT@", ports[HOST_SANDBOX]);
+	str_replace_all(&text, "@LINK_PORT@", ports[HOST_LINK]);
+	str_replace_all(&text, "@WEB_ROOT@", web_root);
+	str_replace_all(&text, "@USER@", user);
+	str_replace_all(&text, "@RATE_IP@", o->rate_ip);
+	str_replace_all(&text, "@BURST_IP@", o->burst_ip);
+	str_replace_all(&text, "@RATE_KEY@", o->rate_key);
+	str_replace_all(&text, "@BURST_KEY@", o->burst_key);
+	str_replace_all(&text, "@DOCS_URL@", o->docs_url);
+	/* a placeholder left over means the template and harness drifted */
+	for (p = strchr(text, '@'); p != NULL; p = strchr(p + 1, '@')) {
+		size_t n = strspn(p + 1, "ABCDEFGHIJKLMNOPQRSTUVWXYZ_");
+
+		if (n > 0 && p[n + 1] == '@') {
+			rc = set_err("%s: unknown placeholder %.*s", tmpl, (int)n + 2, p);
+			free(text);
+			return rc;
+		}
+	}
+	rc = write_file(H->ngx_conf, text, strlen(text), 0644);
+	free(text);
+	return rc;
+}
+
+static int
+write_config(const struct harness_opts *o)
+{
+	char text[8192];
+	int n;
+
+	n = snprintf(text, sizeof(text),
+	    "# written by the e2e harness\n"
+	    "database_url = %s\n"
+	    "socket_path = %s\n"
+	    "socket_mode = 0666\n"
+	    "workers = %d\n"
+	    "body_limit = %lld\n"
+	    "deployment = development\n"
+	    "docs_url = %s\n"
+	    "log_path = %s\n"
+	    "cursor_key = 00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff\n"
+	    "allow_private_targets = 1\n"
+	    "drain_timeout = %d\n"
+	    "sql_dir = %s/sql\n"
+	    "%s%s",
+	    H->dburl, H->sock, o->workers, o->body_limit, o->docs_url, H->reqlog,
+	    o->drain_timeout, H->srcdir,
+	    o->extra_config ? o->extra_config : "",
+	    o->extra_config && *o->extra_config ? "\n" : "");
+	if (n < 0 || (size_t)n >= sizeof(text))
+		return set_err("config text too long");
+	return write_file(H->conf, text, (size_t)n, 0644);
+}
+
+/* Fill the paths and settings in H; create the temp dir. */
+static int
+prepare(const struct harness_opts *o)
+{
+	const char *pgbin = getenv("BDS_PG_BINDIR"), *ngx = getenv("BDS_NGINX");
+	char path[H_PATH + 64], tmpl[] = "/tmp/bds-e2e-XXXXXX";
+	int fds[HOST__MAX], i, rc = 0;
+
+	if (abs_dir("BDS_SRCDIR", H->srcdir) == -1 ||
+	    abs_dir("BDS_BUILDDIR", H->builddir) == -1)
+		return -1;
+	snprintf(H->pgbin, H_PATH, "%s", pgbin && *pgbin ? pgbin : "/usr/lib/postgresql/15/bin");
+	snprintf(H->nginx, H_PATH, "%s", ngx && *ngx ? ngx : "/usr/sbin/nginx");
+	if (access(H->nginx, X_OK) == -1 && !(ngx && *ngx))
+		snprintf(H->nginx, H_PATH, "/usr/bin/nginx");
+	snprintf(path, sizeof(path), "%s/postgres", H->pgbin);
+	if (access(path, X_OK) == -1)
+		return set_err("%s: %s (set BDS_PG_BINDIR)", path, strerror(errno));
+	if (access(H->nginx, X_OK) == -1)
+		return set_err("%s: %s (set BDS_NGINX)", H->nginx, strerror(errno));
+	snprintf(path, sizeof(path), "%s/app/bds-api", H->builddir);
+	if (access(path, X_OK) == -1)
+		return set_err("%s: %s (build first; BDS_BUILDDIR?)", path, strerror(errno));
+	snprintf(path, sizeof(path), "%s/app/bdsctl", H->builddir);
+	if (access(path, X_OK) == -1)
+		return set_err("%s: %s (build first; BDS_BUILDDIR?)", path, strerror(errno));
+
+	H->workers = o->workers > 0 ? o->workers : 2;
+	H->drain_timeout = o->drain_timeout > 0 ? o->drain_timeout : 10;
+	H->keep = getenv("BDS_E2E_KEEP") != NULL && *getenv("BDS_E2E_KEEP") != '\0' &&
+	    strcmp(getenv("BDS_E2E_KEEP"), "0") != 0;
+	if (geteuid() == 0) {
+		struct passwd *pw = getpwnam("postgres");
+
+		if (pw == NULL)
+			return set_err("running as root and there is no user postgres");
+		H->pg_drop = 1;
+		H->pg_uid = pw->pw_uid;
+		H->pg_gid = pw->pw_gid;
+	}
+
+	if (mkdtemp(tmpl) == NULL)
+		return set_err("mkdtemp: %s", strerror(errno));
+	snprintf(H->dir, H_PATH, "%s", tmpl);
+	if (chmod(H->dir, 0755) == -1)
+		return set_err("chmod %s: %s", H->dir, strerror(errno));
+#define HPATH(field, name) sjoin(H->field, H_PATH, H->dir, name)
+	HPATH(pgdata, "pgdata");
+	HPATH(pgsock, "pgsock");
+	HPATH(pglog, "postgres.log");
+	HPATH(initdb_log, "initdb.log");
+	HPATH(conf, "bds-api.conf");
+	HPATH(sock, "api.sock");
+	HPATH(apilog, "bds-api.log");
+	HPATH(reqlog, "requests.log");
+	HPATH(ctllog, "bdsctl.log");
+	HPATH(ngx_prefix, "nginx");
+	HPATH(ngx_conf, "nginx/nginx.conf");
+	HPATH(ngx_errlog, "nginx/error.log");
+	HPATH(ngx_stderr, "nginx/stderr.log");
+#undef HPATH
+	snprintf(H->dburl, sizeof(H->dburl), "host=%s dbname=bds user=bds", H->pgsock);
+	if (mkdir(H->ngx_prefix, 0755) == -1)
+		return set_err("mkdir %s: %s", H->ngx_prefix, strerror(errno));
+
+	for (i = 0; i < HOST__MAX; i++)
+		fds[i] = -1;
+	for (i = 0; i < HOST__MAX && rc == 0; i++) {
+		if ((H->ports[i] = free_port(&fds[i])) <= 0)
+			rc = set_err("no free loopback port: %s", strerror(errno));
+		snprintf(H->base_url[i], sizeof(H->base_url[i]),
+		    "http://127.0.0.1:%d", H->ports[i]);
+	}
+	for (i = 0; i < HOST__MAX; i++)
+		if (fds[i] != -1)
+			close(fds[i]);
+	if (rc == -1)
+		return -1;
+	if (write_config(o) == -1 || render_nginx(o) == -1)
+		return -1;
+	return 0;
+}
+
+static void
+unmap_state(void)
+{
+	if (H != NULL) {
+		if (H->cmd_fd != -1)
+			close(H->cmd_fd);
+		munmap(H, sizeof(*H));
+		H = NULL;
+	}
+}
+
+/* Sanitizer reports found in the stack's logs by harness_stop(). */
+static int sanitizer_reports;
+
+/* Print and count sanitizer reports (ASan, LSan, UBSan) in a log. */
+static int
+scan_sanitizer(const char *path)
+{
+	static const char *const marks[] = {
+		"ERROR: AddressSanitizer", "ERROR: LeakSanitizer", "runtime error:",
+	};
+	char *text = read_file(path, 0, NULL), *first = NULL, *p;
+	size_t i;
+	int n = 0;
+
+	if (text == NULL)
+		return 0;
+	for (i = 0; i < sizeof(marks) / sizeof(marks[0]); i++)
+		for (p = strstr(text, marks[i]); p != NULL; p = strstr(p + 1, marks[i])) {
+			if (first == NULL || p < first)
+				first = p;
+			n++;
+		}
+	if (n > 0) {
+		while (first > text && first[-1] != '\n')
+			first--;
+		fprintf(stderr, "harness: %d sanitizer report(s) in %s; the first:\n%.4000s\n",
+		    n, path, first);
+	}
+	free(text);
+	return n;
+}
+
+void
+harness_stop(void)
+{
+	long long end;
+	int st;
+
+	if (H == NULL || getpid() != H->main_pid)
+		return;
+	if (H->keeper_pid > 0) {
+		if (keeper_call(K_SHUTDOWN, 120000) == -1)
+			fprintf(stderr, "harness: shutdown: %s\n", herr);
+		end = harness_now_ms() + 10000;
+		while (waitpid(H->keeper_pid, &st, WNOHANG) == 0) {
+			if (harness_now_ms() >= end) {
+				kill(H->keeper_pid, SIGKILL);
+				waitpid(H->keeper_pid, &st, 0);
+				break;
+			}
+			harness_sleep_ms(10);
+		}
+	}
+	sanitizer_reports += scan_sanitizer(H->apilog) + scan_sanitizer(H->reqlog) +
+	    scan_sanitizer(H->ctllog);
+	if (H->keep)
+		fprintf(stderr, "harness: kept %s\n", H->dir);
+	else
+		rm_rf(H->dir);
+	unmap_state();
+}
+
+int
+harness_run_suite(Suite *s)
+{
+	SRunner *sr = srunner_create(s);
+	int failed;
+
+	srunner_run_all(sr, CK_ENV);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	if (sanitizer_reports > 0)
+		fprintf(stderr, "harness: FAIL: %d sanitizer report(s) in the stack's logs\n",
+		    sanitizer_reports);
+	return failed == 0 && sanitizer_reports == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
+
+int
+harness_start(const struct harness_opts *opts)
+{
+	struct harness_opts o;
+	int sv[2];
+	pid_t pid;
+
+	if (opts == NULL)
+		harness_opts_defaults(&o);
+	else
+		o = *opts;
+	if (H != NULL)
+		return set_err("a stack is running already");
+	H = mmap(NULL, sizeof(*H), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	if (H == MAP_FAILED) {
+		H = NULL;
+		return set_err("mmap: %s", strerror(errno));
+	}
+	memset(H, 0, sizeof(*H));
+	H->cmd_fd = -1;
+	H->main_pid = getpid();
+	curl_global_init(CURL_GLOBAL_ALL);
+	if (prepare(&o) == -1)
+		goto fail;
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) == -1) {
+		set_err("socketpair: %s", strerror(errno));
+		goto fail;
+	}
+	fflush(NULL);
+	if ((pid = fork()) == -1) {
+		set_err("fork: %s", strerror(errno));
+		close(sv[0]);
+		close(sv[1]);
+		goto fail;
+	}
+	if (pid == 0) {
+		close(sv[0]);
+		keeper_main(sv[1]);
+		_exit(0);
+	}
+	close(sv[1]);
+	H->cmd_fd = sv[0];
+	H->keeper_pid = pid;
+	if (keeper_call(K_BOOT, 300000) == -1)
+		goto fail;
+	if (harness_wait_health(200, 15000) == -1) {
+		struct harness_resp *r = harness_get("api", "/v1/health");
+
+		set_err("GET /v1/health did not answer 200 within 15 s (last: %ld %s%.300s)",
+		    r->status, r->error, r->body);
+		harness_resp_free(r);
+		goto fail;
+	}
+	if (harness_api_wait_workers((size_t)H->workers, NULL, 0, 5000) == -1) {
+		set_err("bds-api has %zu workers, not %d", harness_api_workers(NULL, 0),
+		    H->workers);
+		goto fail;
+	}
+	return 0;
+fail:
+	{
+		char saved[H_ERRLEN];
+
+		snprintf(saved, sizeof(saved), "%s", herr);
+		if (H->dir[0] != '\0') {
+			fprintf(stderr, "harness: start failed: %s\n", saved);
+			harness_dump_logs();
+		}
+		harness_stop();
+		unmap_state();
+		snprintf(herr, sizeof(herr), "%s", saved);
+	}
+	return -1;
+}
+
+void
+harness_fixture_start(const struct harness_opts *o)
+{
+	if (harness_start(o) == -1)
+		ck_abort_msg("e2e stack did not start: %s", harness_error());
+}
+
+void
+harness_fixture_start_default(void)
+{
+	harness_fixture_start(NULL);
+}
+
+void
+harness_fixture_stop(void)
+{
+	harness_stop();
+}
+
+int
+harness_recover(void)
+{
+	if (H == NULL)
+		return set_err("no stack is running");
+	if (atomic_load(&H->pg_pid) == 0 && keeper_call(K_PG_START, 60000) == -1)
+		return -1;
+	if (atomic_load(&H->api_pid) == 0 && keeper_call(K_API_START, 60000) == -1)
+		return -1;
+	if (atomic_load(&H->nginx_pid) == 0 && keeper_call(K_NGINX_START, 60000) == -1)
+		return -1;
+	if (harness_wait_health(200, 15000) == -1)
+		return set_err("health is not 200 after recovery");
+	if (harness_api_wait_workers((size_t)H->workers, NULL, 0, 5000) == -1)
+		return set_err("bds-api does not have %d workers", H->workers);
+	return 0;
+}
+
+void
+harness_fixture_recover(void)
+{
+	if (harness_recover() == -1) {
+		harness_dump_logs();
+		ck_abort_msg("e2e stack could not be recovered: %s", harness_error());
+	}
+}
+
+static void
+dump_one(const char *title, const char *path)
+{
+	size_t len;
+	char *text = read_file(path, 3000, &len);
+
+	if (text == NULL || len == 0) {
+		free(text);
+		return;
+	}
+	fprintf(stderr, "----- %s (%s), last %zu bytes -----\n%s%s", title, path, len,
+	    text, text[len - 1] == '\n' ? "" : "\n");
+	free(text);
+}
+
+void
+harness_dump_logs(void)
+{
+	if (H == NULL)
+		return;
+	dump_one("initdb", H->initdb_log);
+	dump_one("postgres", H->pglog);
+	dump_one("bdsctl", H->ctllog);
+	dump_one("bds-api", H->apilog);
+	dump_one("nginx stderr", H->ngx_stderr);
+	dump_one("nginx error log", H->ngx_errlog);
+	fflush(stderr);
+}
+
+/* ------------------------------------------------------------------ */
+/* Where things are                                                    */
+
+const char *harness_dir(void) { return H ? H->dir : ""; }
+const char *harness_config_path(void) { return H ? H->conf : ""; }
+const char *harness_socket_path(void) { return H ? H->sock : ""; }
+const char *harness_database_url(void) { return H ? H->dburl : ""; }
+const char *harness_api_log_path(void) { return H ? H->apilog : ""; }
+
+static int
+host_index(const char *host)
+{
+	int i;
+
+	for (i = 0; host != NULL && i < HOST__MAX; i++)
+		if (strcmp(host, host_names[i]) == 0)
+			return i;
+	return -1;
+}
+
+int
+harness_port(const char *host)
+{
+	int i = host_index(host);
+
+	return H && i >= 0 ? H->ports[i] : 0;
+}
+
+const char *
+harness_base_url(const char *host)
+{
+	int i = host_index(host);
+
+	return H && i >= 0 ? H->base_url[i] : NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* Processes                                                           */
+
+int
+harness_pg_stop(void)
+{
+	return keeper_call(K_PG_STOP, 60000);
+}
+
+int
+harness_pg_start(void)
+{
+	return keeper_call(K_PG_START, 60000);
+}
+
+pid_t
+harness_api_pid(void)
+{
+	return H ? (pid_t)atomic_load(&H->api_pid) : 0;
+}
+
+size_t
+harness_api_workers(pid_t *out, size_t max)
+{
+	pid_t buf[1];
+
+	if (out == NULL || max == 0)
+		return proc_children(harness_api_pid(), buf, 0);
+	return proc_children(harness_api_pid(), out, max);
+}
+
+int
+harness_api_wait_workers(size_t n, const pid_t *avoid, size_t navoid, int timeout_ms)
+{
+	long long end = harness_now_ms() + timeout_ms;
+	pid_t w[256];
+
+	for (;;) {
+		size_t got = harness_api_workers(w, 256), i, j;
+		int clash = 0;
+
+		for (i = 0; i < got && i < 256 && !clash; i++)
+			for (j = 0; j < navoid; j++)
+				if (w[i] == avoid[j])
+					clash = 1;
+		if (got == n && !clash)
+			return 0;
+		if (harness_now_ms() >= end)
+			return set_err("after %d ms bds-api has %zu workers%s, want %zu new",
+			    timeout_ms, got, clash ? " (some old)" : "", n);
+		harness_sleep_ms(10);
+	}
+}
+
+int
+harness_api_signal(int sig)
+{
+	pid_t pid = harness_api_pid();
+
+	if (pid == 0)
+		return set_err("bds-api is not running");
+	if (kill(pid, sig) == -1)
+		return set_err("kill %d: %s", (int)pid, strerror(errno));
+	return 0;
+}
+
+int
+harness_api_wait_exit(int timeout_ms, int *wstatus)
+{
+	long long end = harness_now_ms() + timeout_ms;
+	pid_t pid;
+
+	if (H == NULL)
+		return set_err("no stack is running");
+	if ((pid = atomic_load(&H->api_pid)) == 0)
+		pid = atomic_load(&H->api_last_pid);
+	for (;;) {
+		if (atomic_load(&H->api_pid) != (int)pid &&
+		    atomic_load(&H->api_last_pid) == (int)pid) {
+			if (wstatus != NULL)
+				*wstatus = atomic_load(&H->api_last_status);
+			return 0;
+		}
+		if (harness_now_ms() >= end)
+			return set_err("bds-api %d still running after %d ms", (int)pid, timeout_ms);
+		harness_sleep_ms(5);
+	}
+}
+
+int
+harness_api_start(void)
+{
+	if (keeper_call(K_API_START, 60000) == -1)
+		return -1;
+	if (harness_wait_health(200, 15000) == -1)
+		return set_err("health is not 200 after bds-api started");
+	return harness_api_wait_workers((size_t)H->workers, NULL, 0, 5000);
+}
+
+int
+harness_api_stop(void)
+{
+	return keeper_call(K_API_STOP, (H ? H->drain_timeout : 10) * 1000 + 30000);
+}
+
+int
+harness_api_kill(void)
+{
+	return keeper_call(K_API_KILL, 30000);
+}
+
+int
+harness_bdsctl(const char *const args[])
+{
+	char bin[H_PATH + 16];
+	const char *argv[64];
+	char **env;
+	size_t n = 0;
+	long long end;
+	pid_t pid;
+	int st, out;
+
+	if (H == NULL)
+		return set_err("no stack is running");
+	snprintf(bin, sizeof(bin), "%s/app/bdsctl", H->builddir);
+	argv[n++] = bin;
+	argv[n++] = "--config";
+	argv[n++] = H->conf;
+	while (args != NULL && args[n - 3] != NULL && n < 63) {
+		argv[n] = args[n - 3];
+		n++;
+	}
+	argv[n] = NULL;
+	if ((out = open(H->ctllog, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644)) == -1)
+		return set_err("open %s: %s", H->ctllog, strerror(errno));
+	env = env_scrubbed();
+	fflush(NULL);
+	if ((pid = fork()) == 0) {
+		dup2(out, 1);
+		dup2(out, 2);
+		execve(bin, (char *const *)argv, env);
+		_exit(127);
+	}
+	close(out);
+	free(env);
+	if (pid == -1)
+		return set_err("fork: %s", strerror(errno));
+	end = harness_now_ms() + 60000;
+	while (waitpid(pid, &st, WNOHANG) == 0) {
+		if (harness_now_ms() >= end) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &st, 0);
+			return set_err("bdsctl timed out");
+		}
+		harness_sleep_ms(5);
+	}
+	if (!WIFEXITED(st))
+		return set_err("bdsctl killed by signal %d", WTERMSIG(st));
+	return WEXITSTATUS(st);
+}
+
+/* ------------------------------------------------------------------ */
+/* Responses                                                           */
+
+const char *
+harness_header(const struct harness_resp *r, const char *name)
+{
+	size_t i;
+
+	for (i = 0; r != NULL && i < r->nheaders; i++)
+		if (strcasecmp(r->headers[i].name, name) == 0)
+			return r->headers[i].value;
+	return NULL;
+}
+
+struct json_object *
+harness_json_get(const struct harness_resp *r, const char *key)
+{
+	struct json_object *v = NULL;
+
+	if (r == NULL || r->json == NULL || !json_object_is_type(r->json, json_type_object))
+		return NULL;
+	return json_object_object_get_ex(r->json, key, &v) ? v : NULL;
+}
+
+const char *
+harness_json_string(const struct harness_resp *r, const char *key)
+{
+	struct json_object *v = harness_json_get(r, key);
+
+	return v != NULL && json_object_is_type(v, json_type_string) ?
+	    json_object_get_string(v) : NULL;
+}
+
+static void
+headers_clear(struct harness_resp *r)
+{
+	size_t i;
+
+	for (i = 0; i < r->nheaders; i++) {
+		free(r->headers[i].name);
+		free(r->headers[i].value);
+	}
+	free(r->headers);
+	r->headers = NULL;
+	r->nheaders = 0;
+}
+
+void
+harness_resp_free(struct harness_resp *r)
+{
+	if (r == NULL)
+		return;
+	headers_clear(r);
+	free(r->body);
+	free(r->fcgi_raw);
+	free(r->fcgi_stderr);
+	json_object_put(r->json);
+	free(r);
+}
+
+static struct harness_resp *
+resp_new(void)
+{
+	struct harness_resp *r = xmalloc(sizeof(*r));
+
+	memset(r, 0, sizeof(*r));
+	return r;
+}
+
+/* Add one "Name: value" line (trailing CR/LF and spaces trimmed). */
+static void
+header_add(struct harness_resp *r, const char *line, size_t len)
+{
+	const char *colon = memchr(line, ':', len), *v, *e = line + len;
+
+	if (colon == NULL || colon == line)
+		return;
+	v = colon + 1;
+	while (v < e && (*v == ' ' || *v == '\t'))
+		v++;
+	while (e > v && (e[-1] == '\r' || e[-1] == '\n' || e[-1] == ' ' || e[-1] == '\t'))
+		e--;
+	r->headers = xrealloc(r->headers, (r->nheaders + 1) * sizeof(*r->headers));
+	r->headers[r->nheaders].name = xstrndup(line, (size_t)(colon - line));
+	r->headers[r->nheaders].value = xstrndup(v, (size_t)(e - v));
+	r->nheaders++;
+}
+
+/* The body as JSON when all of it is one JSON value, else NULL. */
+static struct json_object *
+parse_json(const char *s, size_t len)
+{
+	struct json_tokener *t;
+	struct json_object *o;
+	size_t end;
+
+	if (len == 0 || len > INT_MAX || (t = json_tokener_new()) == NULL)
+		return NULL;
+	o = json_tokener_parse_ex(t, s, (int)len);
+	if (o != NULL && json_tokener_get_error(t) == json_tokener_success) {
+		for (end = json_tokener_get_parse_end(t); end < len; end++)
+			if (!isspace((unsigned char)s[end]))
+				break;
+		if (end < len) {
+			json_object_put(o);
+			o = NULL;
+		}
+	} else {
+		json_object_put(o);
+		o = NULL;
+	}
+	json_tokener_free(t);
+	return o;
+}
+
+/* ------------------------------------------------------------------ */
+/* HTTP through nginx                                                  */
+
+struct xfer {
+	CURL		*c;
+	struct curl_slist *hl;
+	struct hbuf	 body;
+	struct harness_resp *r;
+	int		 failed;	/* set up could not be done */
+};
+
+static size_t
+on_body(char *p, size_t size, size_t n, void *arg)
+{
+	struct xfer *x = arg;
+
+	hbuf_add(&x->body, p, size * n);
+	return size * n;
+}
+
+static size_t
+on_header(char *p, size_t size, size_t n, void *arg)
+{
+	struct xfer *x = arg;
+	size_t len = size * n;
+
+	if (len >= 5 && strncmp(p, "HTTP/", 5) == 0)
+		headers_clear(x->r);	/* a new (final or interim) response */
+	else
+		header_add(x->r, p, len);
+	return len;
+}
+
+static void
+xfer_init(struct xfer *x, const char *method, const char *host, const char *path,
+    const char *const headers[], const void *body, size_t body_len)
+{
+	const char *base = harness_base_url(host);
+	char *url;
+	size_t i;
+
+	memset(x, 0, sizeof(*x));
+	x->r = resp_new();
+	if (base == NULL) {
+		snprintf(x->r->error, sizeof(x->r->error), "no stack or unknown host \"%s\"",
+		    host ? host : "(null)");
+		x->failed = 1;
+		return;
+	}
+	if ((x->c = curl_easy_init()) == NULL) {
+		snprintf(x->r->error, sizeof(x->r->error), "curl_easy_init failed");
+		x->failed = 1;
+		return;
+	}
+	url = xmalloc(strlen(base) + strlen(path) + 1);
+	strcpy(url, base);
+	strcat(url, path);
+	curl_easy_setopt(x->c, CURLOPT_URL, url);
+	free(url);
+	curl_easy_setopt(x->c, CURLOPT_PATH_AS_IS, 1L);
+	curl_easy_setopt(x->c, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(x->c, CURLOPT_PROXY, "");
+	curl_easy_setopt(x->c, CURLOPT_NOPROXY, "*");
+	curl_easy_setopt(x->c, CURLOPT_FOLLOWLOCATION, 0L);
+	curl_easy_setopt(x->c, CURLOPT_TIMEOUT_MS, 10000L);
+	curl_easy_setopt(x->c, CURLOPT_CONNECTTIMEOUT_MS, 3000L);
+	curl_easy_setopt(x->c, CURLOPT_WRITEFUNCTION, on_body);
+	curl_easy_setopt(x->c, CURLOPT_WRITEDATA, x);
+	curl_easy_setopt(x->c, CURLOPT_HEADERFUNCTION, on_header);
+	curl_easy_setopt(x->c, CURLOPT_HEADERDATA, x);
+	for (i = 0; headers != NULL && headers[i] != NULL; i++)
+		x->hl = curl_slist_append(x->hl, headers[i]);
+	if (x->hl != NULL)
+		curl_easy_setopt(x->c, CURLOPT_HTTPHEADER, x->hl);
+	if (strcmp(method, "HEAD") == 0) {
+		curl_easy_setopt(x->c, CURLOPT_NOBODY, 1L);
+	} else if (body != NULL || body_len > 0 || strcmp(method, "POST") == 0 ||
+	    strcmp(method, "PUT") == 0 || strcmp(method, "PATCH") == 0) {
+		curl_easy_setopt(x->c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)body_len);
+		curl_easy_setopt(x->c, CURLOPT_POSTFIELDS, body != NULL ? body : "");
+		curl_easy_setopt(x->c, CURLOPT_CUSTOMREQUEST, method);
+	} else if (strcmp(method, "GET") != 0) {
+		curl_easy_setopt(x->c, CURLOPT_CUSTOMREQUEST, method);
+	}
+}
+
+static struct harness_resp *
+xfer_finish(struct xfer *x, CURLcode rc)
+{
+	struct harness_resp *r = x->r;
+	long status = 0;
+
+	if (!x->failed) {
+		if (rc == CURLE_OK) {
+			curl_easy_getinfo(x->c, CURLINFO_RESPONSE_CODE, &status);
+			r->status = status;
+		} else {
+			snprintf(r->error, sizeof(r->error), "curl: %s", curl_easy_strerror(rc));
+		}
+	}
+	r->body_len = x->body.len;
+	r->body = hbuf_take(&x->body);
+	r->json = parse_json(r->body, r->body_len);
+	curl_slist_free_all(x->hl);
+	curl_easy_cleanup(x->c);
+	return r;
+}
+
+struct harness_resp *
+harness_request(const char *method, const char *host, const char *path,
+    const char *const headers[], const void *body, size_t body_len)
+{
+	struct xfer x;
+	CURLcode rc = CURLE_OK;
+
+	xfer_init(&x, method, host, path, headers, body, body_len);
+	if (!x.failed)
+		rc = curl_easy_perform(x.c);
+	return xfer_finish(&x, rc);
+}
+
+struct harness_resp *
+harness_get(const char *host, const char *path)
+{
+	return harness_request("GET", host, path, NULL, NULL, 0);
+}
+
+void
+harness_request_burst(size_t n, const char *method, const char *host,
+    const char *path, const char *const headers[], const void *body,
+    size_t body_len, struct harness_resp **out)
+{
+	struct xfer *xs;
+	CURLcode *rcs;
+	CURLM *m;
+	CURLMsg *msg;
+	long long end = harness_now_ms() + 30000;
+	int running = 0, left;
+	size_t i;
+
+	if (n > 256)
+		n = 256;
+	xs = xmalloc(n * sizeof(*xs));
+	rcs = xmalloc(n * sizeof(*rcs));
+	m = curl_multi_init();
+	for (i = 0; i < n; i++) {
+		xfer_init(&xs[i], method, host, path, headers, body, body_len);
+		rcs[i] = CURLE_OK;
+		if (!xs[i].failed) {
+			curl_easy_setopt(xs[i].c, CURLOPT_PRIVATE, (void *)&rcs[i]);
+			curl_multi_add_handle(m, xs[i].c);
+		}
+	}
+	do {
+		curl_multi_perform(m, &running);
+		if (running > 0)
+			curl_multi_poll(m, NULL, 0, 200, NULL);
+	} while (running > 0 && harness_now_ms() < end);
+	while ((msg = curl_multi_info_read(m, &left)) != NULL) {
+		CURLcode *slot = NULL;
+
+		if (msg->msg != CURLMSG_DONE)
+			continue;
+		curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, (char **)&slot);
+		if (slot != NULL)
+			*slot = msg->data.result;
+	}
+	for (i = 0; i < n; i++) {
+		if (!xs[i].failed)
+			curl_multi_remove_handle(m, xs[i].c);
+		if (running > 0 && rcs[i] == CURLE_OK && !xs[i].failed) {
+			long code = 0;
+
+			curl_easy_getinfo(xs[i].c, CURLINFO_RESPONSE_CODE, &code);
+			if (code == 0)
+				rcs[i] = CURLE_OPERATION_TIMEDOUT;
+		}
+		out[i] = xfer_finish(&xs[i], rcs[i]);
+	}
+	curl_multi_cleanup(m);
+	free(rcs);
+	free(xs);
+}
+
+int
+harness_wait_health(long status, int timeout_ms)
+{
+	long long end = harness_now_ms() + timeout_ms;
+
+	for (;;) {
+		struct harness_resp *r = harness_get("api", "/v1/health");
+		long got = r->status;
+
+		harness_resp_free(r);
+		if (got == status)
+			return 0;
+		if (harness_now_ms() >= end)
+			return set_err("GET /v1/health is %ld, not %ld, after %d ms",
+			    got, status, timeout_ms);
+		harness_sleep_ms(20);
+	}
+}
+
+/* ------------------------------------------------------------------ */
+/* Raw FastCGI                                                         */
+
+enum {
+	FCGI_VERSION_1 = 1,
+	FCGI_BEGIN_REQUEST = 1,
+	FCGI_END_REQUEST = 3,
+	FCGI_PARAMS = 4,
+	FCGI_STDIN = 5,
+	FCGI_STDOUT = 6,
+	FCGI_STDERR = 7,
+	FCGI_RESPONDER = 1,
+	FCGI_REQUEST_ID = 1
+};
+
+struct harness_fcgi {
+	int		 fd;
+	int		 begun;
+	struct hbuf	 params;	/* encoded name-value pairs */
+	size_t		 sent;		/* of params */
+	char		 request_id[33];
+};
+
+static int
+send_all(int fd, const void *data, size_t len)
+{
+	const char *p = data;
+
+	while (len > 0) {
+		ssize_t n = send(fd, p, len, MSG_NOSIGNAL);
+
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return set_err("fastcgi send: %s", strerror(errno));
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static int
+fcgi_record(struct harness_fcgi *f, int type, const void *data, size_t len)
+{
+	unsigned char h[8];
+
+	h[0] = FCGI_VERSION_1;
+	h[1] = (unsigned char)type;
+	h[2] = 0;
+	h[3] = FCGI_REQUEST_ID;
+	h[4] = (unsigned char)(len >> 8);
+	h[5] = (unsigned char)(len & 0xff);
+	h[6] = 0;
+	h[7] = 0;
+	if (send_all(f->fd, h, sizeof(h)) == -1)
+		return -1;
+	return len > 0 ? send_all(f->fd, data, len) : 0;
+}
+
+/* Send data as records of type, each at most 65535 bytes. */
+static int
+fcgi_stream(struct harness_fcgi *f, int type, const char *data, size_t len)
+{
+	while (len > 0) {
+		size_t n = len > 65535 ? 65535 : len;
+
+		if (fcgi_record(f, type, data, n) == -1)
+			return -1;
+		data += n;
+		len -= n;
+	}
+	return 0;
+}
+
+struct harness_fcgi *
+harness_fcgi_open(void)
+{
+	struct sockaddr_un sa;
+	struct harness_fcgi *f;
+	int fd;
+
+	if (H == NULL) {
+		set_err("no stack is running");
+		return NULL;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sun_family = AF_UNIX;
+	scopy(sa.sun_path, sizeof(sa.sun_path), H->sock);
+	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1) {
+		set_err("socket: %s", strerror(errno));
+		return NULL;
+	}
+	if (connect(fd, (struct sockaddr *)&sa, sizeof(sa)) == -1) {
+		set_err("connect %s: %s", H->sock, strerror(errno));
+		close(fd);
+		return NULL;
+	}
+	f = xmalloc(sizeof(*f));
+	memset(f, 0, sizeof(*f));
+	f->fd = fd;
+	return f;
+}
+
+static void
+nv_len(struct hbuf *b, size_t n)
+{
+	unsigned char l[4];
+
+	if (n < 128) {
+		l[0] = (unsigned char)n;
+		hbuf_add(b, l, 1);
+	} else {
+		l[0] = (unsigned char)(((n >> 24) & 0x7f) | 0x80);
+		l[1] = (unsigned char)(n >> 16);
+		l[2] = (unsigned char)(n >> 8);
+		l[3] = (unsigned char)n;
+		hbuf_add(b, l, 4);
+	}
+}
+
+void
+harness_fcgi_param(struct harness_fcgi *f, const char *name, const char *value)
+{
+	size_t nl = strlen(name), vl = strlen(value);
+
+	nv_len(&f->params, nl);
+	nv_len(&f->params, vl);
+	hbuf_add(&f->params, name, nl);
+	hbuf_add(&f->params, value, vl);
+}
+
+static void
+new_request_id(char out[33])
+{
+	unsigned char raw[16];
+	size_t i;
+
+	if (getrandom(raw, sizeof(raw), 0) != (ssize_t)sizeof(raw)) {
+		unsigned long long t = (unsigned long long)harness_now_ms() ^
+		    ((unsigned long long)getpid() << 32);
+
+		for (i = 0; i < sizeof(raw); i++)
+			raw[i] = (unsigned char)(t >> (8 * (i % 8))) ^ (unsigned char)(i * 37);
+	}
+	for (i = 0; i < sizeof(raw); i++)
+		snprintf(out + 2 * i, 3, "%02x", raw[i]);
+}
+
+static void
+fcgi_params_std(struct harness_fcgi *f, const char *method, const char *uri,
+    const char *host_env, size_t body_len, const char *ctype)
+{
+	const char *q = strchr(uri, '?');
+	char *path = xstrndup(uri, q ? (size_t)(q - uri) : strlen(uri));
+	char clen[32] = "", port[16];
+	int has_len = body_len > 0 || strcmp(method, "POST") == 0 ||
+	    strcmp(method, "PUT") == 0 || strcmp(method, "PATCH") == 0;
+
+	new_request_id(f->request_id);
+	if (has_len)
+		snprintf(clen, sizeof(clen), "%zu", body_len);
+	snprintf(port, sizeof(port), "%d", H ? H->ports[HOST_API] : 0);
+	/* the order and the empty values are those of nginx's fastcgi_params */
+	harness_fcgi_param(f, "QUERY_STRING", q ? q + 1 : "");
+	harness_fcgi_param(f, "REQUEST_METHOD", method);
+	harness_fcgi_param(f, "CONTENT_TYPE", body_len > 0 ? (ctype ? ctype : "application/json") : "");
+	harness_fcgi_param(f, "CONTENT_LENGTH", clen);
+	harness_fcgi_param(f, "SCRIPT_NAME", path);
+	harness_fcgi_param(f, "REQUEST_URI", uri);
+	harness_fcgi_param(f, "DOCUMENT_URI", path);
+	harness_fcgi_param(f, "DOCUMENT_ROOT", H ? H->srcdir : "/");
+	harness_fcgi_param(f, "SERVER_PROTOCOL", "HTTP/1.1");
+	harness_fcgi_param(f, "REQUEST_SCHEME", "http");
+	harness_fcgi_param(f, "GATEWAY_INTERFACE", "CGI/1.1");
+	harness_fcgi_param(f, "SERVER_SOFTWARE", "nginx");
+	harness_fcgi_param(f, "REMOTE_ADDR", "127.0.0.1");
+	harness_fcgi_param(f, "REMOTE_PORT", "40000");
+	harness_fcgi_param(f, "SERVER_ADDR", "127.0.0.1");
+	harness_fcgi_param(f, "SERVER_PORT", port);
+	harness_fcgi_param(f, "SERVER_NAME", "localhost");
+	harness_fcgi_param(f, "REQUEST_ID", f->request_id);
+	harness_fcgi_param(f, "BDS_HOST_ENV", host_env ? host_env : "live");
+	harness_fcgi_param(f, "HTTP_HOST", "127.0.0.1");
+	free(path);
+}
+
+void
+harness_fcgi_params_std(struct harness_fcgi *f, const char *method,
+    const char *uri, const char *host_env, size_t body_len)
+{
+	fcgi_params_std(f, method, uri, host_env, body_len, NULL);
+}
+
+const char *
+harness_fcgi_request_id(const struct harness_fcgi *f)
+{
+	return f->request_id;
+}
+
+size_t
+harness_fcgi_params_pending(const struct harness_fcgi *f)
+{
+	return f->params.len - f->sent;
+}
+
+static int
+fcgi_begin(struct harness_fcgi *f)
+{
+	unsigned char body[8] = { 0, FCGI_RESPONDER, 0, 0, 0, 0, 0, 0 };
+
+	if (f->begun)
+		return 0;
+	f->begun = 1;
+	return fcgi_record(f, FCGI_BEGIN_REQUEST, body, sizeof(body));
+}
+
+int
+harness_fcgi_send_params(struct harness_fcgi *f, size_t n)
+{
+	size_t pending = harness_fcgi_params_pending(f);
+
+	if (fcgi_begin(f) == -1)
+		return -1;
+	if (n > pending)
+		n = pending;
+	if (n == 0)
+		return 0;
+	if (fcgi_stream(f, FCGI_PARAMS, f->params.p + f->sent, n) == -1)
+		return -1;
+	f->sent += n;
+	return 0;
+}
+
+int
+harness_fcgi_end_params(struct harness_fcgi *f)
+{
+	if (harness_fcgi_send_params(f, harness_fcgi_params_pending(f)) == -1)
+		return -1;
+	return fcgi_record(f, FCGI_PARAMS, NULL, 0);
+}
+
+int
+harness_fcgi_send_stdin(struct harness_fcgi *f, const void *data, size_t len)
+{
+	if (len == 0)
+		return fcgi_record(f, FCGI_STDIN, NULL, 0);
+	return fcgi_stream(f, FCGI_STDIN, data, len);
+}
+
+/* Split a CGI response (headers, blank line, body) into r. */
+static void
+cgi_parse(struct harness_resp *r, const char *raw, size_t len)
+{
+	const char *p = raw, *end = raw + len, *body = NULL;
+	const char *status;
+
+	while (p < end) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t l = nl ? (size_t)(nl - p) : (size_t)(end - p);
+
+		if (l == 0 || (l == 1 && p[0] == '\r')) {
+			body = nl ? nl + 1 : end;
+			break;
+		}
+		header_add(r, p, l);
+		if (nl == NULL)
+			break;
+		p = nl + 1;
+	}
+	if (body == NULL) {		/* no end of headers: not a response */
+		headers_clear(r);
+		r->body = xstrndup("", 0);
+		snprintf(r->error, sizeof(r->error), "incomplete CGI response (%zu bytes)", len);
+		return;
+	}
+	r->body_len = (size_t)(end - body);
+	r->body = xstrndup(body, r->body_len);
+	r->json = parse_json(r->body, r->body_len);
+	status = harness_header(r, "Status");
+	r->status = status != NULL ? strtol(status, NULL, 10) : 200;
+}
+
+struct harness_resp *
+harness_fcgi_read(struct harness_fcgi *f, int timeout_ms)
+{
+	struct harness_resp *r = resp_new();
+	struct hbuf in = { 0 }, out = { 0 }, err = { 0 };
+	long long end = harness_now_ms() + timeout_ms;
+	size_t off = 0;
+	int eof = 0;
+
+	while (!r->fcgi_complete && !eof) {
+		long long left = end - harness_now_ms();
+		struct pollfd pfd = { f->fd, POLLIN, 0 };
+		char chunk[16384];
+		ssize_t n;
+
+		if (left <= 0) {
+			snprintf(r->error, sizeof(r->error), "fastcgi: timed out after %d ms",
+			    timeout_ms);
+			break;
+		}
+		if (poll(&pfd, 1, (int)left) <= 0)
+			continue;
+		n = read(f->fd, chunk, sizeof(chunk));
+		if (n == -1 && errno == EINTR)
+			continue;
+		if (n <= 0) {
+			eof = 1;
+			r->fcgi_closed = 1;
+			if (n == -1)
+				snprintf(r->error, sizeof(r->error), "fastcgi read: %s",
+				    strerror(errno));
+			break;
+		}
+		hbuf_add(&in, chunk, (size_t)n);
+		/* consume every whole record */
+		while (in.len - off >= 8) {
+			const unsigned char *h = (const unsigned char *)in.p + off;
+			size_t clen = ((size_t)h[4] << 8) | h[5], total = 8 + clen + h[6];
+
+			if (in.len - off < total)
+				break;
+			if (h[1] == FCGI_STDOUT)
+				hbuf_add(&out, h + 8, clen);
+			else if (h[1] == FCGI_STDERR)
+				hbuf_add(&err, h + 8, clen);
+			else if (h[1] == FCGI_END_REQUEST && clen >= 8) {
+				r->fcgi_app_status = ((unsigned)h[8] << 24) |
+				    ((unsigned)h[9] << 16) | ((unsigned)h[10] << 8) | h[11];
+				r->fcgi_complete = 1;
+			}
+			off += total;
+		}
+	}
+	if (eof && !r->fcgi_complete && r->error[0] == '\0')
+		snprintf(r->error, sizeof(r->error), "fastcgi: connection closed before END_REQUEST");
+	free(in.p);
+	r->fcgi_raw_len = out.len;
+	r->fcgi_raw = hbuf_take(&out);
+	r->fcgi_stderr = hbuf_take(&err);
+	cgi_parse(r, r->fcgi_raw, r->fcgi_raw_len);
+	if (!r->fcgi_complete && r->error[0] == '\0')
+		snprintf(r->error, sizeof(r->error), "fastcgi: no END_REQUEST");
+	if (!r->fcgi_complete)
+		r->status = 0;
+	return r;
+}
+
+void
+harness_fcgi_close(struct harness_fcgi *f)
+{
+	if (f == NULL)
+		return;
+	close(f->fd);
+	free(f->params.p);
+	free(f);
+}
+
+struct harness_resp *
+harness_fcgi_request(const char *method, const char *uri,
+    const char *const headers[], const void *body, size_t body_len)
+{
+	struct harness_fcgi *f = harness_fcgi_open();
+	struct harness_resp *r;
+	const char *ctype = NULL;
+	size_t i;
+
+	if (f == NULL) {
+		r = resp_new();
+		r->body = xstrndup("", 0);
+		scopy(r->error, sizeof(r->error), herr);
+		return r;
+	}
+	for (i = 0; headers != NULL && headers[i] != NULL; i++)
+		if (strncasecmp(headers[i], "Content-Type:", 13) == 0)
+			ctype = headers[i] + 13 + strspn(headers[i] + 13, " \t");
+	fcgi_params_std(f, method, uri, NULL, body_len, ctype);
+	for (i = 0; headers != NULL && headers[i] != NULL; i++) {
+		const char *colon = strchr(headers[i], ':');
+		char name[256];
+		size_t k, n;
+
+		if (colon == NULL || (n = (size_t)(colon - headers[i])) > 200)
+			continue;
+		memcpy(name, "HTTP_", 5);
+		for (k = 0; k < n; k++)
+			name[5 + k] = headers[i][k] == '-' ? '_' :
+			    (char)toupper((unsigned char)headers[i][k]);
+		name[5 + n] = '\0';
+		harness_fcgi_param(f, name, colon + 1 + strspn(colon + 1, " \t"));
+	}
+	if (harness_fcgi_end_params(f) == -1 ||
+	    (body_len > 0 && harness_fcgi_send_stdin(f, body, body_len) == -1) ||
+	    harness_fcgi_send_stdin(f, NULL, 0) == -1) {
+		r = resp_new();
+		r->body = xstrndup("", 0);
+		scopy(r->error, sizeof(r->error), herr);
+	} else {
+		r = harness_fcgi_read(f, 5000);
+	}
+	harness_fcgi_close(f);
+	return r;
+}
+
+/* ------------------------------------------------------------------ */
+/* Checks                                                              */
+
+static _Thread_local char cmsg[4096];
+
+static const char *
+cfail(const struct harness_resp *r, const char *fmt, ...)
+{
+	va_list ap;
+	size_t n;
+
+	va_start(ap, fmt);
+	vsnprintf(cmsg, sizeof(cmsg), fmt, ap);
+	va_end(ap);
+	n = strlen(cmsg);
+	if (r != NULL && n < sizeof(cmsg))
+		snprintf(cmsg + n, sizeof(cmsg) - n, " [status %ld%s%s; body: %.600s]",
+		    r->status, r->error[0] ? "; " : "", r->error, r->body ? r->body : "");
+	return cmsg;
+}
+
+const char *
+harness_check_status(const struct harness_resp *r, long status)
+{
+	if (r == NULL)
+		return cfail(NULL, "no response");
+	if (r->status != status)
+		return cfail(r, "status is %ld, want %ld", r->status, status);
+	return NULL;
+}
+
+static size_t
+header_count(const struct harness_resp *r, const char *name)
+{
+	size_t i, n = 0;
+
+	for (i = 0; i < r->nheaders; i++)
+		if (strcasecmp(r->headers[i].name, name) == 0)
+			n++;
+	return n;
+}
+
+const char *
+harness_check_common(const struct harness_resp *r)
+{
+	static const char *const once[] = {
+		"Content-Type", "X-Request-Id", "Cache-Control", "X-Content-Type-Options",
+		"Content-Length", "Allow", "Retry-After",
+	};
+	const char *ct, *rid, *cc, *xcto;
+	size_t i;
+
+	if (r == NULL)
+		return cfail(NULL, "no response");
+	ct = harness_header(r, "Content-Type");
+	if (ct == NULL || strncasecmp(ct, "application/json", 16) != 0 ||
+	    (ct[16] != '\0' && ct[16] != ';' && ct[16] != ' '))
+		return cfail(r, "Content-Type is \"%s\", want application/json", ct ? ct : "(none)");
+	if (r->json == NULL)
+		return cfail(r, "body is not JSON");
+	rid = harness_header(r, "X-Request-Id");
+	if (rid == NULL || *rid == '\0')
+		return cfail(r, "no X-Request-Id header");
+	cc = harness_header(r, "Cache-Control");
+	if (cc == NULL || strstr(cc, "no-store") == NULL)
+		return cfail(r, "Cache-Control is \"%s\", want no-store", cc ? cc : "(none)");
+	xcto = harness_header(r, "X-Content-Type-Options");
+	if (xcto == NULL || strcasecmp(xcto, "nosniff") != 0)
+		return cfail(r, "X-Content-Type-Options is \"%s\", want nosniff",
+		    xcto ? xcto : "(none)");
+	/* app and nginx both setting one would send it twice */
+	for (i = 0; i < sizeof(once) / sizeof(once[0]); i++)
+		if (header_count(r, once[i]) > 1)
+			return cfail(r, "header %s sent %zu times", once[i],
+			    header_count(r, once[i]));
+	return NULL;
+}
+
+/* request_id in the body equals the X-Request-Id header. */
+static const char *
+check_request_id(const struct harness_resp *r)
+{
+	const char *hdr = harness_header(r, "X-Request-Id");
+	const char *body = harness_json_string(r, "request_id");
+
+	if (body == NULL || *body == '\0')
+		return cfail(r, "request_id missing or not a non-empty string");
+	if (hdr == NULL || strcmp(hdr, body) != 0)
+		return cfail(r, "request_id \"%s\" differs from X-Request-Id \"%s\"", body,
+		    hdr ? hdr : "(none)");
+	return NULL;
+}
+
+const char *
+harness_check_coded(const struct harness_resp *r, long status, const char *code)
+{
+	const char *m, *s;
+	struct json_object *hint;
+
+	if ((m = harness_check_status(r, status)) != NULL ||
+	    (m = harness_check_common(r)) != NULL)
+		return m;
+	if (!json_object_is_type(r->json, json_type_object))
+		return cfail(r, "body is not a JSON object");
+	s = harness_json_string(r, "error_code");
+	if (s == NULL || *s == '\0')
+		return cfail(r, "error_code missing or not a non-empty string");
+	if (code != NULL && strcmp(s, code) != 0)
+		return cfail(r, "error_code is \"%s\", want \"%s\"", s, code);
+	s = harness_json_string(r, "error_message");
+	if (s == NULL || *s == '\0')
+		return cfail(r, "error_message missing or not a non-empty string");
+	if (!json_object_object_get_ex(r->json, "hint", &hint))
+		return cfail(r, "hint missing");
+	if (hint != NULL && !json_object_is_type(hint, json_type_string))
+		return cfail(r, "hint is neither a string nor null");
+	if (harness_json_string(r, "docs_url") == NULL)
+		return cfail(r, "docs_url missing or not a string");
+	return check_request_id(r);
+}
+
+const char *
+harness_check_iam(const struct harness_resp *r, long status)
+{
+	const char *m;
+	struct json_object *v;
+
+	if ((m = harness_check_status(r, status)) != NULL ||
+	    (m = harness_check_common(r)) != NULL)
+		return m;
+	if (!json_object_is_type(r->json, json_type_object))
+		return cfail(r, "body is not a JSON object");
+	v = harness_json_get(r, "success");
+	if (v == NULL || !json_object_is_type(v, json_type_boolean) || json_object_get_boolean(v))
+		return cfail(r, "success is not false");
+	if (harness_json_string(r, "message") == NULL)
+		return cfail(r, "message missing or not a string");
+	v = harness_json_get(r, "statusCode");
+	if (v == NULL || !json_object_is_type(v, json_type_int) ||
+	    json_object_get_int64(v) != status)
+		return cfail(r, "statusCode is not %ld", status);
+	v = harness_json_get(r, "errors");
+	if (v == NULL || !json_object_is_type(v, json_type_array))
+		return cfail(r, "errors missing or not an array");
+	return check_request_id(r);
+}
