@@ -9,6 +9,7 @@
 #include <check.h>
 
 #include "arena.h"
+#include "tcheck.h"
 
 static struct arena	 a;
 
@@ -309,11 +310,5 @@ arena_suite(void)
 int
 main(void)
 {
-	SRunner	*sr = srunner_create(arena_suite());
-	int	 failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed != 0;
+	return tcheck_run(arena_suite());
 }

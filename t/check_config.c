@@ -11,6 +11,7 @@
 #include <check.h>
 
 #include "config.h"
+#include "tcheck.h"
 
 #define KEY	"00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff"
 #define KEY2	"ffeeddccbbaa99887766554433221100ffeeddccbbaa99887766554433221100"
@@ -528,11 +529,5 @@ config_suite(void)
 int
 main(void)
 {
-	SRunner *sr = srunner_create(config_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return tcheck_run(config_suite());
 }

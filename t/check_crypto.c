@@ -11,6 +11,7 @@
 
 #include "arena.h"
 #include "crypto.h"
+#include "tcheck.h"
 
 static struct arena	 a;
 
@@ -499,11 +500,5 @@ crypto_suite(void)
 int
 main(void)
 {
-	SRunner	*sr = srunner_create(crypto_suite());
-	int	 failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed != 0;
+	return tcheck_run(crypto_suite());
 }

@@ -12,6 +12,7 @@
 #include "arena.h"
 #include "crypto.h"
 #include "cursor.h"
+#include "tcheck.h"
 
 static struct arena	 a;
 static unsigned char	 key[32], key2[32];
@@ -377,11 +378,5 @@ cursor_suite(void)
 int
 main(void)
 {
-	SRunner	*sr = srunner_create(cursor_suite());
-	int	 failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed != 0;
+	return tcheck_run(cursor_suite());
 }

@@ -15,6 +15,7 @@
 #include "json.h"
 #include "req.h"
 #include "validate.h"
+#include "tcheck.h"
 
 #define DOCS "https://docs.test"
 
@@ -441,11 +442,5 @@ errors_suite(void)
 int
 main(void)
 {
-	SRunner *sr = srunner_create(errors_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return tcheck_run(errors_suite());
 }

@@ -11,6 +11,7 @@
 #include "arena.h"
 #include "errors.h"
 #include "http.h"
+#include "tcheck.h"
 
 #define LIMIT 1024	/* body limit used by the cases */
 #define MAXP 12		/* name/value pairs per case */
@@ -501,11 +502,5 @@ http_suite(void)
 int
 main(void)
 {
-	SRunner *sr = srunner_create(http_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return tcheck_run(http_suite());
 }

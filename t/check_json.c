@@ -5,6 +5,7 @@
 
 #include "arena.h"
 #include "json.h"
+#include "tcheck.h"
 
 struct jcase {
 	const char	*in;
@@ -127,8 +128,6 @@ main(void)
 {
 	Suite *s = suite_create("json");
 	TCase *tc = tcase_create("parse");
-	SRunner *sr;
-	int failed;
 
 	tcase_add_loop_test(tc, test_valid, 0, sizeof(valid) / sizeof(valid[0]));
 	tcase_add_loop_test(tc, test_invalid, 0, sizeof(invalid) / sizeof(invalid[0]));
@@ -136,9 +135,5 @@ main(void)
 	tcase_add_test(tc, test_depth);
 	tcase_add_test(tc, test_getters);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return tcheck_run(s);
 }

@@ -9,6 +9,7 @@
 
 #include "arena.h"
 #include "router.h"
+#include "tcheck.h"
 
 static struct arena a;
 
@@ -375,11 +376,5 @@ router_suite(void)
 int
 main(void)
 {
-	SRunner *sr = srunner_create(router_suite());
-	int failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+	return tcheck_run(router_suite());
 }

@@ -14,6 +14,7 @@
 #include "crypto.h"
 #include "http.h"
 #include "validate.h"
+#include "tcheck.h"
 
 #define VEND		{ .name = NULL }
 #define N(x)		((int)(sizeof(x) / sizeof((x)[0])))
@@ -1035,11 +1036,5 @@ validate_suite(void)
 int
 main(void)
 {
-	SRunner	*sr = srunner_create(validate_suite());
-	int	 failed;
-
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed != 0;
+	return tcheck_run(validate_suite());
 }
