@@ -188,24 +188,190 @@ cmd_seed(const struct config *cfg, PGconn *c, int argc, char **argv)
 	return rc;
 }
 
+/* Run a parameterised statement; the result (or NULL after printing why). */
+static PGresult *
+query(PGconn *c, const char *sql, int n, const char *const *p, const char *what)
+{
+	PGresult *res = PQexecParams(c, sql, n, NULL, p, NULL, NULL, 0);
+
+	if (!ok_result(c, res, what)) {
+		PQclear(res);
+		return NULL;
+	}
+	return res;
+}
+
+/* A user named by id or e-mail; malloc'ed id or NULL (printed). */
+static char *
+user_id(PGconn *c, const char *who)
+{
+	const char *p[1] = { who };
+	PGresult *res = query(c, "SELECT id FROM users WHERE id = $1 OR email = lower($1)",
+	    1, p, "find user");
+	char *id = NULL;
+
+	if (res != NULL && PQntuples(res) == 1)
+		id = strdup(PQgetvalue(res, 0, 0));
+	else if (res != NULL)
+		fprintf(stderr, "bdsctl: no user %s\n", who);
+	PQclear(res);
+	return id;
+}
+
+/* legal add KIND VERSION DATE: register a legal document version. */
+static int
+cmd_legal(const struct config *cfg, PGconn *c, int argc, char **argv)
+{
+	PGresult *res;
+	int rc = 1;
+
+	if (argc == 1 && strcmp(argv[0], "list") == 0) {
+		if ((res = query(c, "SELECT kind, version, effective_date FROM legal_documents"
+		    " ORDER BY kind, effective_date", 0, NULL, "list")) == NULL)
+			return 1;
+		for (int i = 0; i < PQntuples(res); i++)
+			printf("%-8s %-16s %s\n", PQgetvalue(res, i, 0), PQgetvalue(res, i, 1),
+			    PQgetvalue(res, i, 2));
+		PQclear(res);
+		return 0;
+	}
+	if (argc != 4 || strcmp(argv[0], "add") != 0) {
+		fprintf(stderr, "usage: bdsctl legal add terms|privacy|dpa VERSION YYYY-MM-DD\n"
+		    "       bdsctl legal list\n");
+		return 2;
+	}
+	if ((res = query(c, "INSERT INTO legal_documents (kind, version, effective_date)"
+	    " VALUES ($1, $2, $3::date) ON CONFLICT DO NOTHING RETURNING kind",
+	    3, (const char *const *)argv + 1, "legal add")) != NULL) {
+		if (PQntuples(res) == 1) {
+			printf("registered %s %s effective %s\n", argv[1], argv[2], argv[3]);
+			rc = 0;
+		} else {
+			fprintf(stderr, "bdsctl: %s %s is already registered\n", argv[1], argv[2]);
+		}
+		PQclear(res);
+	}
+	return rc;
+}
+
+/* live-access list | approve USER | deny USER [REASON]: the operator queue. */
+static int
+cmd_live_access(const struct config *cfg, PGconn *c, int argc, char **argv)
+{
+	static const char approve[] =
+	    "WITH d AS (UPDATE live_access_requests SET status = 'approved', decided_at = now()"
+	    " WHERE user_id = $1 AND status = 'pending' RETURNING user_id)"
+	    " UPDATE users SET live_access = 'granted', updated_at = now()"
+	    " WHERE id IN (SELECT user_id FROM d) RETURNING id";
+	static const char deny[] =
+	    "WITH d AS (UPDATE live_access_requests SET status = 'denied', decided_at = now(),"
+	    " reason = $2 WHERE user_id = $1 AND status = 'pending' RETURNING user_id)"
+	    " UPDATE users SET live_access = 'denied', updated_at = now()"
+	    " WHERE id IN (SELECT user_id FROM d) RETURNING id";
+	PGresult *res;
+	char *id;
+	int rc = 1;
+
+	if (argc == 1 && strcmp(argv[0], "list") == 0) {
+		if ((res = query(c, "SELECT u.id, u.email, q.status, q.requested_at"
+		    " FROM live_access_requests q JOIN users u ON u.id = q.user_id"
+		    " WHERE q.status = 'pending' ORDER BY q.requested_at", 0, NULL, "list")) == NULL)
+			return 1;
+		for (int i = 0; i < PQntuples(res); i++)
+			printf("%s %s %s %s\n", PQgetvalue(res, i, 0), PQgetvalue(res, i, 1),
+			    PQgetvalue(res, i, 2), PQgetvalue(res, i, 3));
+		printf("%d pending\n", PQntuples(res));
+		PQclear(res);
+		return 0;
+	}
+	if (argc < 2 || argc > 3 || (strcmp(argv[0], "approve") != 0 &&
+	    strcmp(argv[0], "deny") != 0) || (argc == 3 && argv[0][0] == 'a')) {
+		fprintf(stderr, "usage: bdsctl live-access list | approve USER | deny USER [REASON]\n");
+		return 2;
+	}
+	if ((id = user_id(c, argv[1])) == NULL)
+		return 1;
+	{
+		const char *p[2] = { id, argc == 3 ? argv[2] : NULL };
+
+		res = query(c, argv[0][0] == 'a' ? approve : deny, argv[0][0] == 'a' ? 1 : 2,
+		    p, argv[0]);
+	}
+	if (res != NULL) {
+		if (PQntuples(res) == 1) {
+			printf("%s: %s\n", id, argv[0][0] == 'a' ? "live access granted" : "denied");
+			rc = 0;
+		} else {
+			fprintf(stderr, "bdsctl: %s has no pending live access request\n", id);
+		}
+		PQclear(res);
+	}
+	free(id);
+	return rc;
+}
+
+/* billing done USER: the billing setup is complete (live access prerequisite). */
+static int
+cmd_billing(const struct config *cfg, PGconn *c, int argc, char **argv)
+{
+	PGresult *res;
+	char *id;
+
+	if (argc != 2 || strcmp(argv[0], "done") != 0) {
+		fprintf(stderr, "usage: bdsctl billing done USER\n");
+		return 2;
+	}
+	if ((id = user_id(c, argv[1])) == NULL)
+		return 1;
+	{
+		const char *p[1] = { id };
+
+		res = query(c, "UPDATE users SET billing_done_at = coalesce(billing_done_at, now()),"
+		    " updated_at = now() WHERE id = $1", 1, p, "billing done");
+	}
+	if (res != NULL)
+		printf("%s: billing done\n", id);
+	PQclear(res);
+	free(id);
+	return res != NULL ? 0 : 1;
+}
+
 /* Timer-driven batch work (systemd/bds-jobs.timer, every minute). */
 static int
 cmd_jobs(const struct config *cfg, PGconn *c, int argc, char **argv)
 {
-	PGresult *res = PQexec(c,
-	    "DELETE FROM idempotency_keys WHERE expires_at < now()");
-	int ok = ok_result(c, res, "expire idempotency keys");
+	static const struct {
+		const char *what, *sql;
+	} jobs[] = {
+		{ "expired idempotency keys", "DELETE FROM idempotency_keys WHERE expires_at < now()" },
+		{ "stale sign-in throttles", "DELETE FROM auth_throttle WHERE"
+		  " window_start < now() - interval '1 day' AND"
+		  " (locked_until IS NULL OR locked_until < now())" },
+		{ "ended sessions", "DELETE FROM sessions WHERE"
+		  " (revoked_at IS NOT NULL AND revoked_at < now() - interval '30 days')"
+		  " OR refresh_expires_at < now() - interval '30 days'" },
+	};
+	int rc = 0;
 
-	if (ok)
-		printf("jobs: %s expired idempotency keys\n", PQcmdTuples(res));
-	PQclear(res);
-	return ok ? 0 : 1;
+	for (size_t i = 0; i < sizeof(jobs) / sizeof(jobs[0]); i++) {
+		PGresult *res = PQexec(c, jobs[i].sql);
+
+		if (ok_result(c, res, jobs[i].what))
+			printf("jobs: %s removed: %s\n", jobs[i].what, PQcmdTuples(res));
+		else
+			rc = 1;
+		PQclear(res);
+	}
+	return rc;
 }
 
 static const struct cmd cmds[] = {
 	{ "migrate", "apply sql/NNN_*.sql not yet applied, each in a transaction", cmd_migrate },
 	{ "seed", "load development data (sql/seed/NNN_*.sql, idempotent)", cmd_seed },
-	{ "jobs", "batch work run every minute (expiry of idempotency keys)", cmd_jobs },
+	{ "jobs", "batch work run every minute (expiry of keys, throttles, sessions)", cmd_jobs },
+	{ "legal", "legal add KIND VERSION DATE | legal list: the sign-up registry", cmd_legal },
+	{ "live-access", "live-access list | approve USER | deny USER [REASON]", cmd_live_access },
+	{ "billing", "billing done USER: mark billing set up", cmd_billing },
 };
 
 static void

@@ -11,18 +11,22 @@
 
 enum ctype { C_STR, C_INT, C_LL, C_BOOL, C_OCTAL, C_KEY32 };
 
+#define F(m) offsetof(struct config, m)
+
 struct centry {
 	const char		*key;
 	enum ctype		 type;
 	size_t			 off;
 	const char		*dflt;
 	const char *const	*oneof;		/* C_STR: allowed values, or NULL */
+	size_t			 set_off;	/* C_KEY32: int flag set when given */
 };
 
 /* A typo must not run production with non-production rules. */
 static const char *const deployments[] = { "development", "staging", "production", NULL };
+static const char *const billings[] = { "manual", "none", NULL };
+static const char *const transports[] = { "spool", "smtp", NULL };
 
-#define F(m) offsetof(struct config, m)
 static const struct centry entries[] = {
 	{ "database_url", C_STR, F(database_url), "dbname=bds" },
 	{ "socket_path", C_STR, F(socket_path), "/run/bds/api.sock" },
@@ -33,10 +37,23 @@ static const struct centry entries[] = {
 	{ "docs_url", C_STR, F(docs_url), "https://docs.bds.example" },
 	{ "log_path", C_STR, F(log_path), "" },
 	{ "api_version", C_STR, F(api_version), "2026-11-01" },
-	{ "cursor_key", C_KEY32, F(cursor_key), NULL },
+	{ "cursor_key", C_KEY32, F(cursor_key), NULL, NULL, F(cursor_key_set) },
 	{ "allow_private_targets", C_BOOL, F(allow_private_targets), "0" },
 	{ "drain_timeout", C_INT, F(drain_timeout), "30" },
 	{ "sql_dir", C_STR, F(sql_dir), "sql" },
+	{ "jwt_seed", C_KEY32, F(jwt_seed), NULL, NULL, F(jwt_seed_set) },
+	{ "jwt_issuer", C_STR, F(jwt_issuer), "https://api.bds.example" },
+	{ "secret_key", C_KEY32, F(secret_key), NULL, NULL, F(secret_key_set) },
+	{ "billing", C_STR, F(billing), "manual", billings },
+	{ "cookie_name", C_STR, F(cookie_name), "bds_session" },
+	{ "cookie_secure", C_BOOL, F(cookie_secure), "1" },
+	{ "mail_transport", C_STR, F(mail_transport), "spool", transports },
+	{ "mail_spool_dir", C_STR, F(mail_spool_dir), "var/mail" },
+	{ "mail_from", C_STR, F(mail_from), "Bill Data Service <no-reply@bds.example>" },
+	{ "smtp_url", C_STR, F(smtp_url), "smtp://127.0.0.1:25" },
+	{ "smtp_user", C_STR, F(smtp_user), "" },
+	{ "smtp_password", C_STR, F(smtp_password), "" },
+	{ "smtp_timeout", C_INT, F(smtp_timeout), "30" },
 };
 #undef F
 #define NENTRIES (sizeof(entries) / sizeof(entries[0]))
@@ -85,7 +102,7 @@ set_entry(struct config *c, const struct centry *e, const char *val, char *err, 
 	case C_KEY32:
 		if (crypto_hex_decode(val, (unsigned char *)p, 32) != 0)
 			goto bad;
-		c->cursor_key_set = 1;
+		*(int *)((char *)c + e->set_off) = 1;
 		return 0;
 	}
 bad:
@@ -174,9 +191,11 @@ config_load(struct config *c, const char *path, char *err, size_t errlen)
 		    set_entry(c, &entries[i], v, err, errlen) != 0)
 			return -1;
 	}
-	if (!c->cursor_key_set) {
-		/* A per-process key would break cursors across workers. */
-		snprintf(err, errlen, "cursor_key is not set (64 hex characters)");
+	/* Keys are never generated per process: workers must agree on them. */
+	if (!c->cursor_key_set || !c->jwt_seed_set || !c->secret_key_set) {
+		snprintf(err, errlen, "%s is not set (64 hex characters)",
+		    !c->cursor_key_set ? "cursor_key" : !c->jwt_seed_set ?
+		    "jwt_seed" : "secret_key");
 		return -1;
 	}
 	if (c->workers < 0 || c->workers > 256 || c->body_limit <= 0) {

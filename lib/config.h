@@ -21,6 +21,25 @@ struct config {
 	int		 allow_private_targets;	/* outbound URL safety off (dev, tests) */
 	int		 drain_timeout;		/* seconds SIGTERM waits for workers */
 	char		*sql_dir;		/* migrations for bdsctl */
+
+	/* accounts (issue 3) */
+	unsigned char	 jwt_seed[32];		/* hex: jwt_seed; Ed25519 signing key seed */
+	int		 jwt_seed_set;
+	char		*jwt_issuer;		/* iss and aud of developer tokens */
+	unsigned char	 secret_key[32];	/* hex: secret_key; seals secrets at rest, keys code hashes */
+	int		 secret_key_set;
+	char		*billing;		/* manual (bdsctl billing done) | none (done at once) */
+	char		*cookie_name;		/* developer auth cookie */
+	int		 cookie_secure;		/* Secure attribute on the cookie */
+
+	/* e-mail, sent by bds-deliver */
+	char		*mail_transport;	/* spool (write .eml files) | smtp */
+	char		*mail_spool_dir;	/* spool: where .eml files go */
+	char		*mail_from;		/* From: address */
+	char		*smtp_url;		/* smtp://host:port or smtps://host:port */
+	char		*smtp_user;		/* "" = no AUTH */
+	char		*smtp_password;
+	int		 smtp_timeout;		/* seconds per message */
 };
 
 /* Load defaults, file (may be NULL), env. 0 ok; -1 with err filled. */

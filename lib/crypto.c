@@ -298,3 +298,86 @@ crypto_hmac_sha256(const void *key, size_t keylen, const void *msg,
 	crypto_auth_hmacsha256_final(&st, out);
 	sodium_memzero(&st, sizeof(st));
 }
+
+/*
+ * XChaCha20-Poly1305 (IETF) under key: nonce(24) || ciphertext || tag(16)
+ * in the arena, *sealed_len set. ad NULL binds nothing, else its bytes
+ * without the NUL (so "" and NULL are the same). The nonce is random: 192
+ * bits never repeat in practice. NULL with *sealed_len 0 when len overflows.
+ */
+unsigned char *
+crypto_seal(struct arena *a, const unsigned char key[32], const void *msg,
+    size_t len, const char *ad, size_t *sealed_len)
+{
+	static const unsigned char	 empty[1];
+	unsigned char			*out;
+	unsigned long long		 clen = 0;
+
+	*sealed_len = 0;
+	if (len > SIZE_MAX - CRYPTO_SEAL_OVERHEAD ||
+	    len > crypto_aead_xchacha20poly1305_ietf_MESSAGEBYTES_MAX)
+		return NULL;
+	out = arena_alloc(a, len + CRYPTO_SEAL_OVERHEAD);
+	randombytes_buf(out, crypto_aead_xchacha20poly1305_ietf_NPUBBYTES);
+	crypto_aead_xchacha20poly1305_ietf_encrypt(
+	    out + crypto_aead_xchacha20poly1305_ietf_NPUBBYTES, &clen,
+	    len > 0 ? msg : empty, len,
+	    (const unsigned char *)ad, ad != NULL ? strlen(ad) : 0,
+	    NULL, out, key);
+	*sealed_len = crypto_aead_xchacha20poly1305_ietf_NPUBBYTES +
+	    (size_t)clen;
+	return out;
+}
+
+/*
+ * Open what crypto_seal made under the same key and ad. 0 with *msg (arena,
+ * NUL-terminated) and *len; -1 with *msg NULL and *len 0 when sealed is too
+ * short or anything was altered (key, ad, nonce, ciphertext or tag).
+ */
+int
+crypto_open(struct arena *a, const unsigned char key[32],
+    const unsigned char *sealed, size_t sealed_len, const char *ad,
+    unsigned char **msg, size_t *len)
+{
+	unsigned char		*buf;
+	unsigned long long	 mlen = 0;
+
+	*msg = NULL;
+	*len = 0;
+	if (sealed == NULL || sealed_len < CRYPTO_SEAL_OVERHEAD)
+		return -1;
+	buf = arena_alloc(a, sealed_len - CRYPTO_SEAL_OVERHEAD + 1);
+	if (crypto_aead_xchacha20poly1305_ietf_decrypt(buf, &mlen, NULL,
+	    sealed + crypto_aead_xchacha20poly1305_ietf_NPUBBYTES,
+	    sealed_len - crypto_aead_xchacha20poly1305_ietf_NPUBBYTES,
+	    (const unsigned char *)ad, ad != NULL ? strlen(ad) : 0,
+	    sealed, key) != 0)
+		return -1;
+	buf[mlen] = '\0';
+	*msg = buf;
+	*len = (size_t)mlen;
+	return 0;
+}
+
+/*
+ * HMAC-SHA-256 under key of purpose, one 0 byte, then s: the separator keeps
+ * ("ab", "c") and ("a", "bc") apart. NULL purpose or s hash as "".
+ */
+void
+crypto_keyed_hash(const unsigned char key[32], const char *purpose,
+    const char *s, unsigned char out[32])
+{
+	static const unsigned char	 sep[1] = { 0 };
+	crypto_auth_hmacsha256_state	 st;
+
+	crypto_auth_hmacsha256_init(&st, key, 32);
+	if (purpose != NULL)
+		crypto_auth_hmacsha256_update(&st,
+		    (const unsigned char *)purpose, strlen(purpose));
+	crypto_auth_hmacsha256_update(&st, sep, sizeof(sep));
+	if (s != NULL)
+		crypto_auth_hmacsha256_update(&st,
+		    (const unsigned char *)s, strlen(s));
+	crypto_auth_hmacsha256_final(&st, out);
+	sodium_memzero(&st, sizeof(st));
+}

@@ -38,4 +38,20 @@ void	 crypto_sha256(const void *, size_t, unsigned char out[32]);
 void	 crypto_hmac_sha256(const void *key, size_t keylen,
 	    const void *msg, size_t msglen, unsigned char out[32]);
 
+/*
+ * Secrets at rest: XChaCha20-Poly1305 (IETF) under a 32-byte key.
+ * sealed = nonce(24) || ciphertext || tag(16); ad (may be NULL) is bound to
+ * it (e.g. the row id), so a sealed value moved to another row fails to open.
+ */
+#define CRYPTO_SEAL_OVERHEAD (24 + 16)
+unsigned char *crypto_seal(struct arena *, const unsigned char key[32],
+	    const void *msg, size_t len, const char *ad, size_t *sealed_len);
+/* 0 ok with *msg (arena, NUL-terminated) and *len; -1 on any tampering. */
+int	 crypto_open(struct arena *, const unsigned char key[32],
+	    const unsigned char *sealed, size_t sealed_len, const char *ad,
+	    unsigned char **msg, size_t *len);
+/* Keyed hash of a short secret (codes): HMAC-SHA256(key, purpose || 0 || s). */
+void	 crypto_keyed_hash(const unsigned char key[32], const char *purpose,
+	    const char *s, unsigned char out[32]);
+
 #endif

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "arena.h"
+#include "auth.h"
 #include "db.h"
 #include "errors.h"
 #include "json.h"
@@ -77,9 +78,8 @@ run(struct req *r)
 	if (!host_allows(r, rt))
 		return api_error(r, 404, "NOT_FOUND", NULL,
 		    "no such endpoint on this host: %s", r->http.path);
-	/* Authenticated kinds arrive with the account and client modules. */
-	if (rt->auth != AUTH_NONE)
-		return api_error(r, 401, "UNAUTHORIZED", NULL, "missing or invalid credentials");
+	if (rt->auth != AUTH_NONE && (rc = auth_resolve(r)) != 0)
+		return rc;
 
 	if (rt->query != NULL)
 		validate_query(r->arena, rt->query, r->http.query, r->http.nquery,

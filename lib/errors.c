@@ -84,6 +84,12 @@ api_error(struct req *r, int status, const char *code, const char *hint,
 int
 api_verror(struct req *r, const struct verrs *e)
 {
+	return api_verror_as(r, 400, "VALIDATION_ERROR", e);
+}
+
+int
+api_verror_as(struct req *r, int status, const char *code, const struct verrs *e)
+{
 	struct json_object *arr = json_arr(r->arena);
 	const char *msg = "invalid request";
 
@@ -99,7 +105,20 @@ api_verror(struct req *r, const struct verrs *e)
 		msg = e->v[0].field && *e->v[0].field ?
 		    arena_printf(r->arena, "%s: %s", e->v[0].field, e->v[0].message) :
 		    e->v[0].message;
-	return api_error_obj(r, 400, "VALIDATION_ERROR", NULL, msg, arr);
+	return api_error_obj(r, status, code, NULL, msg, arr);
+}
+
+int
+api_field_error(struct req *r, int status, const char *code, const char *field,
+    const char *field_code, const char *message)
+{
+	struct json_object *arr = json_arr(r->arena), *it = json_object_new_object();
+
+	json_set_str(it, "field", field);
+	json_set_str(it, "code", field_code);
+	json_set_str(it, "message", message);
+	json_object_array_add(arr, it);
+	return api_error_obj(r, status, code, NULL, message, arr);
 }
 
 int

@@ -19,6 +19,11 @@ int	 api_error(struct req *, int status, const char *code, const char *hint,
 	    const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 /* 400 VALIDATION_ERROR with errors[] {field, code, message}. */
 int	 api_verror(struct req *, const struct verrs *);
+/* The same list under another status and code (e.g. PREREQUISITES_NOT_MET). */
+int	 api_verror_as(struct req *, int status, const char *code, const struct verrs *);
+/* An error naming one field: errors[] = [{field, code: field_code, message}]. */
+int	 api_field_error(struct req *, int status, const char *code,
+	    const char *field, const char *field_code, const char *message);
 /* A failed database call: 503 SERVICE_UNAVAILABLE when the database is
  * away, else 500 INTERNAL_ERROR. Detail goes to the log only. */
 int	 api_db_error(struct req *);

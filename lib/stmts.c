@@ -2,9 +2,17 @@
 #include <stddef.h>
 
 #include "db.h"
+#include "auth.h"
 #include "health.h"
+#include "iam.h"
+#include "mail.h"
 
 const struct db_stmt_set *const db_stmt_sets[] = {
 	&health_stmt_set,
+	&auth_stmt_set,
+	&iam_common_stmt_set,
+	&iam_auth_stmt_set,
+	&iam_account_stmt_set,
+	&mail_stmt_set,
 	NULL
 };

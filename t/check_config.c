@@ -33,6 +33,9 @@ setup(void)
 {
 	for (size_t i = 0; i < sizeof(env_names) / sizeof(env_names[0]); i++)
 		unsetenv(env_names[i]);
+	/* Required keys these cases do not exercise. */
+	setenv("BDS_JWT_SEED", KEY, 1);
+	setenv("BDS_SECRET_KEY", KEY, 1);
 	snprintf(dir, sizeof(dir), "/tmp/check_config.XXXXXX");
 	ck_assert_ptr_nonnull(mkdtemp(dir));
 	snprintf(path, sizeof(path), "%s/bds.conf", dir);
@@ -499,6 +502,23 @@ START_TEST(test_free_null)
 }
 END_TEST
 
+/* Each key that workers must share is required; none is made up. */
+START_TEST(test_required_keys)
+{
+	static const char *const names[] = { "BDS_CURSOR_KEY", "BDS_JWT_SEED", "BDS_SECRET_KEY" };
+	static const char *const keys[] = { "cursor_key", "jwt_seed", "secret_key" };
+	char err[256], want[128];
+
+	for (size_t i = 0; i < 3; i++)
+		setenv(names[i], KEY, 1);
+	unsetenv(names[_i]);
+	ck_assert_int_eq(config_load(&cfg, NULL, err, sizeof(err)), -1);
+	snprintf(want, sizeof(want), "%s is not set (64 hex characters)", keys[_i]);
+	ck_assert_str_eq(err, want);
+	unsetenv("BDS_CURSOR_KEY");
+}
+END_TEST
+
 static Suite *
 config_suite(void)
 {
@@ -509,6 +529,7 @@ config_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_loop_test(tc, test_load_valid, 0, sizeof(valid) / sizeof(valid[0]));
 	tcase_add_loop_test(tc, test_load_invalid, 0, sizeof(invalid) / sizeof(invalid[0]));
+	tcase_add_loop_test(tc, test_required_keys, 0, 3);
 	tcase_add_test(tc, test_missing_file);
 	tcase_add_test(tc, test_short_err_buffer);
 	tcase_add_loop_test(tc, test_config_set, 0, sizeof(sets) / sizeof(sets[0]));

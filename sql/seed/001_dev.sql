@@ -1,3 +1,7 @@
 -- Development data, loaded by `bdsctl seed`. Every statement is idempotent.
--- Modules add their fixtures here (legal documents, sandbox billers...).
-SELECT 1;
+
+-- The legal registry: sign-up needs current terms and privacy documents.
+INSERT INTO legal_documents (kind, version, effective_date) VALUES
+    ('terms', '2026-01', '2026-01-01'),
+    ('privacy', '2026-01', '2026-01-01')
+ON CONFLICT DO NOTHING;

@@ -80,9 +80,14 @@ struct hstate {
 	char		 ngx_conf[H_PATH];
 	char		 ngx_errlog[H_PATH];
 	char		 ngx_stderr[H_PATH];
+	char		 deliverlog[H_PATH];
+	char		 maildir[H_PATH];
+	char		 deliver_args[8][128];	/* extra args of harness_deliver_start() */
+	int		 ndeliver_args;
 	char		 dburl[H_PATH + 64];
 	char		 base_url[HOST__MAX][64];
 	int		 ports[HOST__MAX];
+	int		 smtp_port;
 	int		 workers;
 	int		 drain_timeout;
 	int		 keep;
@@ -99,6 +104,8 @@ struct hstate {
 	atomic_int	 api_last_pid;
 	atomic_int	 api_last_status;
 	atomic_int	 nginx_pid;
+	atomic_int	 deliver_pid;
+	atomic_int	 deliver_last_status;
 };
 
 static struct hstate *H;
@@ -113,6 +120,8 @@ enum kcmd {
 	K_API_KILL,
 	K_NGINX_START,
 	K_NGINX_STOP,
+	K_DELIVER_START,
+	K_DELIVER_STOP,
 	K_SHUTDOWN,
 	K__MAX
 };
@@ -502,6 +511,10 @@ k_reap(void)
 			atomic_store(&H->pg_pid, 0);
 		if (p == atomic_load(&H->nginx_pid))
 			atomic_store(&H->nginx_pid, 0);
+		if (p == atomic_load(&H->deliver_pid)) {
+			atomic_store(&H->deliver_last_status, st);
+			atomic_store(&H->deliver_pid, 0);
+		}
 		if (p == atomic_load(&H->api_pid)) {
 			atomic_store(&H->api_last_status, st);
 			atomic_store(&H->api_last_pid, (int)p);
@@ -828,6 +841,64 @@ k_nginx_stop(void)
 }
 
 static int
+k_deliver_start(void)
+{
+	char bin[H_PATH + 24];
+	const char *argv[8 + 8];
+	struct kspawn s = { argv, H->deliverlog, 0, SIGTERM, 1 };
+	long long end;
+	size_t n = 0;
+	pid_t pid;
+	int i;
+
+	if (atomic_load(&H->deliver_pid) != 0)
+		return 0;
+	snprintf(bin, sizeof(bin), "%s/app/bds-deliver", H->builddir);
+	argv[n++] = bin;
+	argv[n++] = "--config";
+	argv[n++] = H->conf;
+	argv[n++] = "--max-seconds";
+	argv[n++] = "0";
+	for (i = 0; i < H->ndeliver_args; i++)
+		argv[n++] = H->deliver_args[i];
+	argv[n] = NULL;
+	if ((pid = k_spawn(&s)) == -1)
+		return -1;
+	atomic_store(&H->deliver_pid, (int)pid);
+	/* a bad flag or config ends it at once */
+	end = harness_now_ms() + 200;
+	while (harness_now_ms() < end) {
+		k_reap();
+		if (atomic_load(&H->deliver_pid) != (int)pid)
+			return kfail("bds-deliver exited at start (log: %s)", H->deliverlog);
+		harness_sleep_ms(10);
+	}
+	return 0;
+}
+
+static int
+k_deliver_stop(void)
+{
+	pid_t pid = atomic_load(&H->deliver_pid);
+	int st;
+
+	if (pid == 0)
+		return 0;
+	kill(pid, SIGTERM);
+	if (k_wait_gone(&H->deliver_pid, pid, 15000) == -1) {
+		killpg(pid, SIGKILL);
+		k_wait_gone(&H->deliver_pid, pid, 5000);
+		return kfail("bds-deliver ignored SIGTERM for 15 s; killed");
+	}
+	st = atomic_load(&H->deliver_last_status);
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+		return kfail("bds-deliver ended with %s %d (log: %s)",
+		    WIFEXITED(st) ? "status" : "signal",
+		    WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st), H->deliverlog);
+	return 0;
+}
+
+static int
 k_boot(void)
 {
 	char initdb[H_PATH + 16], createdb[H_PATH + 16], bdsctl[H_PATH + 16];
@@ -875,6 +946,7 @@ k_teardown(int remove_dir)
 	pid_t left[256];
 	size_t n, i;
 
+	k_deliver_stop();
 	k_nginx_stop();
 	k_api_stop(0);
 	k_pg_stop();
@@ -908,6 +980,10 @@ k_handle(int cmd)
 		return k_nginx_start();
 	case K_NGINX_STOP:
 		return k_nginx_stop();
+	case K_DELIVER_START:
+		return k_deliver_start();
+	case K_DELIVER_STOP:
+		return k_deliver_stop();
 	case K_SHUTDOWN:
 		k_teardown(0);
 		return 0;
@@ -1019,6 +1095,9 @@ harness_opts_defaults(struct harness_opts *o)
 	o->burst_key = "10000";
 	o->docs_url = "https://docs.bds.test";
 	o->extra_config = NULL;
+	o->mail = NULL;
+	o->smtp_user = NULL;
+	o->smtp_password = NULL;
 }
 
 static int
@@ -1098,12 +1177,41 @@ render_nginx(const struct harness_opts *o)
 	return rc;
 }
 
+/* The mail settings: always an absolute spool dir (bds-deliver may run
+ * from any directory), smtp to the reserved port when asked. */
+static int
+mail_config(const struct harness_opts *o, char *out, size_t size)
+{
+	int smtp = o->mail != NULL && strcmp(o->mail, "smtp") == 0, n;
+
+	if (o->mail != NULL && !smtp && strcmp(o->mail, "spool") != 0)
+		return set_err("opts.mail is \"%s\", want NULL, \"spool\" or \"smtp\"", o->mail);
+	n = snprintf(out, size,
+	    "mail_transport = %s\n"
+	    "mail_spool_dir = %s\n"
+	    "mail_from = BDS Tests <no-reply@bds.test>\n"
+	    "smtp_url = smtp://127.0.0.1:%d\n"
+	    "smtp_timeout = 10\n"
+	    "%s%s%s"
+	    "%s%s%s",
+	    smtp ? "smtp" : "spool", H->maildir, H->smtp_port,
+	    o->smtp_user ? "smtp_user = " : "", o->smtp_user ? o->smtp_user : "",
+	    o->smtp_user ? "\n" : "",
+	    o->smtp_password ? "smtp_password = " : "",
+	    o->smtp_password ? o->smtp_password : "", o->smtp_password ? "\n" : "");
+	if (n < 0 || (size_t)n >= size)
+		return set_err("mail config too long");
+	return 0;
+}
+
 static int
 write_config(const struct harness_opts *o)
 {
-	char text[8192];
+	char text[8192], mail[2048];
 	int n;
 
+	if (mail_config(o, mail, sizeof(mail)) == -1)
+		return -1;
 	n = snprintf(text, sizeof(text),
 	    "# written by the e2e harness\n"
 	    "database_url = %s\n"
@@ -1115,12 +1223,15 @@ write_config(const struct harness_opts *o)
 	    "docs_url = %s\n"
 	    "log_path = %s\n"
 	    "cursor_key = 00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff\n"
+	    "jwt_seed = 0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0\n"
+	    "secret_key = a0b1c2d3e4f5061728394a5b6c7d8e9fa0b1c2d3e4f5061728394a5b6c7d8e9f\n"
 	    "allow_private_targets = 1\n"
 	    "drain_timeout = %d\n"
 	    "sql_dir = %s/sql\n"
+	    "%s"
 	    "%s%s",
 	    H->dburl, H->sock, o->workers, o->body_limit, o->docs_url, H->reqlog,
-	    o->drain_timeout, H->srcdir,
+	    o->drain_timeout, H->srcdir, mail,
 	    o->extra_config ? o->extra_config : "",
 	    o->extra_config && *o->extra_config ? "\n" : "");
 	if (n < 0 || (size_t)n >= sizeof(text))
@@ -1134,7 +1245,7 @@ prepare(const struct harness_opts *o)
 {
 	const char *pgbin = getenv("BDS_PG_BINDIR"), *ngx = getenv("BDS_NGINX");
 	char path[H_PATH + 64], tmpl[] = "/tmp/bds-e2e-XXXXXX";
-	int fds[HOST__MAX], i, rc = 0;
+	int fds[HOST__MAX], smtp_fd, i, rc = 0;
 
 	if (abs_dir("BDS_SRCDIR", H->srcdir) == -1 ||
 	    abs_dir("BDS_BUILDDIR", H->builddir) == -1)
@@ -1188,22 +1299,32 @@ prepare(const struct harness_opts *o)
 	HPATH(ngx_conf, "nginx/nginx.conf");
 	HPATH(ngx_errlog, "nginx/error.log");
 	HPATH(ngx_stderr, "nginx/stderr.log");
+	HPATH(deliverlog, "bds-deliver.log");
+	HPATH(maildir, "mail");
 #undef HPATH
 	snprintf(H->dburl, sizeof(H->dburl), "host=%s dbname=bds user=bds", H->pgsock);
 	if (mkdir(H->ngx_prefix, 0755) == -1)
 		return set_err("mkdir %s: %s", H->ngx_prefix, strerror(errno));
+	if (mkdir(H->maildir, 0700) == -1)
+		return set_err("mkdir %s: %s", H->maildir, strerror(errno));
 
 	for (i = 0; i < HOST__MAX; i++)
 		fds[i] = -1;
+	smtp_fd = -1;
 	for (i = 0; i < HOST__MAX && rc == 0; i++) {
 		if ((H->ports[i] = free_port(&fds[i])) <= 0)
 			rc = set_err("no free loopback port: %s", strerror(errno));
 		snprintf(H->base_url[i], sizeof(H->base_url[i]),
 		    "http://127.0.0.1:%d", H->ports[i]);
 	}
+	if (rc == 0 && o->mail != NULL && strcmp(o->mail, "smtp") == 0 &&
+	    (H->smtp_port = free_port(&smtp_fd)) <= 0)
+		rc = set_err("no free loopback port: %s", strerror(errno));
 	for (i = 0; i < HOST__MAX; i++)
 		if (fds[i] != -1)
 			close(fds[i]);
+	if (smtp_fd != -1)
+		close(smtp_fd);
 	if (rc == -1)
 		return -1;
 	if (write_config(o) == -1 || render_nginx(o) == -1)
@@ -1276,7 +1397,7 @@ harness_stop(void)
 		}
 	}
 	sanitizer_reports += scan_sanitizer(H->apilog) + scan_sanitizer(H->reqlog) +
-	    scan_sanitizer(H->ctllog);
+	    scan_sanitizer(H->ctllog) + scan_sanitizer(H->deliverlog);
 	if (H->keep)
 		fprintf(stderr, "harness: kept %s\n", H->dir);
 	else
@@ -1444,6 +1565,7 @@ harness_dump_logs(void)
 	dump_one("postgres", H->pglog);
 	dump_one("bdsctl", H->ctllog);
 	dump_one("bds-api", H->apilog);
+	dump_one("bds-deliver", H->deliverlog);
 	dump_one("nginx stderr", H->ngx_stderr);
 	dump_one("nginx error log", H->ngx_errlog);
 	fflush(stderr);
@@ -1457,6 +1579,9 @@ const char *harness_config_path(void) { return H ? H->conf : ""; }
 const char *harness_socket_path(void) { return H ? H->sock : ""; }
 const char *harness_database_url(void) { return H ? H->dburl : ""; }
 const char *harness_api_log_path(void) { return H ? H->apilog : ""; }
+const char *harness_deliver_log_path(void) { return H ? H->deliverlog : ""; }
+const char *harness_mail_dir(void) { return H ? H->maildir : ""; }
+int harness_smtp_port(void) { return H ? H->smtp_port : 0; }
 
 static int
 host_index(const char *host)
@@ -1596,10 +1721,14 @@ harness_api_kill(void)
 	return keeper_call(K_API_KILL, 30000);
 }
 
-int
-harness_bdsctl(const char *const args[])
+/*
+ * Run <builddir>/app/<tool> --config FILE args... from this process, its
+ * output appended to log, for at most timeout_ms: the exit status or -1.
+ */
+static int
+run_tool(const char *tool, const char *log, const char *const args[], int timeout_ms)
 {
-	char bin[H_PATH + 16];
+	char bin[H_PATH + 32];
 	const char *argv[64];
 	char **env;
 	size_t n = 0;
@@ -1609,7 +1738,7 @@ harness_bdsctl(const char *const args[])
 
 	if (H == NULL)
 		return set_err("no stack is running");
-	snprintf(bin, sizeof(bin), "%s/app/bdsctl", H->builddir);
+	snprintf(bin, sizeof(bin), "%s/app/%s", H->builddir, tool);
 	argv[n++] = bin;
 	argv[n++] = "--config";
 	argv[n++] = H->conf;
@@ -1618,8 +1747,8 @@ harness_bdsctl(const char *const args[])
 		n++;
 	}
 	argv[n] = NULL;
-	if ((out = open(H->ctllog, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644)) == -1)
-		return set_err("open %s: %s", H->ctllog, strerror(errno));
+	if ((out = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644)) == -1)
+		return set_err("open %s: %s", log, strerror(errno));
 	env = env_scrubbed();
 	fflush(NULL);
 	if ((pid = fork()) == 0) {
@@ -1632,18 +1761,60 @@ harness_bdsctl(const char *const args[])
 	free(env);
 	if (pid == -1)
 		return set_err("fork: %s", strerror(errno));
-	end = harness_now_ms() + 60000;
+	end = harness_now_ms() + timeout_ms;
 	while (waitpid(pid, &st, WNOHANG) == 0) {
 		if (harness_now_ms() >= end) {
 			kill(pid, SIGKILL);
 			waitpid(pid, &st, 0);
-			return set_err("bdsctl timed out");
+			return set_err("%s timed out", tool);
 		}
 		harness_sleep_ms(5);
 	}
 	if (!WIFEXITED(st))
-		return set_err("bdsctl killed by signal %d", WTERMSIG(st));
+		return set_err("%s killed by signal %d", tool, WTERMSIG(st));
 	return WEXITSTATUS(st);
+}
+
+int
+harness_bdsctl(const char *const args[])
+{
+	return run_tool("bdsctl", H ? H->ctllog : "", args, 60000);
+}
+
+int
+harness_deliver_once(void)
+{
+	static const char *const args[] = { "--once", NULL };
+
+	return run_tool("bds-deliver", H ? H->deliverlog : "", args, 90000);
+}
+
+int
+harness_deliver_start(const char *const args[])
+{
+	size_t n = 0;
+
+	if (H == NULL)
+		return set_err("no stack is running");
+	for (; args != NULL && args[n] != NULL; n++) {
+		if (n >= 8 || strlen(args[n]) >= sizeof(H->deliver_args[0]))
+			return set_err("harness_deliver_start: at most 8 args of 127 bytes");
+		scopy(H->deliver_args[n], sizeof(H->deliver_args[0]), args[n]);
+	}
+	H->ndeliver_args = (int)n;
+	return keeper_call(K_DELIVER_START, 30000);
+}
+
+int
+harness_deliver_stop(void)
+{
+	return keeper_call(K_DELIVER_STOP, 30000);
+}
+
+pid_t
+harness_deliver_pid(void)
+{
+	return H ? (pid_t)atomic_load(&H->deliver_pid) : 0;
 }
 
 /* ------------------------------------------------------------------ */

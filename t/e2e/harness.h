@@ -52,6 +52,7 @@
  *	pgdata/ pgsock/ postgres.log initdb.log	the cluster, database "bds"
  *	bds-api.conf bds-api.log requests.log	config, stderr, log_path
  *	api.sock bdsctl.log			FastCGI socket, bdsctl output
+ *	bds-deliver.log mail/			bds-deliver output, mail spool
  *	nginx/ (nginx.conf error.log access.log stderr.log temp dirs)
  *
  * Environment: BDS_SRCDIR and BDS_BUILDDIR (set by `make check`, default
@@ -84,6 +85,12 @@ struct harness_opts {
 					 * trailing slash (default
 					 * "https://docs.bds.test") */
 	const char	*extra_config;	/* appended verbatim to the config file */
+	const char	*mail;		/* mail_transport: NULL or "spool" (.eml
+					 * files in harness_mail_dir()), or "smtp"
+					 * to smtp://127.0.0.1:harness_smtp_port(),
+					 * where a test runs t/e2e/smtp_sink */
+	const char	*smtp_user;	/* smtp_user and smtp_password (NULL: none) */
+	const char	*smtp_password;
 };
 
 /* Fill o with the defaults above. */
@@ -139,6 +146,11 @@ const char *harness_config_path(void);	/* bds-api config file */
 const char *harness_socket_path(void);	/* FastCGI socket */
 const char *harness_database_url(void);	/* libpq conninfo of database bds */
 const char *harness_api_log_path(void);	/* bds-api stderr */
+const char *harness_deliver_log_path(void); /* bds-deliver output and log */
+const char *harness_mail_dir(void);	/* mail_spool_dir: <dir>/mail */
+/* The loopback port smtp_url names when opts.mail is "smtp", else 0.
+ * Nothing listens there until a test starts a sink on it. */
+int	 harness_smtp_port(void);
 /* "api", "sandbox" or "link" → its loopback port / base URL
  * ("http://127.0.0.1:PORT"); 0 / NULL for another name. */
 int	 harness_port(const char *host);
@@ -182,6 +194,21 @@ int	 harness_api_kill(void);
  * exit status, or -1 when it could not run or was killed.
  */
 int	 harness_bdsctl(const char *const args[]);
+
+/*
+ * bds-deliver with the stack's config (mail settings per opts.mail); its
+ * output goes to bds-deliver.log. once: `bds-deliver --config FILE
+ * --once` run from the calling process (any thread), at most 90 s; returns
+ * the exit status, or -1 when it could not run or was killed. start: a
+ * long-running one (`--max-seconds 0` plus args, NULL-terminated, at most
+ * 8) owned by the keeper like bds-api; returns once it runs. stop:
+ * SIGTERM and wait (15 s, then SIGKILL): 0 when it exited 0 or was not
+ * running, else -1. harness_stop() stops it too.
+ */
+int	 harness_deliver_once(void);
+int	 harness_deliver_start(const char *const args[]);
+int	 harness_deliver_stop(void);
+pid_t	 harness_deliver_pid(void);		/* 0 when not running */
 
 /* ------------------------------------------------------------------ */
 /* Responses (HTTP through nginx, or raw FastCGI)                      */

@@ -1,0 +1,27 @@
+#ifndef BDS_AUTH_H
+#define BDS_AUTH_H
+/*
+ * Authentication kinds the route table names. The dispatcher calls
+ * auth_resolve() before validation; handlers read r->user_id / r->client_id.
+ */
+#include <stdint.h>
+
+struct req;
+struct config;
+struct jwt_key;
+struct db_stmt_set;
+
+#define AUTH_ACCESS_TTL 3600	/* seconds, spec: access tokens live 1 hour */
+#define AUTH_AUDIENCE "bds-developer-api"
+
+/* Fill the principal for the route's auth kinds; 0 ok, else the error status
+ * already written (401). */
+int	 auth_resolve(struct req *);
+/* The process's signing key, derived once from cfg->jwt_seed. */
+const struct jwt_key *auth_jwt_key(const struct config *);
+/* Seconds since the epoch (wall clock). */
+int64_t	 auth_now(void);
+
+extern const struct db_stmt_set auth_stmt_set;
+
+#endif
