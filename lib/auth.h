@@ -6,6 +6,7 @@
  */
 #include <stdint.h>
 
+struct arena;
 struct req;
 struct config;
 struct jwt_key;
@@ -13,6 +14,15 @@ struct db_stmt_set;
 
 #define AUTH_ACCESS_TTL 3600	/* seconds, spec: access tokens live 1 hour */
 #define AUTH_AUDIENCE "bds-developer-api"
+
+/* API keys: "bds_<env>_<43 base62 chars><6 base62 checksum chars>". */
+#define AUTH_KEY_PREFIX_LEN 16	/* characters shown in listings */
+/* A new key for env (sandbox, development, production); arena string. */
+char	*auth_key_new(struct arena *, const char *env);
+/* 1 when key has the format and a valid checksum (cheap pre-check), else 0. */
+int	 auth_key_wellformed(const char *key);
+/* SHA-256 of a key as hex (what client_secrets.key_hash stores). */
+char	*auth_key_hash(struct arena *, const char *key);
 
 /* Fill the principal for the route's auth kinds; 0 ok, else the error status
  * already written (401). */

@@ -92,6 +92,11 @@ run(struct req *r)
 		validate_body(r->arena, rt->body, doc, &r->body, &errs);
 	if (errs.n > 0)
 		return api_verror(r, &errs);
+	/* The client comes from the credential; a body naming another is refused. */
+	if (r->client_id != NULL && json_get_str(r->body, "client_id") != NULL &&
+	    strcmp(json_get_str(r->body, "client_id"), r->client_id) != 0)
+		return api_error(r, 403, "CLIENT_ID_MISMATCH", "omit client_id or send your own",
+		    "client_id does not match the credential");
 
 	out = json_obj(r->arena);
 	rc = rt->handler(r, out);

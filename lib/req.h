@@ -33,6 +33,8 @@ struct req {
 	const char		*session_id;
 	const char		*client_id;	/* AUTH_KEY */
 	const char		*env;		/* sandbox, development, production */
+	const char		*secret_id;	/* AUTH_KEY: the key's client_secrets row */
+	const char		*owner_id;	/* AUTH_KEY: the developer owning the client */
 
 	/* response */
 	int			 status;

@@ -5,6 +5,7 @@
 #include "auth.h"
 #include "health.h"
 #include "iam.h"
+#include "idem.h"
 #include "mail.h"
 
 const struct db_stmt_set *const db_stmt_sets[] = {
@@ -14,5 +15,6 @@ const struct db_stmt_set *const db_stmt_sets[] = {
 	&iam_auth_stmt_set,
 	&iam_account_stmt_set,
 	&mail_stmt_set,
+	&idem_stmt_set,
 	NULL
 };

@@ -1,0 +1,40 @@
+#ifndef BDS_IDEM_H
+#define BDS_IDEM_H
+/*
+ * Idempotency keys (DESIGN "Idempotency"). Inside the caller's transaction:
+ *
+ *	if ((rc = idem_begin(r, owner, key, &st, &out2)) != 0) return rc;
+ *	if (st == IDEM_REPLAY) return the stored status with *stored as body;
+ *	... do the work ...
+ *	idem_finish(r, owner, key, status, body_or_NULL);  then commit.
+ *
+ * A concurrent duplicate waits on the row lock and then sees the first
+ * one's outcome. Keys are scoped by owner (client or user id) and route,
+ * and expire after 24 hours.
+ */
+struct req;
+struct json_object;
+struct db_stmt_set;
+
+enum idem_state {
+	IDEM_NEW,	/* first use: do the work, then idem_finish */
+	IDEM_REPLAY	/* same key, same body: *status and *stored are the answer */
+};
+
+/*
+ * Validate the key (1 to 255 printable ASCII; 400 VALIDATION_ERROR naming
+ * the Idempotency-Key header otherwise) and claim it. Returns 0 with *st set,
+ * or an error status already written: 409 IDEMPOTENCY_CONFLICT (same key,
+ * other body), 409 IDEMPOTENCY_KEY_NOT_REPLAYABLE (the first answer held a
+ * one-time secret), or a database error.
+ */
+int	 idem_begin(struct req *, const char *owner, const char *key,
+	    enum idem_state *st, int *status, struct json_object **stored);
+/* Record the outcome. body NULL: not replayable (a one-time secret was in
+ * it). 0 ok, -1 database failure. */
+int	 idem_finish(struct req *, const char *owner, const char *key, int status,
+	    struct json_object *body);
+
+extern const struct db_stmt_set idem_stmt_set;
+
+#endif
