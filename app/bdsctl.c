@@ -12,6 +12,7 @@
 #include <libpq-fe.h>
 
 #include "config.h"
+#include "validate.h"
 
 struct cmd {
 	const char	*name;
@@ -238,6 +239,10 @@ cmd_legal(const struct config *cfg, PGconn *c, int argc, char **argv)
 	if (argc != 4 || strcmp(argv[0], "add") != 0) {
 		fprintf(stderr, "usage: bdsctl legal add terms|privacy|dpa VERSION YYYY-MM-DD\n"
 		    "       bdsctl legal list\n");
+		return 2;
+	}
+	if (!validate_format(VF_DATE, argv[3])) {
+		fprintf(stderr, "bdsctl: %s is not a date (YYYY-MM-DD)\n", argv[3]);
 		return 2;
 	}
 	if ((res = query(c, "INSERT INTO legal_documents (kind, version, effective_date)"

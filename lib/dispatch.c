@@ -41,6 +41,9 @@ parse_body(struct req *r, struct json_object **doc)
 	return 0;
 }
 
+/* A route without a body spec takes no body, or an empty object. */
+static const struct vfield no_fields[] = { { NULL } };
+
 static int
 host_allows(const struct req *r, const struct route *rt)
 {
@@ -90,6 +93,8 @@ run(struct req *r)
 			    "unknown query parameter");
 	if (rt->body != NULL)
 		validate_body(r->arena, rt->body, doc, &r->body, &errs);
+	else if (doc != NULL)
+		validate_body(r->arena, no_fields, doc, &r->body, &errs);
 	if (errs.n > 0)
 		return api_verror(r, &errs);
 	/* The client comes from the credential; a body naming another is refused. */

@@ -78,10 +78,13 @@ enum iam_code {
 	IAM_CODE_LOCKED		/* *retry_after seconds left */
 };
 /* Issue a fresh 6-digit code (replacing any previous one of that purpose;
- * a running lockout is kept). Inside the caller's transaction. The code
- * (arena) is returned for the e-mail only; NULL on database failure. */
-char	*iam_code_issue(struct req *, const char *user_id, const char *purpose,
-	    int ttl_seconds);
+ * a running lockout is kept) unless the previous one was sent less than
+ * cooldown_seconds ago: the check and the write are one statement, so
+ * concurrent requests issue one code. Inside the caller's transaction.
+ * 1 issued with *code (arena, for the e-mail only), 0 cooling down, -1
+ * database failure. */
+int	 iam_code_issue(struct req *, const char *user_id, const char *purpose,
+	    int ttl_seconds, int cooldown_seconds, const char **code);
 /* Check a code inside the caller's transaction; counts wrong attempts and
  * marks a right one used. -1 on database failure. */
 int	 iam_code_check(struct req *, const char *user_id, const char *purpose,

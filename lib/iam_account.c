@@ -34,10 +34,13 @@ static struct db_stmt stmts[B__MAX] = {
 	    " FROM legal_documents ORDER BY kind, effective_date DESC, created_at DESC" },
 	[B_VERIFIED] = { "iam_email_verified",
 	    "UPDATE users SET email_verified = true, updated_at = now() WHERE id = $1" },
+	/* The form's company becomes the profile's companyName. */
 	[B_FORM_NEW] = { "iam_verification_new",
-	    "INSERT INTO verification_requests (user_id, company_name, website, use_case,"
-	    " country, contact_name) VALUES ($1, $2, $3, $4, $5, $6)"
-	    " ON CONFLICT (user_id) DO NOTHING RETURNING user_id" },
+	    "WITH f AS (INSERT INTO verification_requests (user_id, company_name, website,"
+	    " use_case, country, contact_name) VALUES ($1, $2, $3, $4, $5, $6)"
+	    " ON CONFLICT (user_id) DO NOTHING RETURNING user_id, company_name)"
+	    " UPDATE users u SET company_name = f.company_name, updated_at = now()"
+	    " FROM f WHERE u.id = f.user_id RETURNING u.id" },
 	[B_FORM_EXISTS] = { "iam_verification_exists",
 	    "SELECT 1 FROM verification_requests WHERE user_id = $1" },
 	[B_LIVE_GRANT] = { "iam_live_grant",
@@ -150,7 +153,7 @@ iam_email_request(struct req *r, struct json_object *out)
 	struct iam_user u;
 	const char *code;
 	int64_t wait;
-	int found = iam_user_by_id(r, r->user_id, &u);
+	int issued, found = iam_user_by_id(r, r->user_id, &u);
 
 	if (found <= 0)
 		return found < 0 ? api_db_error(r) :
@@ -160,11 +163,17 @@ iam_email_request(struct req *r, struct json_object *out)
 		json_set_int(out, "cooldown_seconds", 0);
 		return 200;
 	}
-	if ((wait = iam_code_cooldown(r, u.id, "verify_email", IAM_COOLDOWN_SECONDS)) < 0)
+	if (db_begin(r->db) != 0 || (issued = iam_code_issue(r, u.id, "verify_email",
+	    VERIFY_CODE_TTL, IAM_COOLDOWN_SECONDS, &code)) < 0)
 		return api_db_error(r);
-	if (wait > 0) {
-		const char *ra = arena_printf(r->arena, "%lld", (long long)wait);
+	if (issued == 0) {
+		const char *ra;
 
+		db_rollback(r->db);
+		if ((wait = iam_code_cooldown(r, u.id, "verify_email", IAM_COOLDOWN_SECONDS)) < 0)
+			return api_db_error(r);
+		wait = wait > 0 ? wait : 1;
+		ra = arena_printf(r->arena, "%lld", (long long)wait);
 		req_header_add(r, "Retry-After", ra);
 		api_error(r, 429, "COOLDOWN", "wait before asking again",
 		    "a code was sent less than 5 minutes ago; try again in %lld seconds",
@@ -173,9 +182,6 @@ iam_email_request(struct req *r, struct json_object *out)
 		json_set_int(r->out, "retry_after", wait);
 		return 429;
 	}
-	if (db_begin(r->db) != 0 ||
-	    (code = iam_code_issue(r, u.id, "verify_email", VERIFY_CODE_TTL)) == NULL)
-		return api_db_error(r);
 	if (mail_enqueue(r, "verify_email", u.email, "Verify your e-mail address",
 	    arena_printf(r->arena, "Hello,\n\nYour e-mail verification code is %s\n\n"
 	    "It expires in 30 minutes.\n\n-- Bill Data Service\n", code)) != 0 ||

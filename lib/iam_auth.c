@@ -331,7 +331,7 @@ iam_signup(struct req *r, struct json_object *out)
 		if (db_query(r, &stmts[A_ACCEPT], 7, p) == NULL)
 			return api_db_error(r);
 	}
-	if ((code = iam_code_issue(r, uid, "signup", SIGNUP_CODE_TTL)) == NULL ||
+	if (iam_code_issue(r, uid, "signup", SIGNUP_CODE_TTL, 0, &code) != 1 ||
 	    send_code(r, "signup_confirm", email, code, "Confirm your Bill Data Service account",
 	    "sign-up confirmation", "24 hours") != 0)
 		return api_db_error(r);
@@ -527,21 +527,20 @@ iam_forgot_password(struct req *r, struct json_object *out)
 {
 	struct iam_user u;
 	int found = iam_user_by_email(r, json_get_str(r->body, "email"), &u);
-	int64_t wait;
 	const char *code;
+	int issued;
 
 	if (found < 0)
 		return api_db_error(r);
-	/* The answer is the same whether or not the account exists. */
-	if (found && (wait = iam_code_cooldown(r, u.id, "reset_password",
-	    IAM_COOLDOWN_SECONDS)) == 0) {
-		if (db_begin(r->db) != 0 ||
-		    (code = iam_code_issue(r, u.id, "reset_password", RESET_CODE_TTL)) == NULL ||
-		    send_code(r, "password_reset", u.email, code, "Reset your Bill Data Service password",
-		    "password reset", "15 minutes") != 0 || db_commit(r->db) != 0)
+	/* The answer is the same whether or not the account exists, and
+	 * within the cooldown no second e-mail goes out. */
+	if (found) {
+		if (db_begin(r->db) != 0 || (issued = iam_code_issue(r, u.id, "reset_password",
+		    RESET_CODE_TTL, IAM_COOLDOWN_SECONDS, &code)) < 0 ||
+		    (issued == 1 && send_code(r, "password_reset", u.email, code,
+		    "Reset your Bill Data Service password", "password reset", "15 minutes") != 0) ||
+		    db_commit(r->db) != 0)
 			return api_db_error(r);
-	} else if (found && wait < 0) {
-		return api_db_error(r);
 	}
 	json_set_bool(out, "success", 1);
 	json_set_str(out, "message",

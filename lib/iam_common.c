@@ -48,7 +48,9 @@ static struct db_stmt stmts[C__MAX] = {
 	    "  attempts = CASE WHEN email_codes.locked_until > now()"
 	    "   THEN email_codes.attempts ELSE 0 END,"
 	    "  locked_until = CASE WHEN email_codes.locked_until > now()"
-	    "   THEN email_codes.locked_until END" },
+	    "   THEN email_codes.locked_until END"
+	    " WHERE email_codes.sent_at <= now() - make_interval(secs => $5::int)"
+	    " RETURNING 1" },
 	[C_CODE_GET] = { "iam_code_get",
 	    "SELECT encode(code_hash, 'hex'), expires_at <= now(), used_at IS NOT NULL,"
 	    " coalesce(ceil(extract(epoch FROM locked_until - now())), 0)::bigint"
@@ -198,14 +200,22 @@ code_hash(struct req *r, const char *user_id, const char *purpose, const char *c
 	return crypto_hex_encode(r->arena, h, sizeof(h));
 }
 
-char *
-iam_code_issue(struct req *r, const char *user_id, const char *purpose, int ttl)
+int
+iam_code_issue(struct req *r, const char *user_id, const char *purpose, int ttl,
+    int cooldown, const char **out)
 {
 	char *code = arena_printf(r->arena, "%06u", (unsigned)randombytes_uniform(1000000));
-	const char *p[4] = { user_id, purpose, code_hash(r, user_id, purpose, code),
-	    arena_printf(r->arena, "%d", ttl) };
+	const char *p[5] = { user_id, purpose, code_hash(r, user_id, purpose, code),
+	    arena_printf(r->arena, "%d", ttl), arena_printf(r->arena, "%d", cooldown) };
+	PGresult *res = db_query(r, &stmts[C_CODE_UPSERT], 5, p);
 
-	return db_query(r, &stmts[C_CODE_UPSERT], 4, p) != NULL ? code : NULL;
+	*out = NULL;
+	if (res == NULL)
+		return -1;
+	if (PQntuples(res) != 1)
+		return 0;
+	*out = code;
+	return 1;
 }
 
 int

@@ -4,9 +4,11 @@
  */
 #include <stddef.h>
 
+#include "clients.h"
 #include "health.h"
 #include "iam.h"
 #include "router.h"
+#include "webhooks.h"
 
 #define IAM ROUTE_IAM
 
@@ -32,5 +34,33 @@ const struct route routes[] = {
 	{ M_POST,  "/v1/iam/auth/email/verify",             AUTH_JWT,  iam_verify_code_fields,     NULL, iam_email_verify,         IAM },
 	{ M_POST,  "/v1/iam/verification-request",          AUTH_JWT,  iam_verification_fields,    NULL, iam_verification_request, IAM },
 	{ M_POST,  "/v1/iam/request-live-access",           AUTH_JWT,  NULL,                       NULL, iam_request_live_access,  IAM },
+
+	/* clients, client secrets and the key's identity (lib/iam_clients.c, lib/iam_secrets.c) */
+	{ M_GET,   "/v1/iam/clients",                       AUTH_JWT,  NULL,                       NULL, iam_clients_list,         IAM },
+	{ M_POST,  "/v1/iam/clients",                       AUTH_JWT,  iam_clients_create_fields,  NULL, iam_clients_create,       IAM },
+	{ M_GET,   "/v1/iam/clients/{id}",                  AUTH_JWT,  NULL,                       NULL, iam_clients_get,          IAM },
+	{ M_PUT,   "/v1/iam/clients/{id}",                  AUTH_JWT,  iam_clients_update_fields,  NULL, iam_clients_update,       IAM },
+	{ M_DELETE, "/v1/iam/clients/{id}",                 AUTH_JWT,  NULL,                       NULL, iam_clients_delete,       IAM },
+	{ M_GET,   "/v1/iam/clients/{id}/embed-origins",    AUTH_NONE, NULL,                       NULL, iam_clients_embed_origins, IAM },
+	{ M_POST,  "/v1/iam/clients/{id}/client-secrets",   AUTH_JWT,  iam_secrets_create_fields,  NULL, iam_secrets_create,       IAM },
+	{ M_GET,   "/v1/iam/clients/{id}/client-secrets",   AUTH_JWT,  NULL,                       NULL, iam_secrets_list,         IAM },
+	{ M_GET,   "/v1/iam/clients/{id}/client-secrets/{environment}", AUTH_JWT, NULL,            NULL, iam_secrets_get,          IAM },
+	{ M_DELETE, "/v1/iam/clients/{id}/client-secrets/{environment}", AUTH_JWT, NULL,           NULL, iam_secrets_revoke,       IAM },
+	{ M_POST,  "/v1/iam/clients/{id}/client-secrets/{environment}/rotate", AUTH_JWT, iam_secrets_rotate_fields, NULL, iam_secrets_rotate, IAM },
+	{ M_GET,   "/v1/identity",                          AUTH_KEY,  NULL,                       NULL, iam_secrets_identity,     0 },
+
+	/* webhook subscriptions (lib/iam_webhooks.c: the developer's; lib/webhook_endpoints.c: the client's own, by API key) */
+	{ M_POST,  "/v1/iam/clients/{clientId}/webhooks",   AUTH_JWT,  iam_webhook_create_fields,  NULL, iam_webhooks_create,      IAM },
+	{ M_GET,   "/v1/iam/clients/{clientId}/webhooks",   AUTH_JWT,  NULL,                       NULL, iam_webhooks_list,        IAM },
+	{ M_DELETE, "/v1/iam/clients/{clientId}/webhooks/{webhookId}", AUTH_JWT, NULL,             NULL, iam_webhooks_delete,      IAM },
+	{ M_POST,  "/v1/iam/clients/{clientId}/webhooks/{webhookId}/test", AUTH_JWT, iam_webhook_test_fields, NULL, iam_webhooks_test, IAM },
+	{ M_GET,   "/v1/iam/clients/{clientId}/client-secrets/{environment}/webhook", AUTH_JWT, NULL, NULL, iam_webhook_primary_get, IAM },
+	{ M_PUT,   "/v1/iam/clients/{clientId}/client-secrets/{environment}/webhook", AUTH_JWT, iam_webhook_put_fields, NULL, iam_webhook_primary_put, IAM },
+	{ M_GET,   "/v1/webhook-endpoints",                 AUTH_KEY,  NULL,                       NULL, webhook_endpoints_list,   0 },
+	{ M_POST,  "/v1/webhook-endpoints",                 AUTH_KEY,  webhook_endpoint_create_fields, NULL, webhook_endpoints_create, 0 },
+	{ M_GET,   "/v1/webhook-endpoints/{id}",            AUTH_KEY,  NULL,                       NULL, webhook_endpoints_get,    0 },
+	{ M_PATCH, "/v1/webhook-endpoints/{id}",            AUTH_KEY,  webhook_endpoint_update_fields, NULL, webhook_endpoints_update, 0 },
+	{ M_DELETE, "/v1/webhook-endpoints/{id}",           AUTH_KEY,  NULL,                       NULL, webhook_endpoints_delete, 0 },
+	{ M_POST,  "/v1/webhook-endpoints/{id}/rotate-secret", AUTH_KEY, webhook_endpoint_rotate_fields, NULL, webhook_endpoints_rotate, 0 },
 };
 const size_t routes_count = sizeof(routes) / sizeof(routes[0]);

@@ -3,10 +3,12 @@
 
 #include "db.h"
 #include "auth.h"
+#include "clients.h"
 #include "health.h"
 #include "iam.h"
 #include "idem.h"
 #include "mail.h"
+#include "webhooks.h"
 
 const struct db_stmt_set *const db_stmt_sets[] = {
 	&health_stmt_set,
@@ -16,5 +18,8 @@ const struct db_stmt_set *const db_stmt_sets[] = {
 	&iam_account_stmt_set,
 	&mail_stmt_set,
 	&idem_stmt_set,
+	&iam_clients_stmt_set,
+	&iam_secrets_stmt_set,
+	&webhooks_stmt_set,
 	NULL
 };

@@ -1,0 +1,321 @@
+/* The webhook wire format: secrets, envelope, signature, headers, one POST. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <libpq-fe.h>
+#include <sodium.h>
+
+#include "arena.h"
+#include "crypto.h"
+#include "json.h"
+#include "urlsafe.h"
+#include "webhook_sign.h"
+
+/* Response bytes read before giving up on the body (the status is known). */
+#define WEBHOOK_BODY_MAX	65536
+
+char *
+webhook_secret_new(struct arena *a)
+{
+	unsigned char raw[WEBHOOK_SECRET_BYTES];
+	char *s;
+
+	crypto_random_bytes(raw, sizeof(raw));
+	s = arena_printf(a, WEBHOOK_SECRET_PREFIX "%s",
+	    crypto_b64url_encode(a, raw, sizeof(raw)));
+	sodium_memzero(raw, sizeof(raw));
+	return s;
+}
+
+char *
+webhook_secret_seal(struct arena *a, const unsigned char key[32], const char *webhook_id,
+    const char *secret)
+{
+	unsigned char *sealed;
+	size_t slen;
+
+	if ((sealed = crypto_seal(a, key, secret, strlen(secret), webhook_id, &slen)) == NULL)
+		return NULL;
+	return arena_printf(a, "\\x%s", crypto_hex_encode(a, sealed, slen));
+}
+
+char *
+webhook_secret_open(struct arena *a, const unsigned char key[32], const char *webhook_id,
+    const char *bytea_text)
+{
+	unsigned char *raw, *sealed, *msg;
+	size_t slen, mlen;
+
+	if (bytea_text == NULL ||
+	    (raw = PQunescapeBytea((const unsigned char *)bytea_text, &slen)) == NULL)
+		return NULL;
+	sealed = (unsigned char *)arena_memdup(a, raw, slen);
+	PQfreemem(raw);
+	if (crypto_open(a, key, sealed, slen, webhook_id, &msg, &mlen) != 0 ||
+	    strlen((char *)msg) != mlen)
+		return NULL;
+	return (char *)msg;
+}
+
+/* HMAC-SHA256(secret, "<t>.<body>") into mac, streamed: no copy of the body. */
+static void
+mac_of(const char *secret, int64_t t, const char *body, size_t len, unsigned char mac[32])
+{
+	crypto_auth_hmacsha256_state st;
+	char prefix[32];
+	int plen = snprintf(prefix, sizeof(prefix), "%lld.", (long long)t);
+
+	crypto_auth_hmacsha256_init(&st, (const unsigned char *)secret, strlen(secret));
+	crypto_auth_hmacsha256_update(&st, (const unsigned char *)prefix, (unsigned long long)plen);
+	if (len > 0)
+		crypto_auth_hmacsha256_update(&st, (const unsigned char *)body, len);
+	crypto_auth_hmacsha256_final(&st, mac);
+	sodium_memzero(&st, sizeof(st));
+}
+
+char *
+webhook_sign_v1(struct arena *a, const char *secret, int64_t t, const char *body, size_t len)
+{
+	unsigned char mac[32];
+
+	mac_of(secret, t, body, len, mac);
+	return crypto_hex_encode(a, mac, sizeof(mac));
+}
+
+char *
+webhook_signature(struct arena *a, int64_t t, const char *body, size_t len,
+    const char *const secrets[], size_t n)
+{
+	char *h = arena_printf(a, "t=%lld", (long long)t);
+
+	for (size_t i = 0; i < n; i++)
+		h = arena_printf(a, "%s,v1=%s", h, webhook_sign_v1(a, secrets[i], t, body, len));
+	return h;
+}
+
+enum webhook_verify
+webhook_verify(const char *header, const char *body, size_t len, const char *secret,
+    int64_t now, int tolerance)
+{
+	unsigned char want[32], got[32];
+	const char *p = header;
+	long long t = -1;
+	int nv1 = 0, match = 0;
+
+	if (header == NULL)
+		return WEBHOOK_VERIFY_MALFORMED;
+	/* first pass: t */
+	while (*p != '\0') {
+		size_t n = strcspn(p, ",");
+
+		while (n > 0 && *p == ' ') {
+			p++;
+			n--;
+		}
+		if (n > 2 && strncmp(p, "t=", 2) == 0) {
+			char *end;
+
+			t = strtoll(p + 2, &end, 10);
+			if (end != p + n || t < 0)
+				return WEBHOOK_VERIFY_MALFORMED;
+		}
+		p += n;
+		if (*p == ',')
+			p++;
+	}
+	if (t < 0)
+		return WEBHOOK_VERIFY_MALFORMED;
+	mac_of(secret, (int64_t)t, body, len, want);
+	/* second pass: every v1 */
+	for (p = header; *p != '\0';) {
+		size_t n = strcspn(p, ",");
+
+		while (n > 0 && *p == ' ') {
+			p++;
+			n--;
+		}
+		if (n == 3 + 64 && strncmp(p, "v1=", 3) == 0) {
+			char hex[65];
+
+			nv1++;
+			memcpy(hex, p + 3, 64);
+			hex[64] = '\0';
+			if (crypto_hex_decode(hex, got, sizeof(got)) == 0 &&
+			    crypto_ct_equal(got, want, sizeof(want)))
+				match = 1;
+		} else if (n >= 3 && strncmp(p, "v1=", 3) == 0) {
+			nv1++;	/* malformed value: matches nothing */
+		}
+		p += n;
+		if (*p == ',')
+			p++;
+	}
+	if (nv1 == 0)
+		return WEBHOOK_VERIFY_MALFORMED;
+	if (llabs((long long)now - t) > tolerance)
+		return WEBHOOK_VERIFY_STALE;
+	return match ? WEBHOOK_VERIFY_OK : WEBHOOK_VERIFY_MISMATCH;
+}
+
+char *
+webhook_iso8601(struct arena *a, int64_t t)
+{
+	time_t tt = (time_t)t;
+	struct tm tm;
+	char buf[32];
+
+	if (gmtime_r(&tt, &tm) == NULL || strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
+		return arena_strdup(a, "1970-01-01T00:00:00Z");
+	return arena_strdup(a, buf);
+}
+
+struct json_object *
+webhook_envelope(struct arena *a, const struct webhook_event *ev)
+{
+	struct json_object *o = json_obj(a), *req = json_object_new_object();
+
+	json_set_str(o, "id", ev->id);
+	json_set_str(o, "object", "event");
+	json_set_str(o, "type", ev->type);
+	json_set_str(o, "event_type", ev->type);
+	json_set_str(o, "event_id", ev->id);
+	json_set_str(o, "api_version", ev->api_version);
+	json_set_int(o, "created", ev->created);
+	json_set_str(o, "timestamp", webhook_iso8601(a, ev->created));
+	json_set_str(o, "client_id", ev->client_id);
+	json_set_str(o, "mode", ev->mode);
+	json_set_str(o, "producer_service", ev->producer_service);
+	json_set_str(o, "correlation_id", ev->correlation_id);
+	json_set_str(req, "id", ev->request_id);
+	json_set_str(req, "idempotency_key", ev->idempotency_key);
+	json_set(o, "request", req);
+	json_set(o, "data", ev->data != NULL ? json_object_get(ev->data) :
+	    json_object_new_object());
+	return o;
+}
+
+/* ------------------------------------------------------------------ */
+/* The POST                                                            */
+
+static void
+slist_free(void *l)
+{
+	curl_slist_free_all(l);
+}
+
+/* Read and drop the response body; stop after WEBHOOK_BODY_MAX bytes. */
+static size_t
+drop_body(char *p, size_t size, size_t nmemb, void *arg)
+{
+	struct webhook_result *res = arg;
+	size_t n = size * nmemb;
+
+	if (res->received + n > WEBHOOK_BODY_MAX)
+		return 0;	/* CURLE_WRITE_ERROR; the status is already known */
+	res->received += n;
+	return n;
+}
+
+/* A header line "Name: value"; NULL when the value could break the line. */
+static const char *
+header_line(struct arena *a, const char *name, const char *value)
+{
+	for (const char *p = value; p != NULL && *p != '\0'; p++)
+		if ((unsigned char)*p < 0x20 || *p == 0x7f)
+			return NULL;
+	return arena_printf(a, "%s: %s", name, value != NULL ? value : "");
+}
+
+int
+webhook_request(CURL *c, struct arena *a, const struct urlsafe_target *t,
+    const struct webhook_event *ev, const char *body, size_t len, const char *signature,
+    struct webhook_result *res)
+{
+	const char *lines[] = {
+		"Content-Type: application/json",
+		header_line(a, "X-Webhook-Event-Type", ev->type),
+		header_line(a, "X-Webhook-Id", ev->id),
+		header_line(a, "X-Webhook-Timestamp", webhook_iso8601(a, ev->created)),
+		header_line(a, "X-Webhook-Client-Id", ev->client_id),
+		"X-Webhook-Source: " WEBHOOK_SOURCE,
+		header_line(a, "Service-Signature", signature),
+		"Expect:",	/* no 100-continue round trip */
+	};
+	struct curl_slist *h = NULL, *n;
+
+	memset(res, 0, sizeof(*res));
+	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+		if (lines[i] == NULL || (n = curl_slist_append(h, lines[i])) == NULL) {
+			curl_slist_free_all(h);
+			return -1;
+		}
+		h = n;
+	}
+	arena_defer(a, slist_free, h);
+	if (urlsafe_curl_pin(c, a, t) != 0 ||
+	    curl_easy_setopt(c, CURLOPT_HTTPHEADER, h) != CURLE_OK ||
+	    curl_easy_setopt(c, CURLOPT_POST, 1L) != CURLE_OK ||
+	    curl_easy_setopt(c, CURLOPT_POSTFIELDS, body) != CURLE_OK ||
+	    curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE_LARGE, (curl_off_t)len) != CURLE_OK ||
+	    curl_easy_setopt(c, CURLOPT_USERAGENT, WEBHOOK_USER_AGENT) != CURLE_OK ||
+	    curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, (long)WEBHOOK_TIMEOUT_MS) != CURLE_OK ||
+	    curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS, (long)WEBHOOK_TIMEOUT_MS) != CURLE_OK ||
+	    curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L) != CURLE_OK ||
+	    curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, drop_body) != CURLE_OK ||
+	    curl_easy_setopt(c, CURLOPT_WRITEDATA, res) != CURLE_OK ||
+	    curl_easy_setopt(c, CURLOPT_ERRORBUFFER, res->errbuf) != CURLE_OK)
+		return -1;
+	return 0;
+}
+
+void
+webhook_result_finish(CURL *c, int cc, struct webhook_result *res)
+{
+	curl_off_t us = 0;
+	long code = 0;
+
+	res->curl_code = cc;
+	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &code);
+	if (curl_easy_getinfo(c, CURLINFO_TOTAL_TIME_T, &us) == CURLE_OK)
+		res->latency_ms = (long long)us / 1000;
+	/* a status line counts even when the body was cut short */
+	res->status = code >= 100 && code <= 999 ? code : 0;
+	res->error = res->status == 0 ? webhook_transport_error(cc) : NULL;
+	if (res->status == 0 && res->errbuf[0] == '\0')
+		snprintf(res->errbuf, sizeof(res->errbuf), "%s",
+		    curl_easy_strerror((CURLcode)cc));
+}
+
+const char *
+webhook_transport_error(int cc)
+{
+	switch ((CURLcode)cc) {
+	case CURLE_OK:
+		return "no HTTP response";
+	case CURLE_COULDNT_RESOLVE_HOST:
+		return "could not resolve the host";
+	case CURLE_COULDNT_CONNECT:
+		return "could not connect to the endpoint";
+	case CURLE_OPERATION_TIMEDOUT:
+		return "no response within 10 seconds";
+	case CURLE_PEER_FAILED_VERIFICATION:
+		return "TLS certificate verification failed";
+	case CURLE_SSL_CONNECT_ERROR:
+	case CURLE_SSL_CERTPROBLEM:
+	case CURLE_SSL_CIPHER:
+	case CURLE_SSL_ENGINE_NOTFOUND:
+	case CURLE_USE_SSL_FAILED:
+		return "TLS handshake failed";
+	case CURLE_GOT_NOTHING:
+		return "the endpoint closed the connection without answering";
+	case CURLE_SEND_ERROR:
+	case CURLE_RECV_ERROR:
+		return "the connection failed while sending or receiving";
+	case CURLE_WEIRD_SERVER_REPLY:
+		return "the endpoint's answer is not HTTP";
+	default:
+		return "the request failed";
+	}
+}

@@ -1,0 +1,137 @@
+#ifndef BDS_WEBHOOK_SIGN_H
+#define BDS_WEBHOOK_SIGN_H
+/*
+ * The webhook wire format, shared by the API's test deliveries and
+ * bds-deliver: signing secrets (generated, sealed at rest), the envelope,
+ * the Service-Signature header, the X-Webhook-* headers, and one signed
+ * POST prepared on a libcurl easy handle (for curl_easy_perform or a multi
+ * handle).
+ *
+ *	body = json_dump(a, webhook_envelope(a, &ev), &len);
+ *	sig = webhook_signature(a, now, body, len, secrets, nsecrets);
+ *	webhook_request(c, a, &target, &ev, body, len, sig, &res);
+ *	cc = curl_easy_perform(c);	(or through curl_multi)
+ *	webhook_result_finish(c, cc, &res);	res.status, res.error
+ *
+ * Signature (SPEC "Events"): HMAC-SHA256 keyed by the secret over
+ * "<t>.<raw body>", hex; header "t=<t>,v1=<hex>[,v1=<hex>]" with one v1 per
+ * live secret (the current one first, then the previous one during a
+ * rotation's grace window).
+ */
+#include <stddef.h>
+#include <stdint.h>
+
+#include <curl/curl.h>
+
+struct arena;
+struct json_object;
+struct urlsafe_target;
+
+#define WEBHOOK_SECRET_PREFIX	"whsec_"
+#define WEBHOOK_SECRET_BYTES	32		/* random bytes, base64url after the prefix */
+#define WEBHOOK_SECRET_MIN	16		/* characters of a secret the client chooses */
+#define WEBHOOK_SECRET_MAX	128
+#define WEBHOOK_TIMEOUT_MS	10000		/* the spec's 10 s answer limit */
+#define WEBHOOK_TOLERANCE	300		/* seconds: the receiver's replay window */
+#define WEBHOOK_SOURCE		"service"	/* X-Webhook-Source */
+#define WEBHOOK_MAX_SECRETS	2		/* current and previous */
+#define WEBHOOK_USER_AGENT	"bds-webhooks/1"
+
+/* "whsec_" + base64url of 32 random bytes (arena). */
+char	*webhook_secret_new(struct arena *);
+
+/*
+ * Secrets at rest (DESIGN "Secrets at rest"): XChaCha20-Poly1305 under key
+ * (cfg->secret_key) bound to the webhook id, so a sealed secret moved to
+ * another row does not open. seal returns bytea input text ("\x<hex>") for a
+ * statement parameter; open takes a bytea column as libpq returns it (text
+ * format) and returns the secret, or NULL when it does not open.
+ */
+char	*webhook_secret_seal(struct arena *, const unsigned char key[32],
+	    const char *webhook_id, const char *secret);
+char	*webhook_secret_open(struct arena *, const unsigned char key[32],
+	    const char *webhook_id, const char *bytea_text);
+
+/* Lower-case hex HMAC-SHA256(secret, "<t>.<body>") (arena). */
+char	*webhook_sign_v1(struct arena *, const char *secret, int64_t t,
+	    const char *body, size_t len);
+/* "t=<t>,v1=<hex>..." with one v1 per secret, in order (arena). n >= 1. */
+char	*webhook_signature(struct arena *, int64_t t, const char *body, size_t len,
+	    const char *const secrets[], size_t n);
+
+enum webhook_verify {
+	WEBHOOK_VERIFY_OK,
+	WEBHOOK_VERIFY_MALFORMED,	/* no t= or no v1= */
+	WEBHOOK_VERIFY_STALE,		/* t more than tolerance from now */
+	WEBHOOK_VERIFY_MISMATCH		/* no v1 matches the secret */
+};
+/*
+ * What a receiver does: parse header, check t within tolerance seconds of
+ * now, and accept when any v1 equals the HMAC under secret (constant-time).
+ * The reference for the docs and for tests of this module.
+ */
+enum webhook_verify webhook_verify(const char *header, const char *body, size_t len,
+	    const char *secret, int64_t now, int tolerance);
+
+/* ISO 8601 UTC "YYYY-MM-DDTHH:MM:SSZ" of epoch seconds (arena). */
+char	*webhook_iso8601(struct arena *, int64_t t);
+
+/*
+ * One event as delivered. data is the envelope's data member ({object:
+ * {id, object, ...}, plus flat ids such as bill_id}); the envelope takes a
+ * reference. Strings may be NULL where the envelope allows null (mode,
+ * correlation_id, request_id, idempotency_key).
+ */
+struct webhook_event {
+	const char	*id;		/* evt_... */
+	const char	*type;		/* bill.updated */
+	int64_t		 created;	/* epoch seconds */
+	const char	*client_id;
+	const char	*mode;		/* sandbox, development, production, or NULL */
+	const char	*api_version;	/* cfg->api_version */
+	const char	*producer_service;
+	const char	*correlation_id;
+	const char	*request_id;
+	const char	*idempotency_key;
+	struct json_object *data;
+};
+
+/*
+ * The envelope (DESIGN "Webhook envelope"): both of the spec's envelopes in
+ * one object: id = event_id, object "event", type = event_type,
+ * api_version, created (epoch) and timestamp (ISO), client_id, mode,
+ * producer_service, correlation_id, request {id, idempotency_key}, data.
+ * Owned by the arena.
+ */
+struct json_object *webhook_envelope(struct arena *, const struct webhook_event *);
+
+/* The outcome of one delivery attempt. */
+struct webhook_result {
+	long		 status;	/* HTTP status; 0 when no HTTP response came */
+	int		 curl_code;	/* CURLcode of the transfer */
+	const char	*error;		/* status 0: what failed, fit for the client
+					 * (never an address or libcurl's own text) */
+	long long	 latency_ms;	/* total time */
+	char		 errbuf[CURL_ERROR_SIZE];	/* libcurl's detail: the log only */
+	size_t		 received;	/* response body bytes read (kept: none) */
+};
+
+/*
+ * Prepare c for one signed POST of body to t (urlsafe_curl_pin: pinned,
+ * no redirects, no proxy): the X-Webhook-* headers from ev, Service-Signature
+ * signature, Content-Type application/json, a 10 s limit, the response body
+ * read and dropped. body, the header list and *res must outlive the
+ * transfer (the list is freed at the arena's reset). 0 ok, -1 when libcurl
+ * refused an option.
+ */
+int	 webhook_request(CURL *c, struct arena *, const struct urlsafe_target *t,
+	    const struct webhook_event *ev, const char *body, size_t len,
+	    const char *signature, struct webhook_result *res);
+
+/* Fill res from the finished transfer (its CURLcode cc). 2xx is success. */
+void	 webhook_result_finish(CURL *c, int cc, struct webhook_result *res);
+
+/* A transport failure as a short message fit for the client. */
+const char *webhook_transport_error(int curl_code);
+
+#endif

@@ -1,0 +1,77 @@
+#ifndef BDS_E2E_DEVACCT_H
+#define BDS_E2E_DEVACCT_H
+/*
+ * Developers for the client suites (check_e2e_clients, check_e2e_secrets),
+ * made the way a developer makes one: sign-up, the confirmation code read
+ * from the e-mail (the harness's default spool transport: bds-deliver
+ * --once writes .eml files into harness_mail_dir()), confirm-and-signin;
+ * then, as needed, e-mail verification and live access (the stack needs
+ * `billing = none` for the latter).
+ *
+ * Argon2id makes each sign-up cost a few hundred milliseconds, so a suite
+ * makes its developers once, in its unchecked fixture (the suite's main
+ * process), and every test (a forked child) inherits them.
+ */
+#include <stddef.h>
+
+#include <json-c/json.h>
+#include <libpq-fe.h>
+
+#include "harness.h"
+
+struct devacct {
+	char	 email[128];
+	char	 password[64];
+	char	 user_id[96];
+	char	 client_id[96];		/* the client sign-up made */
+	char	 access[2048];		/* access token */
+};
+
+/* Register the legal documents sign-up needs (once per stack). */
+void	 devacct_legal(void);
+/* Sign up a developer ("<tag>-<pid>-<n>@example.test"), confirm with the
+ * e-mailed code and sign in. */
+void	 devacct_new(struct devacct *, const char *tag);
+/* request-verification, read the code, email/verify. */
+void	 devacct_verify_email(struct devacct *);
+/* Business verification form and request-live-access (granted at once
+ * outside production; needs a verified e-mail and billing = none). */
+void	 devacct_live_access(struct devacct *);
+
+/*
+ * method path on host ("api" or "sandbox"). auth: the whole Authorization
+ * value ("Bearer ...", "Basic ..."), or NULL. body: JSON text sent with
+ * Content-Type: application/json, or NULL. extra: more "Name: value"
+ * headers (NULL-terminated) or NULL.
+ */
+struct harness_resp *devacct_call(const char *method, const char *host, const char *path,
+	    const char *auth, const char *body, const char *const extra[]);
+/* The same with the developer's access token on the api host. */
+struct harness_resp *devacct_jwt(const struct devacct *, const char *method,
+	    const char *path, const char *body, const char *const extra[]);
+/* "Bearer <token>" (static buffer per call site: use it at once). */
+const char *devacct_bearer(const char *token);
+/* "Basic base64(user:pass)" (malloc'ed). */
+char	*devacct_basic(const char *user, const char *pass);
+
+/* A member by dotted path ("secret.id", "errors.0.field"); NULL if absent. */
+struct json_object *devacct_json(const struct harness_resp *, const char *path);
+const char *devacct_str(const struct harness_resp *, const char *path);
+
+/* iam envelope with error_code == code; NULL when right, else why. */
+const char *devacct_check_iam(const struct harness_resp *, long status, const char *code);
+/* errors[] holds {field, code}; NULL when so. */
+const char *devacct_check_error(const struct harness_resp *, const char *field,
+	    const char *code);
+#define devacct_assert_iam(r, s, c)	HARNESS_ASSERT_(devacct_check_iam((r), (s), (c)))
+#define devacct_assert_error(r, f, c)	HARNESS_ASSERT_(devacct_check_error((r), (f), (c)))
+
+/* The test's own database connection (opened on first use, per process). */
+PGconn	*devacct_pg(void);
+/* First value of the first row of q ($1, $2 text params or NULL),
+ * malloc'ed; NULL when no row or SQL NULL. The test fails on an error. */
+char	*devacct_sql_value(const char *q, const char *p1, const char *p2);
+long long devacct_sql_int(const char *q, const char *p1, const char *p2);
+void	 devacct_sql_exec(const char *q, const char *p1, const char *p2);
+
+#endif
