@@ -1,6 +1,5 @@
 /*
- * bds-deliver: sends what the outboxes hold (e-mail; webhooks join as one
- * more sender). Started every minute by systemd/bds-deliver.timer or cron,
+ * bds-deliver: sends what the outboxes hold: e-mail and webhooks. Started every minute by systemd/bds-deliver.timer or cron,
  * it stays up to --max-seconds, woken by LISTEN bds_outbox, so delivery is
  * sub-second while the process stays timer-driven. Several may run at once.
  * SIGTERM/SIGINT: the message in flight finishes, the rest of its batch goes
@@ -22,6 +21,7 @@
 #include "deliver.h"
 #include "log.h"
 #include "mail.h"
+#include "webhook_deliver.h"
 
 static volatile sig_atomic_t stop;
 
@@ -73,8 +73,8 @@ main(int argc, char **argv)
 		{ NULL, 0, NULL, 0 }
 	};
 	struct deliver_opts o = { 0, 55, 1000, &stop };
-	struct deliver_sender mail;
-	struct deliver_sender *senders[] = { &mail };
+	struct deliver_sender mail, webhook;
+	struct deliver_sender *senders[] = { &mail, &webhook };
 	const char *config_path = NULL, *log_path = NULL;
 	struct sigaction sa;
 	struct config cfg;
@@ -143,11 +143,21 @@ main(int argc, char **argv)
 		return 1;
 	}
 	mail_sender_init(&mail, &cfg);
-	log_msg("info", "deliver: started (mail_transport=%s, %s)", cfg.mail_transport,
+	if (webhook_sender_init(&webhook, &cfg, err, sizeof(err)) != 0) {
+		fprintf(stderr, "bds-deliver: %s\n", err);
+		webhook_sender_free(&webhook);
+		db_free(db);
+		curl_global_cleanup();
+		config_free(&cfg);
+		return 1;
+	}
+	log_msg("info", "deliver: started (mail_transport=%s, webhook_concurrency=%d, %s)",
+	    cfg.mail_transport, cfg.webhook_concurrency,
 	    o.once ? "once" : "listening on " DELIVER_CHANNEL);
 	rc = deliver_run(db, senders, sizeof(senders) / sizeof(senders[0]), &o);
 	log_msg(rc == 0 ? "info" : "error", "deliver: %s", rc == 0 ? "done" :
 	    "stopped: the database failed");
+	webhook_sender_free(&webhook);
 	db_free(db);
 	curl_global_cleanup();
 	config_free(&cfg);

@@ -355,6 +355,10 @@ cmd_jobs(const struct config *cfg, PGconn *c, int argc, char **argv)
 		{ "ended sessions", "DELETE FROM sessions WHERE"
 		  " (revoked_at IS NOT NULL AND revoked_at < now() - interval '30 days')"
 		  " OR refresh_expires_at < now() - interval '30 days'" },
+		/* Events are kept 30 days (ACTIVITY_WINDOW_DAYS); their deliveries
+		 * and attempt logs go with them (ON DELETE CASCADE). */
+		{ "events older than 30 days", "DELETE FROM events WHERE"
+		  " created_at < now() - interval '30 days'" },
 	};
 	int rc = 0;
 
@@ -373,7 +377,7 @@ cmd_jobs(const struct config *cfg, PGconn *c, int argc, char **argv)
 static const struct cmd cmds[] = {
 	{ "migrate", "apply sql/NNN_*.sql not yet applied, each in a transaction", cmd_migrate },
 	{ "seed", "load development data (sql/seed/NNN_*.sql, idempotent)", cmd_seed },
-	{ "jobs", "batch work run every minute (expiry of keys, throttles, sessions)", cmd_jobs },
+	{ "jobs", "batch work run every minute (expiry of keys, throttles, sessions, events)", cmd_jobs },
 	{ "legal", "legal add KIND VERSION DATE | legal list: the sign-up registry", cmd_legal },
 	{ "live-access", "live-access list | approve USER | deny USER [REASON]", cmd_live_access },
 	{ "billing", "billing done USER: mark billing set up", cmd_billing },

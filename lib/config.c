@@ -54,6 +54,11 @@ static const struct centry entries[] = {
 	{ "smtp_user", C_STR, F(smtp_user), "" },
 	{ "smtp_password", C_STR, F(smtp_password), "" },
 	{ "smtp_timeout", C_INT, F(smtp_timeout), "30" },
+	{ "webhook_retry_schedule", C_STR, F(webhook_retry_schedule),
+	    "5,300,1800,7200,18000,36000,36000" },
+	{ "webhook_concurrency", C_INT, F(webhook_concurrency), "64" },
+	{ "webhook_batch", C_INT, F(webhook_batch), "256" },
+	{ "webhook_lease", C_INT, F(webhook_lease), "120" },
 };
 #undef F
 #define NENTRIES (sizeof(entries) / sizeof(entries[0]))

@@ -40,6 +40,12 @@ struct config {
 	char		*smtp_user;		/* "" = no AUTH */
 	char		*smtp_password;
 	int		 smtp_timeout;		/* seconds per message */
+
+	/* webhooks, sent by bds-deliver (issue 5) */
+	char		*webhook_retry_schedule;	/* seconds after attempt 1, 2...: "5,300,..." */
+	int		 webhook_concurrency;	/* requests in flight at once */
+	int		 webhook_batch;		/* deliveries per claim */
+	int		 webhook_lease;		/* seconds a claim holds its rows */
 };
 
 /* Load defaults, file (may be NULL), env. 0 ok; -1 with err filled. */

@@ -45,17 +45,17 @@ deliver_backoff(const struct deliver_sender *s, int attempt)
 	return s->schedule[i];
 }
 
-/* delay ± pct percent, uniformly. */
-static int
-jitter(int delay, int pct)
+/* delay_ms ± pct percent, uniformly, to the millisecond. */
+static long long
+jitter_ms(long long delay_ms, int pct)
 {
-	int span = (int)((long long)delay * pct / 100);
-	uint32_t u;
+	long long span = delay_ms * pct / 100;
+	uint64_t u;
 
 	if (span <= 0)
-		return delay;
+		return delay_ms;
 	crypto_random_bytes(&u, sizeof(u));
-	return delay - span + (int)(u % (uint32_t)(2 * span + 1));
+	return delay_ms - span + (long long)(u % (uint64_t)(2 * span + 1));
 }
 
 int
@@ -66,37 +66,72 @@ deliver_may_start(const struct deliver_batch *b, int need_seconds)
 	return now_ms() + (long long)need_seconds * 1000 <= b->lease_end_ms;
 }
 
-/* Record one job's outcome and log it; -1 when the database failed. */
+/*
+ * Make j's outcome final: a retry after the last attempt fails, and a
+ * retry gets its delay: the schedule's with jitter, or Retry-After when
+ * that is longer (never sooner than the endpoint asked).
+ */
+static void
+resolve(const struct deliver_sender *s, struct deliver_job *j)
+{
+	int delay;
+
+	j->delay_ms = 0;
+	if (j->outcome != DELIVER_RETRY)
+		return;
+	if ((delay = deliver_backoff(s, j->attempt)) < 0) {
+		j->outcome = DELIVER_FAILED;	/* that was the last attempt */
+		return;
+	}
+	j->delay_ms = jitter_ms((long long)delay * 1000, s->jitter_pct);
+	if (j->retry_after > 0 && (long long)j->retry_after * 1000 > j->delay_ms)
+		j->delay_ms = (long long)j->retry_after * 1000;
+}
+
+static void
+log_outcome(const struct deliver_sender *s, const struct deliver_job *j)
+{
+	const char *error = j->error != NULL ? j->error : "unknown error";
+
+	if (!j->recorded)
+		/* the lease ran out and another deliverer claimed the row */
+		log_msg("warn", "deliver queue=%s id=%s attempt=%d outcome=%s: lease lost,"
+		    " not recorded", s->name, j->id, j->attempt, outcome_names[j->outcome]);
+	else if (j->outcome == DELIVER_RETRY)
+		log_msg("info", "deliver queue=%s id=%s kind=%s attempt=%d outcome=retry"
+		    " retry_in=%lldms error=\"%s\"", s->name, j->id, j->kind, j->attempt,
+		    j->delay_ms, error);
+	else if (j->outcome == DELIVER_FAILED)
+		log_msg("warn", "deliver queue=%s id=%s kind=%s attempt=%d outcome=failed"
+		    " error=\"%s\"", s->name, j->id, j->kind, j->attempt, error);
+	else
+		log_msg("info", "deliver queue=%s id=%s kind=%s attempt=%d outcome=%s",
+		    s->name, j->id, j->kind, j->attempt, outcome_names[j->outcome]);
+}
+
+/* Record one resolved job with the sender's statements; -1 when the
+ * database failed. */
 static int
 record(struct db *d, struct arena *a, const struct deliver_sender *s,
-    const struct deliver_job *j)
+    struct deliver_job *j)
 {
 	const char *error = j->error != NULL ? j->error : "unknown error";
 	const char *p[4];
-	char attempt[16], delay_s[16];
-	enum deliver_outcome out = j->outcome;
+	char attempt[16], delay_s[24];
 	struct db_stmt *st;
 	PGresult *res;
-	int n = 2, delay = 0;
+	int n = 2;
 
 	snprintf(attempt, sizeof(attempt), "%d", j->attempt);
 	p[0] = j->id;
 	p[1] = attempt;
-	if (out == DELIVER_RETRY) {
-		delay = deliver_backoff(s, j->attempt);
-		if (delay < 0)
-			out = DELIVER_FAILED;	/* that was the last attempt */
-		else if (j->retry_after > 0)
-			delay = j->retry_after;
-		else
-			delay = jitter(delay, s->jitter_pct);
-	}
-	switch (out) {
+	switch (j->outcome) {
 	case DELIVER_SENT:
 		st = s->sent;
 		break;
 	case DELIVER_RETRY:
-		snprintf(delay_s, sizeof(delay_s), "%d", delay);
+		/* whole seconds, rounded up: never sooner than resolved */
+		snprintf(delay_s, sizeof(delay_s), "%lld", (j->delay_ms + 999) / 1000);
 		p[2] = delay_s;
 		p[3] = error;
 		n = 4;
@@ -108,31 +143,17 @@ record(struct db *d, struct arena *a, const struct deliver_sender *s,
 		st = s->fail;
 		break;
 	default:
-		out = DELIVER_RELEASED;
+		j->outcome = DELIVER_RELEASED;
 		st = s->release;
 		break;
 	}
 	if ((res = db_exec(d, a, st, n, p)) == NULL) {
 		log_msg("error", "deliver queue=%s id=%s attempt=%d: cannot record %s: %s",
-		    s->name, j->id, j->attempt, outcome_names[out], db_errmsg(d));
+		    s->name, j->id, j->attempt, outcome_names[j->outcome], db_errmsg(d));
 		return -1;
 	}
-	if (strcmp(PQcmdTuples(res), "1") != 0) {
-		/* the lease ran out and another deliverer claimed the row */
-		log_msg("warn", "deliver queue=%s id=%s attempt=%d outcome=%s: lease lost,"
-		    " not recorded", s->name, j->id, j->attempt, outcome_names[out]);
-		return 0;
-	}
-	if (out == DELIVER_RETRY)
-		log_msg("info", "deliver queue=%s id=%s kind=%s attempt=%d outcome=retry"
-		    " retry_in=%ds error=\"%s\"", s->name, j->id, j->kind, j->attempt,
-		    delay, error);
-	else if (out == DELIVER_FAILED)
-		log_msg("warn", "deliver queue=%s id=%s kind=%s attempt=%d outcome=failed"
-		    " error=\"%s\"", s->name, j->id, j->kind, j->attempt, error);
-	else
-		log_msg("info", "deliver queue=%s id=%s kind=%s attempt=%d outcome=%s",
-		    s->name, j->id, j->kind, j->attempt, outcome_names[out]);
+	j->recorded = strcmp(PQcmdTuples(res), "1") == 0;
+	log_outcome(s, j);
 	return 0;
 }
 
@@ -186,13 +207,26 @@ deliver_batch_run(struct db *d, struct arena *a, const struct deliver_sender *s,
 	}
 	if (b.n > 0)
 		s->send(s->ctx, &b);
-	rc = n;
+	/* the jobs given up on are recorded with the rest (room for n) */
 	for (i = 0; i < ngave; i++)
-		if (record(d, a, s, &gave_up[i]) == -1)
-			rc = -1;
+		b.jobs[b.n++] = gave_up[i];
 	for (i = 0; i < b.n; i++)
-		if (record(d, a, s, &b.jobs[i]) == -1)
+		resolve(s, &b.jobs[i]);
+	rc = n;
+	if (s->record_batch != NULL && b.n > 0) {
+		if (s->record_batch(s->ctx, &b) == -1) {
+			log_msg("error", "deliver queue=%s: cannot record a batch of %zu: %s",
+			    s->name, b.n, db_errmsg(d));
 			rc = -1;
+		} else {
+			for (i = 0; i < b.n; i++)
+				log_outcome(s, &b.jobs[i]);
+		}
+	} else {
+		for (i = 0; i < b.n; i++)
+			if (record(d, a, s, &b.jobs[i]) == -1)
+				rc = -1;
+	}
 	arena_reset(a);
 	return rc;
 }

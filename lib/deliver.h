@@ -19,11 +19,12 @@
  *
  * Every outbox table's insert trigger notifies DELIVER_CHANNEL.
  *
- * Adding a queue (webhooks): a table with id, status ('pending' while
- * queued), attempts, next_attempt_at, lease_until, last_error; the five
- * statements below; a send function (curl multi for many at once, Retry-After
- * through retry_after, its own statements on batch->db for an attempt log);
- * and one more entry in bds-deliver's senders[]. The loop does not change.
+ * Adding a queue: a table with id, status ('pending' while queued),
+ * attempts, next_attempt_at, lease_until, last_error; the five statements
+ * below, or one record_batch function that records a whole batch in one
+ * round trip (webhooks: an attempt log beside the outcome); a send function
+ * (curl multi for many at once, Retry-After through retry_after); and one
+ * more entry in bds-deliver's senders[]. The loop does not change.
  */
 #include <signal.h>
 #include <stddef.h>
@@ -52,7 +53,11 @@ struct deliver_job {
 	int		 row;		/* its row in batch->res */
 	enum deliver_outcome outcome;	/* DELIVER_RELEASED until tried */
 	const char	*error;		/* last_error: what failed, never content */
-	int		 retry_after;	/* > 0: seconds before the retry, not the schedule's */
+	int		 retry_after;	/* > 0: the retry waits at least this many seconds */
+	void		*priv;		/* the sender's own detail of the attempt */
+	/* set by the engine before recording */
+	long long	 delay_ms;	/* DELIVER_RETRY: from now to the next attempt */
+	int		 recorded;	/* record_batch: 1 when the claim was still ours */
 };
 
 struct deliver_batch {
@@ -90,6 +95,15 @@ struct deliver_sender {
 	 * does not start stays DELIVER_RELEASED.
 	 */
 	void		(*send)(void *ctx, struct deliver_batch *);
+	/*
+	 * Optional: record every job of the batch at once instead of the
+	 * five statements (NULL: they are used). Outcomes are final (a retry
+	 * after the last attempt is already DELIVER_FAILED) and delay_ms set;
+	 * jobs the batch gave up on without sending have priv NULL. Set
+	 * recorded on each job whose claim was still ours. 0 ok, -1 when the
+	 * database failed.
+	 */
+	int		(*record_batch)(void *ctx, struct deliver_batch *);
 	void		*ctx;
 };
 

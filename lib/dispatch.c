@@ -34,7 +34,11 @@ parse_body(struct req *r, struct json_object **doc)
 	if (!validate_utf8(r->http.body, r->http.body_len))
 		return api_error(r, 400, "INVALID_UTF8", "send the body as UTF-8 JSON",
 		    "the request body is not valid UTF-8");
-	if ((*doc = json_parse(r->arena, r->http.body, r->http.body_len, &why)) == NULL)
+	if ((*doc = json_parse(r->arena, r->http.body, r->http.body_len, &why)) == NULL &&
+	    why == NULL)	/* the JSON value null: well-formed, but no object */
+		return api_field_error(r, 400, "VALIDATION_ERROR", "", "invalid_type",
+		    "body must be a JSON object");
+	if (*doc == NULL)
 		return api_error(r, 400, strcmp(why, "invalid UTF-8") == 0 ?
 		    "INVALID_UTF8" : "INVALID_JSON", "send a JSON object",
 		    "the request body is not valid JSON: %s", why);
@@ -91,7 +95,12 @@ run(struct req *r)
 		for (size_t i = 0; i < r->http.nquery; i++)
 			verrs_add(r->arena, &errs, r->http.query[i].key, "unknown_field",
 			    "unknown query parameter");
-	if (rt->body != NULL)
+	if (rt->flags & ROUTE_ANY_BODY) {
+		if (doc != NULL && !json_object_is_type(doc, json_type_object))
+			verrs_add(r->arena, &errs, "", "invalid_type",
+			    "body must be a JSON object");
+		r->body = doc != NULL ? doc : json_obj(r->arena);
+	} else if (rt->body != NULL)
 		validate_body(r->arena, rt->body, doc, &r->body, &errs);
 	else if (doc != NULL)
 		validate_body(r->arena, no_fields, doc, &r->body, &errs);

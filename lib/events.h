@@ -21,6 +21,16 @@ struct db_stmt_set;
 const char *events_emit(struct req *, const char *client_id, const char *environment,
 	    const char *type, struct json_object *data_object, int *deliveries);
 
+/*
+ * A delivery id made by SQL, one per row of an INSERT ... SELECT (no
+ * round trip per subscription): "dlv_" + a UUIDv7 (48-bit unix ms from
+ * clock_timestamp(), version 7, the rest from gen_random_uuid(), whose
+ * variant bits are kept), so delivery ids are time-ordered like every id.
+ */
+#define EVENTS_DELIVERY_ID_SQL \
+	"('dlv_' || (lpad(to_hex(floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint)," \
+	" 12, '0') || '7' || substr(replace(gen_random_uuid()::text, '-', ''), 14))::uuid::text)"
+
 extern const struct db_stmt_set events_stmt_set;
 
 #endif

@@ -24,6 +24,8 @@ struct vfield;
 #define ROUTE_IAM	0x01u	/* /v1/iam envelope for errors */
 #define ROUTE_SANDBOX	0x02u	/* only on the sandbox host; 404 elsewhere */
 #define ROUTE_LIVE	0x04u	/* only on the live host; 404 elsewhere */
+#define ROUTE_ANY_BODY	0x08u	/* body: any JSON object, unvalidated (the handler
+				 * owns its shape); no body is {} */
 
 typedef int (*route_handler)(struct req *, struct json_object *out);
 

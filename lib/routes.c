@@ -4,6 +4,7 @@
  */
 #include <stddef.h>
 
+#include "activity.h"
 #include "clients.h"
 #include "health.h"
 #include "iam.h"
@@ -62,5 +63,11 @@ const struct route routes[] = {
 	{ M_PATCH, "/v1/webhook-endpoints/{id}",            AUTH_KEY,  webhook_endpoint_update_fields, NULL, webhook_endpoints_update, 0 },
 	{ M_DELETE, "/v1/webhook-endpoints/{id}",           AUTH_KEY,  NULL,                       NULL, webhook_endpoints_delete, 0 },
 	{ M_POST,  "/v1/webhook-endpoints/{id}/rotate-secret", AUTH_KEY, webhook_endpoint_rotate_fields, NULL, webhook_endpoints_rotate, 0 },
+
+	/* events: the activity feed, replay and the sandbox trigger (lib/activity.c) */
+	{ M_GET,   "/v1/activity",                          AUTH_KEY,  NULL,                       activity_list_query, activity_list, 0 },
+	{ M_POST,  "/v1/activity/replay",                   AUTH_KEY,  activity_replay_fields,     NULL, activity_replay,          0 },
+	{ M_GET,   "/v1/activity/{event_id}",               AUTH_KEY,  NULL,                       NULL, activity_get,             0 },
+	{ M_POST,  "/v1/triggers/{event_type}",             AUTH_KEY,  NULL,                       NULL, activity_trigger,         ROUTE_SANDBOX | ROUTE_ANY_BODY },
 };
 const size_t routes_count = sizeof(routes) / sizeof(routes[0]);

@@ -34,6 +34,8 @@ struct receiver {
 	pthread_cond_t		 cv;
 	int			 status;
 	int			 delay_ms;
+	char			 header[256];	/* extra answer header line, or "" */
+	size_t			 active;	/* connection threads running */
 	struct receiver_req	*reqs[RECEIVER_MAX_REQUESTS];
 	size_t			 nreqs;
 };
@@ -138,7 +140,7 @@ static void
 serve(struct receiver *rc, int c)
 {
 	struct timeval tv = { 5, 0 };
-	char *buf = malloc(HEAD_MAX), *head_end = NULL, reply[256];
+	char *buf = malloc(HEAD_MAX), *head_end = NULL, reply[512], extra[260] = "";
 	struct receiver_req *q = calloc(1, sizeof(*q));
 	size_t have = 0, head_len, want;
 	const char *cl;
@@ -183,6 +185,8 @@ serve(struct receiver *rc, int c)
 	pthread_mutex_lock(&rc->mu);
 	status = rc->status;
 	delay = rc->delay_ms;
+	if (rc->header[0] != '\0')
+		snprintf(extra, sizeof(extra), "%s\r\n", rc->header);
 	if (rc->nreqs < RECEIVER_MAX_REQUESTS) {
 		rc->reqs[rc->nreqs++] = q;
 		q = NULL;
@@ -192,7 +196,7 @@ serve(struct receiver *rc, int c)
 
 	sleep_ms(rc, delay);
 	n = snprintf(reply, sizeof(reply), "HTTP/1.1 %d Test\r\nContent-Type: text/plain\r\n"
-	    "Content-Length: 2\r\nConnection: close\r\n\r\nok", status);
+	    "%sContent-Length: 2\r\nConnection: close\r\n\r\nok", status, extra);
 	/* the sender may have given up (timeout): no SIGPIPE */
 	(void)send(c, reply, (size_t)n, MSG_NOSIGNAL);
 out:
@@ -202,6 +206,26 @@ out:
 	close(c);
 }
 
+struct conn {
+	struct receiver	*rc;
+	int		 fd;
+};
+
+static void *
+conn_main(void *arg)
+{
+	struct conn *k = arg;
+	struct receiver *rc = k->rc;
+
+	serve(rc, k->fd);
+	free(k);
+	pthread_mutex_lock(&rc->mu);
+	rc->active--;
+	pthread_cond_broadcast(&rc->cv);
+	pthread_mutex_unlock(&rc->mu);
+	return NULL;
+}
+
 static void *
 loop(void *arg)
 {
@@ -209,13 +233,26 @@ loop(void *arg)
 
 	while (!rc->stop) {
 		struct pollfd p = { rc->fd, POLLIN, 0 };
+		struct conn *k;
+		pthread_t t;
 		int c;
 
 		if (poll(&p, 1, 100) <= 0)
 			continue;
 		if ((c = accept(rc->fd, NULL, NULL)) < 0)
 			continue;
-		serve(rc, c);
+		if ((k = malloc(sizeof(*k))) == NULL)
+			abort();
+		k->rc = rc;
+		k->fd = c;
+		pthread_mutex_lock(&rc->mu);
+		rc->active++;
+		pthread_mutex_unlock(&rc->mu);
+		if (pthread_create(&t, NULL, conn_main, k) != 0) {
+			conn_main(k);	/* serve it here */
+			continue;
+		}
+		pthread_detach(t);
 	}
 	return NULL;
 }
@@ -241,7 +278,9 @@ receiver_start(const struct receiver_opts *o)
 	memset(&sa, 0, sizeof(sa));
 	sa.sin_family = AF_INET;
 	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+	sa.sin_port = htons(o != NULL ? (unsigned short)o->port : 0);
 	if ((rc->fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0 ||
+	    setsockopt(rc->fd, SOL_SOCKET, SO_REUSEADDR, &(int){ 1 }, sizeof(int)) != 0 ||
 	    bind(rc->fd, (struct sockaddr *)&sa, sizeof(sa)) != 0 ||
 	    listen(rc->fd, 64) != 0 ||
 	    getsockname(rc->fd, (struct sockaddr *)&sa, &len) != 0) {
@@ -273,6 +312,11 @@ receiver_stop(struct receiver *rc)
 	if (rc->running)
 		pthread_join(rc->thread, NULL);
 	close(rc->fd);
+	/* connection threads see stop within 50 ms and end */
+	pthread_mutex_lock(&rc->mu);
+	while (rc->active > 0)
+		pthread_cond_wait(&rc->cv, &rc->mu);
+	pthread_mutex_unlock(&rc->mu);
 	for (size_t i = 0; i < rc->nreqs; i++)
 		req_free(rc->reqs[i]);
 	pthread_mutex_destroy(&rc->mu);
@@ -300,6 +344,25 @@ receiver_set(struct receiver *rc, int status, int delay_ms)
 	rc->status = status;
 	rc->delay_ms = delay_ms;
 	pthread_mutex_unlock(&rc->mu);
+}
+
+void
+receiver_set_header(struct receiver *rc, const char *line)
+{
+	pthread_mutex_lock(&rc->mu);
+	snprintf(rc->header, sizeof(rc->header), "%s", line != NULL ? line : "");
+	pthread_mutex_unlock(&rc->mu);
+}
+
+size_t
+receiver_busy(struct receiver *rc)
+{
+	size_t n;
+
+	pthread_mutex_lock(&rc->mu);
+	n = rc->active;
+	pthread_mutex_unlock(&rc->mu);
+	return n;
 }
 
 size_t

@@ -4,8 +4,10 @@
  * A webhook receiver for the end-to-end suites: an HTTP/1.1 server thread
  * on 127.0.0.1 (an ephemeral port) that records every request (method,
  * target, headers, raw body, arrival time) and answers each with a status
- * the test chooses, optionally after a delay. One connection per request
- * (it answers "Connection: close").
+ * the test chooses, optionally after a delay and with one extra header
+ * (Retry-After...). One connection per request (it answers "Connection:
+ * close"); each connection is served on its own thread, so slow answers
+ * overlap as they would on a real server.
  *
  * Signatures are checked the way a client's server would, with OpenSSL's
  * HMAC() and none of lib/: receiver_verify() parses Service-Signature
@@ -45,6 +47,7 @@ struct receiver_req {
 struct receiver_opts {
 	int	 status;	/* the answer's status (default 200) */
 	int	 delay_ms;	/* wait this long before answering (default 0) */
+	int	 port;		/* listen on this port (default 0: an ephemeral one) */
 };
 
 struct receiver;
@@ -61,6 +64,10 @@ int	 receiver_port(const struct receiver *);
 char	*receiver_url(const struct receiver *, const char *path, char *buf, size_t len);
 /* Change the status and delay of later answers. */
 void	 receiver_set(struct receiver *, int status, int delay_ms);
+/* One more header line ("Retry-After: 3") on later answers; NULL: none. */
+void	 receiver_set_header(struct receiver *, const char *line);
+/* Answers being written now (a slow answer's thread still runs). */
+size_t	 receiver_busy(struct receiver *);
 
 /* Requests received so far. */
 size_t	 receiver_count(struct receiver *);
