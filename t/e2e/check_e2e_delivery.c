@@ -45,34 +45,6 @@ static struct devacct dev;
 /* ------------------------------------------------------------------ */
 /* Helpers                                                             */
 
-static const char *
-fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
-
-static const char *
-fmt(const char *f, ...)
-{
-	static char bufs[8][4096];
-	static int next;
-	char *b = bufs[next++ % 8];
-	va_list ap;
-
-	va_start(ap, f);
-	vsnprintf(b, sizeof(bufs[0]), f, ap);
-	va_end(ap);
-	return b;
-}
-
-static const char *
-idem_header(void)
-{
-	static int seq;
-	static char buf[8][96];
-	char *b = buf[seq % 8];
-
-	snprintf(b, sizeof(buf[0]), "Idempotency-Key: dlv-%ld-%d", (long)getpid(), ++seq);
-	return b;
-}
-
 /* Run q with up to 4 text params; the result (the caller clears it). */
 static PGresult *
 sql(const char *q, int n, const char *p0, const char *p1, const char *p2, const char *p3)
@@ -115,13 +87,13 @@ sub_new(struct sub *s, const char *url)
 {
 	struct harness_resp *r = devacct_jwt(&dev, "POST", "/v1/iam/clients",
 	    "{\"name\":\"delivery e2e\"}", NULL);
-	const char *extra[] = { idem_header(), NULL };
+	const char *extra[] = { harness_idem_header(), NULL };
 
 	ck_assert_msg(r->status == 201, "client: %ld %s", r->status, r->body);
 	snprintf(s->client, sizeof(s->client), "%s", devacct_str(r, "client.id"));
 	harness_resp_free(r);
-	r = devacct_jwt(&dev, "POST", fmt("/v1/iam/clients/%s/webhooks", s->client),
-	    fmt("{\"environment\":\"sandbox\",\"url\":\"%s\",\"events\":[\"*\"]}", url), extra);
+	r = devacct_jwt(&dev, "POST", harness_fmt("/v1/iam/clients/%s/webhooks", s->client),
+	    harness_fmt("{\"environment\":\"sandbox\",\"url\":\"%s\",\"events\":[\"*\"]}", url), extra);
 	ck_assert_msg(r->status == 201, "webhook: %ld %s", r->status, r->body);
 	snprintf(s->webhook, sizeof(s->webhook), "%s", devacct_str(r, "webhook.id"));
 	snprintf(s->secret, sizeof(s->secret), "%s", devacct_str(r, "webhook.secret"));
@@ -219,7 +191,7 @@ deliverer_spawn(const char *log)
 
 	ck_assert_int_ne(pid, -1);
 	if (pid == 0) {
-		const char *bin = fmt("%s/app/bds-deliver", getenv("BDS_BUILDDIR") != NULL ?
+		const char *bin = harness_fmt("%s/app/bds-deliver", getenv("BDS_BUILDDIR") != NULL ?
 		    getenv("BDS_BUILDDIR") : ".");
 
 		execl(bin, "bds-deliver", "--config", harness_config_path(), "--max-seconds",
@@ -407,7 +379,7 @@ END_TEST
 START_TEST(rotation_signs_with_both_secrets)
 {
 	struct receiver *rc = receiver_up(200, 0, 0);
-	const char *extra[] = { idem_header(), NULL };
+	const char *extra[] = { harness_idem_header(), NULL };
 	const struct receiver_req *q;
 	struct harness_resp *r;
 	char key[256], fresh[192], v1[4][65];
@@ -415,12 +387,12 @@ START_TEST(rotation_signs_with_both_secrets)
 	struct sub s;
 
 	sub_new(&s, rurl(rc));
-	r = devacct_jwt(&dev, "POST", fmt("/v1/iam/clients/%s/client-secrets", s.client),
+	r = devacct_jwt(&dev, "POST", harness_fmt("/v1/iam/clients/%s/client-secrets", s.client),
 	    "{\"environment\":\"sandbox\"}", extra);
 	ck_assert_msg(r->status == 201, "%s", r->body);
 	snprintf(key, sizeof(key), "%s", devacct_str(r, "secret.secret"));
 	harness_resp_free(r);
-	r = devacct_call("POST", "sandbox", fmt("/v1/webhook-endpoints/%s/rotate-secret",
+	r = devacct_call("POST", "sandbox", harness_fmt("/v1/webhook-endpoints/%s/rotate-secret",
 	    s.webhook), devacct_bearer(key), "{\"expires_in_hours\":1}", NULL);
 	ck_assert_msg(r->status == 200, "%s", r->body);
 	snprintf(fresh, sizeof(fresh), "%s", devacct_str(r, "secret"));
@@ -538,7 +510,7 @@ START_TEST(gone_disables_the_subscription)
 	/* the developer sees why */
 	{
 		struct harness_resp *r = devacct_jwt(&dev, "GET",
-		    fmt("/v1/iam/clients/%s/webhooks", s.client), NULL, NULL);
+		    harness_fmt("/v1/iam/clients/%s/webhooks", s.client), NULL, NULL);
 
 		ck_assert_msg(r->status == 200, "%s", r->body);
 		ck_assert_pstr_eq(devacct_str(r, "webhooks.0.id"), s.webhook);
@@ -608,7 +580,7 @@ START_TEST(receiver_down_then_up_drains)
 	struct sub s;
 
 	receiver_stop(probe);	/* the port is free: connections are refused */
-	sub_new(&s, fmt("http://127.0.0.1:%d/hook", port));
+	sub_new(&s, harness_fmt("http://127.0.0.1:%d/hook", port));
 	emit(&s, 20);
 	ck_assert_int_eq(wait_int("SELECT count(*) FROM deliveries WHERE client_id = $1"
 	    " AND attempts >= 1 AND last_status_code = 0 AND lease_until IS NULL",
@@ -674,7 +646,7 @@ END_TEST
 START_TEST(two_deliverers_never_double_send)
 {
 	struct receiver *rc = receiver_up(200, 0, 0);
-	const char *log2 = fmt("%s/bds-deliver-2.log", harness_dir());
+	const char *log2 = harness_fmt("%s/bds-deliver-2.log", harness_dir());
 	char *both;
 	pid_t second = deliverer_spawn(log2);
 	struct sub s;

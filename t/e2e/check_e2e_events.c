@@ -41,43 +41,6 @@ static struct devacct dev_a, dev_b;
 /* ------------------------------------------------------------------ */
 /* Helpers                                                             */
 
-static const char *
-fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
-
-/* printf into one of a few rotating static buffers. */
-static const char *
-fmt(const char *f, ...)
-{
-	static char bufs[16][4096];
-	static int next;
-	char *b = bufs[next++ % 16];
-	va_list ap;
-
-	va_start(ap, f);
-	vsnprintf(b, sizeof(bufs[0]), f, ap);
-	va_end(ap);
-	return b;
-}
-
-static const char *
-idem_header(void)
-{
-	static int seq;
-	static char buf[8][96];
-	char *b = buf[seq % 8];
-
-	snprintf(b, sizeof(buf[0]), "Idempotency-Key: evt-%ld-%d", (long)getpid(), ++seq);
-	return b;
-}
-
-static void
-expect(const struct harness_resp *r, long status)
-{
-	ck_assert_msg(r->status == status, "status %ld, want %ld: %s", r->status, status,
-	    r->body);
-	harness_assert_common(r);
-}
-
 static long long
 resp_int(const struct harness_resp *r, const char *path)
 {
@@ -104,7 +67,7 @@ client_new(const struct devacct *d)
 	    "{\"name\":\"events e2e\"}", NULL);
 	char *id;
 
-	expect(r, 201);
+	harness_expect(r, 201);
 	id = strdup(devacct_str(r, "client.id"));
 	harness_resp_free(r);
 	return id;
@@ -113,13 +76,13 @@ client_new(const struct devacct *d)
 static char *
 key_new(const struct devacct *d, const char *client, const char *env)
 {
-	const char *extra[] = { idem_header(), NULL };
+	const char *extra[] = { harness_idem_header(), NULL };
 	struct harness_resp *r = devacct_jwt(d, "POST",
-	    fmt("/v1/iam/clients/%s/client-secrets", client),
-	    fmt("{\"environment\":\"%s\"}", env), extra);
+	    harness_fmt("/v1/iam/clients/%s/client-secrets", client),
+	    harness_fmt("{\"environment\":\"%s\"}", env), extra);
 	char *key;
 
-	expect(r, 201);
+	harness_expect(r, 201);
 	key = strdup(devacct_str(r, "secret.secret"));
 	harness_resp_free(r);
 	return key;
@@ -144,13 +107,13 @@ static void
 wh_register(const struct devacct *d, const char *client, const char *env, const char *url,
     const char *events, struct wh *w)
 {
-	const char *extra[] = { idem_header(), NULL };
+	const char *extra[] = { harness_idem_header(), NULL };
 	struct harness_resp *r = devacct_jwt(d, "POST",
-	    fmt("/v1/iam/clients/%s/webhooks", client),
-	    fmt("{\"environment\":\"%s\",\"url\":\"%s\",\"events\":%s}", env, url, events),
+	    harness_fmt("/v1/iam/clients/%s/webhooks", client),
+	    harness_fmt("{\"environment\":\"%s\",\"url\":\"%s\",\"events\":%s}", env, url, events),
 	    extra);
 
-	expect(r, 201);
+	harness_expect(r, 201);
 	snprintf(w->id, sizeof(w->id), "%s", devacct_str(r, "webhook.id"));
 	snprintf(w->secret, sizeof(w->secret), "%s", devacct_str(r, "webhook.secret"));
 	harness_resp_free(r);
@@ -167,7 +130,7 @@ wh_sandbox(const struct devacct *d, const char *client, const char *events, stru
 static struct harness_resp *
 trigger(const char *key, const char *type, const char *body)
 {
-	return key_call(key, "POST", fmt("/v1/triggers/%s", type), body, NULL);
+	return key_call(key, "POST", harness_fmt("/v1/triggers/%s", type), body, NULL);
 }
 
 /* Trigger and return the event id (malloc'ed); deliveries into *n. */
@@ -177,7 +140,7 @@ trigger_ok(const char *key, const char *type, const char *body, long long *n)
 	struct harness_resp *r = trigger(key, type, body);
 	char *id;
 
-	expect(r, 202);
+	harness_expect(r, 202);
 	ck_assert_ptr_nonnull(devacct_str(r, "event_id"));
 	id = strdup(devacct_str(r, "event_id"));
 	if (n != NULL)
@@ -233,7 +196,7 @@ get_ok(const char *key, const char *path, long status)
 {
 	struct harness_resp *r = key_call(key, "GET", path, NULL, NULL);
 
-	expect(r, status);
+	harness_expect(r, status);
 	return r;
 }
 
@@ -249,7 +212,7 @@ replay_ok(const char *key, const char *body)
 	struct harness_resp *r = replay(key, body, NULL);
 	long long n;
 
-	expect(r, 202);
+	harness_expect(r, 202);
 	n = resp_int(r, "queued");
 	harness_resp_free(r);
 	return n;
@@ -334,7 +297,7 @@ START_TEST(trigger_fans_out_to_matching)
 	r = key_call(t.key, "POST", "/v1/triggers/bill.created",
 	    "{\"id\":\"bill_123\",\"object\":\"bill\",\"user_id\":\"usr_9\",\"status\":\"PAID\","
 	    "\"extra\":{\"nested\":[1,2]}}", extra);
-	expect(r, 202);
+	harness_expect(r, 202);
 	ck_assert_int_eq(resp_int(r, "deliveries"), 3);
 	ck_assert_pstr_eq(devacct_str(r, "type"), "bill.created");
 	ck_assert_pstr_eq(devacct_str(r, "object"), "event");
@@ -420,9 +383,9 @@ START_TEST(trigger_historic_name)
 	char *v;
 
 	tenant_new(&dev_a, &t);
-	wh_sandbox(&dev_a, t.client, fmt("[\"%s\"]", historic[_i].stored), &w);
+	wh_sandbox(&dev_a, t.client, harness_fmt("[\"%s\"]", historic[_i].stored), &w);
 	r = trigger(t.key, historic[_i].sent, "{}");
-	expect(r, 202);
+	harness_expect(r, 202);
 	ck_assert_pstr_eq(devacct_str(r, "type"), historic[_i].stored);
 	ck_assert_int_eq(resp_int(r, "deliveries"), 1);
 	v = devacct_sql_value("SELECT type FROM events WHERE id = $1",
@@ -505,7 +468,7 @@ START_TEST(trigger_bodies)
 	ev = trigger_ok(t.key, "bill.created", "{}", NULL);
 	free(ev);
 	/* the client's own client_id is fine (bill_import.updated carries it) */
-	ev = trigger_ok(t.key, "bill_import.updated", fmt("{\"client_id\":\"%s\"}", t.client),
+	ev = trigger_ok(t.key, "bill_import.updated", harness_fmt("{\"client_id\":\"%s\"}", t.client),
 	    NULL);
 	free(ev);
 
@@ -635,7 +598,7 @@ walk(const char *key, const char *query, int limit, size_t *n, int *pages)
 	*n = 0;
 	*pages = 0;
 	for (;;) {
-		struct harness_resp *r = get_ok(key, fmt("/v1/activity?limit=%d%s%s%s", limit,
+		struct harness_resp *r = get_ok(key, harness_fmt("/v1/activity?limit=%d%s%s%s", limit,
 		    query, cursor != NULL ? "&cursor=" : "", cursor != NULL ? cursor : ""), 200);
 		struct json_object *data = devacct_json(r, "data"), *hm = devacct_json(r, "has_more");
 		size_t m = json_object_array_length(data);
@@ -893,7 +856,7 @@ START_TEST(list_bad_query)
 	struct harness_resp *r;
 
 	tenant_new(&dev_a, &t);
-	r = key_call(t.key, "GET", fmt("/v1/activity?%s", bad_queries[_i].query), NULL, NULL);
+	r = key_call(t.key, "GET", harness_fmt("/v1/activity?%s", bad_queries[_i].query), NULL, NULL);
 	harness_assert_coded(r, 400, "VALIDATION_ERROR");
 	if (bad_queries[_i].code != NULL)
 		devacct_assert_error(r, bad_queries[_i].field, bad_queries[_i].code);
@@ -921,7 +884,7 @@ START_TEST(list_cursor_tampered)
 	r = get_ok(t.key, "/v1/activity?limit=1", 200);
 	cursor = strdup(devacct_str(r, "next_cursor"));
 	harness_resp_free(r);
-	r = get_ok(t.key, fmt("/v1/activity?limit=1&cursor=%s", cursor), 200);
+	r = get_ok(t.key, harness_fmt("/v1/activity?limit=1&cursor=%s", cursor), 200);
 	harness_resp_free(r);
 
 	/* each character changed in turn */
@@ -929,24 +892,24 @@ START_TEST(list_cursor_tampered)
 	bad = strdup(cursor);
 	for (size_t i = 0; i < len; i += 3) {
 		bad[i] = cursor[i] == 'A' ? 'B' : 'A';
-		r = key_call(t.key, "GET", fmt("/v1/activity?cursor=%s", bad), NULL, NULL);
+		r = key_call(t.key, "GET", harness_fmt("/v1/activity?cursor=%s", bad), NULL, NULL);
 		harness_assert_coded(r, 400, "INVALID_CURSOR");
 		harness_resp_free(r);
 		bad[i] = cursor[i];
 	}
 	free(bad);
 	/* truncated, extended, garbage */
-	r = key_call(t.key, "GET", fmt("/v1/activity?cursor=%.*s", (int)len - 2, cursor), NULL, NULL);
+	r = key_call(t.key, "GET", harness_fmt("/v1/activity?cursor=%.*s", (int)len - 2, cursor), NULL, NULL);
 	harness_assert_coded(r, 400, "INVALID_CURSOR");
 	harness_resp_free(r);
-	r = key_call(t.key, "GET", fmt("/v1/activity?cursor=%sAA", cursor), NULL, NULL);
+	r = key_call(t.key, "GET", harness_fmt("/v1/activity?cursor=%sAA", cursor), NULL, NULL);
 	harness_assert_coded(r, 400, "INVALID_CURSOR");
 	harness_resp_free(r);
 	r = key_call(t.key, "GET", "/v1/activity?cursor=not-a-cursor", NULL, NULL);
 	harness_assert_coded(r, 400, "INVALID_CURSOR");
 	harness_resp_free(r);
 	/* another client's list */
-	r = key_call(u.key, "GET", fmt("/v1/activity?cursor=%s", cursor), NULL, NULL);
+	r = key_call(u.key, "GET", harness_fmt("/v1/activity?cursor=%s", cursor), NULL, NULL);
 	harness_assert_coded(r, 400, "INVALID_CURSOR");
 	harness_resp_free(r);
 	free(cursor);
@@ -972,7 +935,7 @@ START_TEST(detail_with_attempt_log)
 	wh_sandbox(&dev_a, t.client, "[\"*\"]", &b);
 	r = key_call(t.key, "POST", "/v1/triggers/bill.created",
 	    "{\"id\":\"bill_77\",\"object\":\"bill\",\"user_id\":\"usr_1\"}", extra);
-	expect(r, 202);
+	harness_expect(r, 202);
 	ev = strdup(devacct_str(r, "event_id"));
 	rid = strdup(harness_header(r, "X-Request-Id"));
 	harness_resp_free(r);
@@ -996,7 +959,7 @@ START_TEST(detail_with_attempt_log)
 	    " last_error = 'no response within 10 seconds',"
 	    " next_attempt_at = '2031-01-01T00:00:10Z' WHERE id = $1", db_, NULL);
 
-	r = get_ok(t.key, fmt("/v1/activity/%s", ev), 200);
+	r = get_ok(t.key, harness_fmt("/v1/activity/%s", ev), 200);
 	/* the envelope (DESIGN "Webhook envelope") */
 	ck_assert_pstr_eq(devacct_str(r, "id"), ev);
 	ck_assert_pstr_eq(devacct_str(r, "event_id"), ev);
@@ -1024,29 +987,29 @@ START_TEST(detail_with_attempt_log)
 	{
 		int ia = strcmp(devacct_str(r, "deliveries.0.id"), da) == 0 ? 0 : 1, ib = 1 - ia;
 
-		ck_assert_pstr_eq(devacct_str(r, fmt("deliveries.%d.id", ia)), da);
-		ck_assert_pstr_eq(devacct_str(r, fmt("deliveries.%d.object", ia)), "delivery");
-		ck_assert_pstr_eq(devacct_str(r, fmt("deliveries.%d.webhook_id", ia)), a.id);
-		ck_assert_pstr_eq(devacct_str(r, fmt("deliveries.%d.url", ia)), "http://127.0.0.1:9/hook");
-		ck_assert_pstr_eq(devacct_str(r, fmt("deliveries.%d.status", ia)), "succeeded");
-		ck_assert_int_eq(resp_int(r, fmt("deliveries.%d.attempts", ia)), 2);
-		ck_assert_int_eq(resp_int(r, fmt("deliveries.%d.last_status_code", ia)), 200);
-		ck_assert_ptr_null(devacct_str(r, fmt("deliveries.%d.next_attempt_at", ia)));
-		ck_assert_ptr_null(devacct_str(r, fmt("deliveries.%d.replay_of", ia)));
-		ck_assert_str_eq(resp_text(r, fmt("deliveries.%d.attempt_log", ia)),
+		ck_assert_pstr_eq(devacct_str(r, harness_fmt("deliveries.%d.id", ia)), da);
+		ck_assert_pstr_eq(devacct_str(r, harness_fmt("deliveries.%d.object", ia)), "delivery");
+		ck_assert_pstr_eq(devacct_str(r, harness_fmt("deliveries.%d.webhook_id", ia)), a.id);
+		ck_assert_pstr_eq(devacct_str(r, harness_fmt("deliveries.%d.url", ia)), "http://127.0.0.1:9/hook");
+		ck_assert_pstr_eq(devacct_str(r, harness_fmt("deliveries.%d.status", ia)), "succeeded");
+		ck_assert_int_eq(resp_int(r, harness_fmt("deliveries.%d.attempts", ia)), 2);
+		ck_assert_int_eq(resp_int(r, harness_fmt("deliveries.%d.last_status_code", ia)), 200);
+		ck_assert_ptr_null(devacct_str(r, harness_fmt("deliveries.%d.next_attempt_at", ia)));
+		ck_assert_ptr_null(devacct_str(r, harness_fmt("deliveries.%d.replay_of", ia)));
+		ck_assert_str_eq(resp_text(r, harness_fmt("deliveries.%d.attempt_log", ia)),
 		    "[{\"attempt\":1,\"attempted_at\":\"2031-01-01T00:00:00.000Z\",\"status_code\":500,"
 		    "\"latency_ms\":12,\"error\":null},{\"attempt\":2,\"attempted_at\":"
 		    "\"2031-01-01T00:00:05.000Z\",\"status_code\":200,\"latency_ms\":7,\"error\":null}]");
-		ck_assert_pstr_eq(devacct_str(r, fmt("deliveries.%d.id", ib)), db_);
-		ck_assert_pstr_eq(devacct_str(r, fmt("deliveries.%d.status", ib)), "pending");
-		ck_assert_pstr_eq(devacct_str(r, fmt("deliveries.%d.next_attempt_at", ib)),
+		ck_assert_pstr_eq(devacct_str(r, harness_fmt("deliveries.%d.id", ib)), db_);
+		ck_assert_pstr_eq(devacct_str(r, harness_fmt("deliveries.%d.status", ib)), "pending");
+		ck_assert_pstr_eq(devacct_str(r, harness_fmt("deliveries.%d.next_attempt_at", ib)),
 		    "2031-01-01T00:00:10.000Z");
-		ck_assert_int_eq(resp_int(r, fmt("deliveries.%d.last_status_code", ib)), 0);
-		ck_assert_pstr_eq(devacct_str(r, fmt("deliveries.%d.last_error", ib)),
+		ck_assert_int_eq(resp_int(r, harness_fmt("deliveries.%d.last_status_code", ib)), 0);
+		ck_assert_pstr_eq(devacct_str(r, harness_fmt("deliveries.%d.last_error", ib)),
 		    "no response within 10 seconds");
-		ck_assert_pstr_eq(devacct_str(r, fmt("deliveries.%d.attempt_log.0.error", ib)),
+		ck_assert_pstr_eq(devacct_str(r, harness_fmt("deliveries.%d.attempt_log.0.error", ib)),
 		    "no response within 10 seconds");
-		ck_assert_int_eq(resp_int(r, fmt("deliveries.%d.attempt_log.0.status_code", ib)), 0);
+		ck_assert_int_eq(resp_int(r, harness_fmt("deliveries.%d.attempt_log.0.status_code", ib)), 0);
 	}
 	/* no secret of the subscription anywhere */
 	ck_assert_ptr_null(strstr(r->body, a.secret));
@@ -1057,7 +1020,7 @@ START_TEST(detail_with_attempt_log)
 	free(ev);
 	devacct_sql_exec("UPDATE webhooks SET enabled = false WHERE client_id = $1", t.client, NULL);
 	ev = trigger_ok(t.key, "link.completed", NULL, NULL);
-	r = get_ok(t.key, fmt("/v1/activity/%s", ev), 200);
+	r = get_ok(t.key, harness_fmt("/v1/activity/%s", ev), 200);
 	ck_assert_str_eq(resp_text(r, "deliveries"), "[]");
 	ck_assert_pstr_eq(devacct_str(r, "delivery.status"), "none");
 	harness_resp_free(r);
@@ -1085,7 +1048,7 @@ START_TEST(tenant_isolation)
 	ev = trigger_ok(a.key, "bill.created", "{\"id\":\"bill_secret\"}", NULL);
 	free(trigger_ok(b.key, "bill.created", NULL, NULL));
 
-	r = key_call(b.key, "GET", fmt("/v1/activity/%s", ev), NULL, NULL);
+	r = key_call(b.key, "GET", harness_fmt("/v1/activity/%s", ev), NULL, NULL);
 	harness_assert_coded(r, 404, "NOT_FOUND");
 	ck_assert_ptr_null(strstr(r->body, "bill_secret"));
 	harness_resp_free(r);
@@ -1096,18 +1059,18 @@ START_TEST(tenant_isolation)
 		bkey = key_new(&dev_a, other, "sandbox");
 		free(other);
 	}
-	r = key_call(bkey, "GET", fmt("/v1/activity/%s", ev), NULL, NULL);
+	r = key_call(bkey, "GET", harness_fmt("/v1/activity/%s", ev), NULL, NULL);
 	harness_assert_coded(r, 404, "NOT_FOUND");
 	harness_resp_free(r);
 	/* the same client's development key: another environment */
 	dkey = key_new(&dev_a, a.client, "development");
-	r = key_call(dkey, "GET", fmt("/v1/activity/%s", ev), NULL, NULL);
+	r = key_call(dkey, "GET", harness_fmt("/v1/activity/%s", ev), NULL, NULL);
 	harness_assert_coded(r, 404, "NOT_FOUND");
 	harness_resp_free(r);
 	r = get_ok(dkey, "/v1/activity", 200);
 	ck_assert_str_eq(resp_text(r, "data"), "[]");
 	harness_resp_free(r);
-	r = replay(b.key, fmt("{\"event_id\":\"%s\"}", ev), NULL);
+	r = replay(b.key, harness_fmt("{\"event_id\":\"%s\"}", ev), NULL);
 	harness_assert_coded(r, 404, "NOT_FOUND");
 	harness_resp_free(r);
 
@@ -1169,16 +1132,16 @@ START_TEST(replay_by_event)
 	    ev, a.id);
 
 	/* only the failed pair */
-	ck_assert_int_eq(replay_ok(t.key, fmt("{\"event_id\":\"%s\",\"only_failed\":true}", ev)), 1);
+	ck_assert_int_eq(replay_ok(t.key, harness_fmt("{\"event_id\":\"%s\",\"only_failed\":true}", ev)), 1);
 	v = devacct_sql_value("SELECT webhook_id || ' ' || replay_of || ' ' || status || ' ' ||"
 	    " attempts || ' ' || (id LIKE 'dlv\\_%') FROM deliveries WHERE event_id = $1 AND"
 	    " replay_of IS NOT NULL", ev, NULL);
-	ck_assert_str_eq(v, fmt("%s %s pending 0 true", a.id, fa));
+	ck_assert_str_eq(v, harness_fmt("%s %s pending 0 true", a.id, fa));
 	free(v);
 	/* the replay is now the latest of that pair: pending, not failed */
-	ck_assert_int_eq(replay_ok(t.key, fmt("{\"event_id\":\"%s\",\"only_failed\":true}", ev)), 0);
+	ck_assert_int_eq(replay_ok(t.key, harness_fmt("{\"event_id\":\"%s\",\"only_failed\":true}", ev)), 0);
 	/* one subscription */
-	ck_assert_int_eq(replay_ok(t.key, fmt("{\"event_id\":\"%s\",\"webhook_id\":\"%s\"}", ev,
+	ck_assert_int_eq(replay_ok(t.key, harness_fmt("{\"event_id\":\"%s\",\"webhook_id\":\"%s\"}", ev,
 	    b.id)), 1);
 	ck_assert_int_eq(count_sql("SELECT count(*) FROM deliveries d JOIN deliveries o ON"
 	    " o.id = d.replay_of WHERE d.event_id = $1 AND d.webhook_id = $2 AND"
@@ -1186,7 +1149,7 @@ START_TEST(replay_by_event)
 	/* every current enabled matching subscription, a new one included
 	 * (nothing to repeat: replay_of NULL), the disabled one not */
 	wh_sandbox(&dev_a, t.client, "[\"bill.created\"]", &late);
-	ck_assert_int_eq(replay_ok(t.key, fmt("{\"event_id\":\"%s\"}", ev)), 4);
+	ck_assert_int_eq(replay_ok(t.key, harness_fmt("{\"event_id\":\"%s\"}", ev)), 4);
 	ck_assert_int_eq(count_sql("SELECT count(*) FROM deliveries WHERE event_id = $1 AND"
 	    " webhook_id = $2", ev, off.id), 1);
 	ck_assert_int_eq(count_sql("SELECT count(*) FROM deliveries WHERE event_id = $1 AND"
@@ -1219,17 +1182,17 @@ START_TEST(replay_webhook_rules)
 	devacct_sql_exec("UPDATE webhooks SET enabled = false WHERE id = $1", off.id, NULL);
 	ev = trigger_ok(t.key, "bill.created", NULL, NULL);
 
-	r = replay(t.key, fmt("{\"event_id\":\"%s\",\"webhook_id\":\"%s\"}", ev, theirs.id), NULL);
+	r = replay(t.key, harness_fmt("{\"event_id\":\"%s\",\"webhook_id\":\"%s\"}", ev, theirs.id), NULL);
 	harness_assert_coded(r, 404, "WEBHOOK_NOT_FOUND");
 	harness_resp_free(r);
-	r = replay(t.key, fmt("{\"event_id\":\"%s\",\"webhook_id\":\"whk_nope\"}", ev), NULL);
+	r = replay(t.key, harness_fmt("{\"event_id\":\"%s\",\"webhook_id\":\"whk_nope\"}", ev), NULL);
 	harness_assert_coded(r, 404, "WEBHOOK_NOT_FOUND");
 	harness_resp_free(r);
-	r = replay(t.key, fmt("{\"event_id\":\"%s\",\"webhook_id\":\"%s\"}", ev, off.id), NULL);
+	r = replay(t.key, harness_fmt("{\"event_id\":\"%s\",\"webhook_id\":\"%s\"}", ev, off.id), NULL);
 	harness_assert_coded(r, 409, "WEBHOOK_DISABLED");
 	harness_resp_free(r);
 	/* a subscription that does not cover the type queues nothing */
-	ck_assert_int_eq(replay_ok(t.key, fmt("{\"event_id\":\"%s\",\"webhook_id\":\"%s\"}", ev,
+	ck_assert_int_eq(replay_ok(t.key, harness_fmt("{\"event_id\":\"%s\",\"webhook_id\":\"%s\"}", ev,
 	    other_type.id)), 0);
 	ck_assert_int_eq(replays_of(ev), 0);
 	ck_assert_int_eq(count_sql("SELECT count(*) FROM deliveries WHERE client_id = $1",
@@ -1272,7 +1235,7 @@ START_TEST(replay_by_window)
 	ck_assert_int_eq(replay_ok(t.key, "{\"from\":\"2031-05-01T00:00:00Z\","
 	    "\"to\":\"2031-05-20T00:00:00.001Z\",\"only_failed\":true}"), 2);
 	ck_assert_int_eq(replays_of(e[2]), 2);
-	ck_assert_int_eq(replay_ok(t.key, fmt("{\"from\":\"2031-04-30T00:00:00Z\","
+	ck_assert_int_eq(replay_ok(t.key, harness_fmt("{\"from\":\"2031-04-30T00:00:00Z\","
 	    "\"to\":\"2031-05-30T00:00:00Z\",\"webhook_id\":\"%s\"}", b.id)), 2);
 	ck_assert_int_eq(replay_ok(t.key, "{\"from\":\"2031-04-30T02:00:00+02:00\","
 	    "\"to\":\"2031-05-30T00:00:00Z\"}"), 5);
@@ -1370,15 +1333,15 @@ START_TEST(replay_idempotency)
 	tenant_new(&dev_a, &t);
 	wh_sandbox(&dev_a, t.client, "[\"*\"]", &a);
 	ev = trigger_ok(t.key, "bill.created", NULL, NULL);
-	body = strdup(fmt("{\"event_id\":\"%s\"}", ev));
+	body = strdup(harness_fmt("{\"event_id\":\"%s\"}", ev));
 	for (int i = 0; i < 2; i++) {
 		r = replay(t.key, body, extra);
-		expect(r, 202);
+		harness_expect(r, 202);
 		ck_assert_int_eq(resp_int(r, "queued"), 1);
 		harness_resp_free(r);
 	}
 	ck_assert_int_eq(replays_of(ev), 1);
-	r = replay(t.key, fmt("{\"event_id\":\"%s\",\"only_failed\":true}", ev), extra);
+	r = replay(t.key, harness_fmt("{\"event_id\":\"%s\",\"only_failed\":true}", ev), extra);
 	harness_assert_coded(r, 409, "IDEMPOTENCY_CONFLICT");
 	harness_resp_free(r);
 	/* a refused request does not use its key up */
@@ -1389,7 +1352,7 @@ START_TEST(replay_idempotency)
 		harness_assert_coded(r, 404, "NOT_FOUND");
 		harness_resp_free(r);
 		r = replay(t.key, body, k2);
-		expect(r, 202);
+		harness_expect(r, 202);
 		harness_resp_free(r);
 	}
 	ck_assert_int_eq(replays_of(ev), 2);
@@ -1467,7 +1430,7 @@ START_TEST(trigger_delivered_and_shown)
 	ck_assert_str_eq(json_object_get_string(json_object_object_get(body, "mode")), "sandbox");
 	json_object_put(body);
 
-	r = get_ok(t.key, fmt("/v1/activity/%s", ev), 200);
+	r = get_ok(t.key, harness_fmt("/v1/activity/%s", ev), 200);
 	ck_assert_pstr_eq(devacct_str(r, "delivery.status"), "succeeded");
 	ck_assert_int_eq(resp_int(r, "deliveries.0.attempt_log.0.status_code"), 200);
 	ck_assert_int_eq(resp_int(r, "deliveries.0.attempt_log.0.attempt"), 1);

@@ -83,27 +83,12 @@ client_new(const struct devacct *d)
 	return id;
 }
 
-/* A fresh Idempotency-Key header (static buffer per thread). */
-static const char *
-idem_header(void)
-{
-	static _Thread_local char buf[96];
-	unsigned char raw[12];
-	char hex[25];
-
-	crypto_random_bytes(raw, sizeof(raw));
-	for (size_t i = 0; i < sizeof(raw); i++)
-		sprintf(hex + 2 * i, "%02x", raw[i]);
-	snprintf(buf, sizeof(buf), "Idempotency-Key: t-%s", hex);
-	return buf;
-}
-
 /* POST .../client-secrets {environment} with the header given (NULL: a
  * fresh key). */
 static struct harness_resp *
 secret_post(const struct devacct *d, const char *client, const char *env, const char *idem)
 {
-	const char *h[2] = { idem ? idem : idem_header(), NULL };
+	const char *h[2] = { idem ? idem : harness_idem_header(), NULL };
 	char *path = secrets_path(client, ""), body[96];
 	struct harness_resp *r;
 
@@ -129,7 +114,7 @@ secret_new(const struct devacct *d, const char *client, const char *env)
 static struct harness_resp *
 rotate(const struct devacct *d, const char *client, const char *env, const char *idem)
 {
-	const char *h[2] = { idem ? idem : idem_header(), NULL };
+	const char *h[2] = { idem ? idem : harness_idem_header(), NULL };
 	char *suffix = str_cat3("/", env, "/rotate"), *path = secrets_path(client, suffix);
 	struct harness_resp *r = devacct_call("POST", "api", path, devacct_bearer(d->access),
 	    NULL, h);
@@ -269,7 +254,7 @@ START_TEST(create_idempotency)
 	struct harness_resp *r;
 	char *key;
 
-	snprintf(hdr, sizeof(hdr), "%s", idem_header());
+	snprintf(hdr, sizeof(hdr), "%s", harness_idem_header());
 	r = secret_post(&dev_a, client, "sandbox", hdr);
 	harness_assert_status(r, 201);
 	key = strdup(devacct_str(r, "secret.secret"));
@@ -341,7 +326,7 @@ START_TEST(create_bad_input)
 	struct harness_resp *r;
 
 	if (bad_create[_i].idem == NULL)
-		h[0] = idem_header();
+		h[0] = harness_idem_header();
 	else if (*bad_create[_i].idem != '\0')
 		h[0] = bad_create[_i].idem;
 	r = devacct_jwt(&dev_a, "POST", path, bad_create[_i].body, h);
@@ -565,7 +550,7 @@ START_TEST(rotate_errors)
 	harness_resp_free(r);
 	/* rotation takes no body */
 	{
-		const char *h[2] = { idem_header(), NULL };
+		const char *h[2] = { harness_idem_header(), NULL };
 
 		r = devacct_jwt(&dev_a, "POST", path, "{\"environment\":\"sandbox\"}", h);
 		devacct_assert_iam(r, 400, "VALIDATION_ERROR");
@@ -575,7 +560,7 @@ START_TEST(rotate_errors)
 	ck_assert_int_eq(key_status(key, "sandbox"), 200);
 
 	/* a retry with the same key: not replayable, nothing changes */
-	snprintf(hdr, sizeof(hdr), "%s", idem_header());
+	snprintf(hdr, sizeof(hdr), "%s", harness_idem_header());
 	r = rotate(&dev_a, client, "sandbox", hdr);
 	harness_assert_status(r, 200);
 	{
@@ -838,7 +823,7 @@ START_TEST(tenant_isolation)
 	char *client = client_new(&dev_a), *key = secret_new(&dev_a, client, "sandbox");
 
 	for (size_t i = 0; i < sizeof(routes) / sizeof(routes[0]); i++) {
-		const char *h[2] = { idem_header(), NULL };
+		const char *h[2] = { harness_idem_header(), NULL };
 		char *path = secrets_path(client, routes[i].suffix);
 		struct harness_resp *r = devacct_jwt(&dev_b, routes[i].method, path,
 		    routes[i].body ? "{\"environment\":\"sandbox\"}" : NULL, h);

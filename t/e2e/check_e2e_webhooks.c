@@ -46,44 +46,6 @@ static struct devacct dev_a, dev_b;
 /* ------------------------------------------------------------------ */
 /* Helpers                                                             */
 
-static const char *
-fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
-
-/* printf into one of a few rotating static buffers. */
-static const char *
-fmt(const char *f, ...)
-{
-	static char bufs[8][4096];
-	static int next;
-	char *b = bufs[next++ % 8];
-	va_list ap;
-
-	va_start(ap, f);
-	vsnprintf(b, sizeof(bufs[0]), f, ap);
-	va_end(ap);
-	return b;
-}
-
-/* "Idempotency-Key: ..." unique in this process (static buffer per call). */
-static const char *
-idem_header(void)
-{
-	static int seq;
-	static char buf[8][96];
-	char *b = buf[seq % 8];
-
-	snprintf(b, sizeof(buf[0]), "Idempotency-Key: whk-%ld-%d", (long)getpid(), ++seq);
-	return b;
-}
-
-static void
-expect(const struct harness_resp *r, long status)
-{
-	ck_assert_msg(r->status == status, "status %ld, want %ld: %s", r->status, status,
-	    r->body);
-	harness_assert_common(r);
-}
-
 static int
 resp_bool(const struct harness_resp *r, const char *path)
 {
@@ -122,7 +84,7 @@ client_new(const struct devacct *d)
 	    "{\"name\":\"webhooks e2e\"}", NULL);
 	char *id;
 
-	expect(r, 201);
+	harness_expect(r, 201);
 	ck_assert_ptr_nonnull(devacct_str(r, "client.id"));
 	id = strdup(devacct_str(r, "client.id"));
 	harness_resp_free(r);
@@ -133,13 +95,13 @@ client_new(const struct devacct *d)
 static char *
 key_new(const struct devacct *d, const char *client, const char *env)
 {
-	const char *extra[] = { idem_header(), NULL };
+	const char *extra[] = { harness_idem_header(), NULL };
 	struct harness_resp *r = devacct_jwt(d, "POST",
-	    fmt("/v1/iam/clients/%s/client-secrets", client),
-	    fmt("{\"environment\":\"%s\"}", env), extra);
+	    harness_fmt("/v1/iam/clients/%s/client-secrets", client),
+	    harness_fmt("{\"environment\":\"%s\"}", env), extra);
 	char *key;
 
-	expect(r, 201);
+	harness_expect(r, 201);
 	ck_assert_ptr_nonnull(devacct_str(r, "secret.secret"));
 	key = strdup(devacct_str(r, "secret.secret"));
 	harness_resp_free(r);
@@ -159,9 +121,9 @@ key_call(const char *key, const char *method, const char *path, const char *body
 static struct harness_resp *
 wh_create(const struct devacct *d, const char *client, const char *body)
 {
-	const char *extra[] = { idem_header(), NULL };
+	const char *extra[] = { harness_idem_header(), NULL };
 
-	return devacct_jwt(d, "POST", fmt("/v1/iam/clients/%s/webhooks", client), body, extra);
+	return devacct_jwt(d, "POST", harness_fmt("/v1/iam/clients/%s/webhooks", client), body, extra);
 }
 
 struct wh {
@@ -175,9 +137,9 @@ wh_register(const struct devacct *d, const char *client, const char *env, const 
     const char *events, struct wh *w)
 {
 	struct harness_resp *r = wh_create(d, client,
-	    fmt("{\"environment\":\"%s\",\"url\":\"%s\",\"events\":%s}", env, url, events));
+	    harness_fmt("{\"environment\":\"%s\",\"url\":\"%s\",\"events\":%s}", env, url, events));
 
-	expect(r, 201);
+	harness_expect(r, 201);
 	snprintf(w->id, sizeof(w->id), "%s", devacct_str(r, "webhook.id"));
 	snprintf(w->secret, sizeof(w->secret), "%s", devacct_str(r, "webhook.secret"));
 	harness_resp_free(r);
@@ -186,8 +148,8 @@ wh_register(const struct devacct *d, const char *client, const char *env, const 
 static struct harness_resp *
 wh_test(const struct devacct *d, const char *client, const char *id, const char *type)
 {
-	return devacct_jwt(d, "POST", fmt("/v1/iam/clients/%s/webhooks/%s/test", client, id),
-	    fmt("{\"event_type\":\"%s\"}", type), NULL);
+	return devacct_jwt(d, "POST", harness_fmt("/v1/iam/clients/%s/webhooks/%s/test", client, id),
+	    harness_fmt("{\"event_type\":\"%s\"}", type), NULL);
 }
 
 /* A loopback port nothing listens on. */
@@ -297,14 +259,14 @@ END_TEST
 START_TEST(create_shows_secret_once)
 {
 	char *client = client_new(&dev_a), *n, *body;
-	const char *extra[] = { idem_header(), NULL };
+	const char *extra[] = { harness_idem_header(), NULL };
 	struct harness_resp *r, *r2;
 	const char *secret, *id;
 
-	body = strdup(fmt("{\"environment\":\"sandbox\",\"url\":\"http://127.0.0.1:9/hook\","
+	body = strdup(harness_fmt("{\"environment\":\"sandbox\",\"url\":\"http://127.0.0.1:9/hook\","
 	    "\"events\":[\"bill.created\",\"bill.paid\"]}"));
-	r = devacct_jwt(&dev_a, "POST", fmt("/v1/iam/clients/%s/webhooks", client), body, extra);
-	expect(r, 201);
+	r = devacct_jwt(&dev_a, "POST", harness_fmt("/v1/iam/clients/%s/webhooks", client), body, extra);
+	harness_expect(r, 201);
 	ck_assert(resp_bool(r, "success"));
 	ck_assert_ptr_nonnull(id = devacct_str(r, "webhook.id"));
 	ck_assert_msg(strncmp(id, "whk_", 4) == 0, "id %s", id);
@@ -326,12 +288,12 @@ START_TEST(create_shows_secret_once)
 	free(n);
 
 	/* the same key again: not replayable, nothing new */
-	r2 = devacct_jwt(&dev_a, "POST", fmt("/v1/iam/clients/%s/webhooks", client), body, extra);
+	r2 = devacct_jwt(&dev_a, "POST", harness_fmt("/v1/iam/clients/%s/webhooks", client), body, extra);
 	devacct_assert_iam(r2, 409, "IDEMPOTENCY_KEY_NOT_REPLAYABLE");
 	ck_assert_ptr_null(strstr(r2->body, "whsec_"));
 	harness_resp_free(r2);
 	/* the same key with another body: a conflict */
-	r2 = devacct_jwt(&dev_a, "POST", fmt("/v1/iam/clients/%s/webhooks", client),
+	r2 = devacct_jwt(&dev_a, "POST", harness_fmt("/v1/iam/clients/%s/webhooks", client),
 	    "{\"environment\":\"sandbox\",\"url\":\"http://127.0.0.1:9/other\",\"events\":[\"*\"]}",
 	    extra);
 	devacct_assert_iam(r2, 409, "IDEMPOTENCY_CONFLICT");
@@ -340,8 +302,8 @@ START_TEST(create_shows_secret_once)
 	    client, NULL), 1);
 
 	/* the list never shows a secret */
-	r2 = devacct_jwt(&dev_a, "GET", fmt("/v1/iam/clients/%s/webhooks", client), NULL, NULL);
-	expect(r2, 200);
+	r2 = devacct_jwt(&dev_a, "GET", harness_fmt("/v1/iam/clients/%s/webhooks", client), NULL, NULL);
+	harness_expect(r2, 200);
 	ck_assert_pstr_eq(devacct_str(r2, "webhooks.0.id"), id);
 	ck_assert_ptr_null(devacct_json(r2, "webhooks.0.secret"));
 	ck_assert_ptr_null(strstr(r2->body, "whsec_"));
@@ -362,14 +324,14 @@ START_TEST(create_with_own_secret)
 	struct harness_resp *r;
 	char id[96];
 
-	r = wh_create(&dev_a, client, fmt("{\"environment\":\"sandbox\",\"url\":\"%s\","
+	r = wh_create(&dev_a, client, harness_fmt("{\"environment\":\"sandbox\",\"url\":\"%s\","
 	    "\"events\":[\"all\"],\"secret\":\"%s\"}", rurl(rc, "/own"), mine));
-	expect(r, 201);
+	harness_expect(r, 201);
 	ck_assert_pstr_eq(devacct_str(r, "webhook.secret"), mine);
 	snprintf(id, sizeof(id), "%s", devacct_str(r, "webhook.id"));
 	harness_resp_free(r);
 	r = wh_test(&dev_a, client, id, "insight.created");
-	expect(r, 200);
+	harness_expect(r, 200);
 	ck_assert(resp_bool(r, "success"));
 	harness_resp_free(r);
 	ck_assert_ptr_nonnull(q = receiver_wait(rc, 0, WAIT_MS));
@@ -410,9 +372,9 @@ START_TEST(create_normalises_events)
 	struct harness_resp *r;
 	const char *want = normalised[_i].stored ? normalised[_i].stored : normalised[_i].events;
 
-	r = wh_create(&dev_a, client, fmt("{\"environment\":\"production\","
+	r = wh_create(&dev_a, client, harness_fmt("{\"environment\":\"production\","
 	    "\"url\":\"https://127.0.0.1:9/h\",\"events\":%s}", normalised[_i].events));
-	expect(r, 201);
+	harness_expect(r, 201);
 	ck_assert_str_eq(resp_text(r, "webhook.events"), want);
 	stored = devacct_sql_value("SELECT events::text FROM webhooks WHERE id = $1",
 	    devacct_str(r, "webhook.id"), NULL);
@@ -533,8 +495,8 @@ END_TEST
 START_TEST(create_bad_bodies)
 {
 	char *client = client_new(&dev_a), *big;
-	const char *path = fmt("/v1/iam/clients/%s/webhooks", client);
-	const char *extra[] = { idem_header(), NULL };
+	const char *path = harness_fmt("/v1/iam/clients/%s/webhooks", client);
+	const char *extra[] = { harness_idem_header(), NULL };
 	struct harness_resp *r;
 	size_t i, off;
 
@@ -604,16 +566,16 @@ START_TEST(create_environments_and_schemes)
 	struct harness_resp *r;
 
 	r = wh_create(&dev_a, client, "{\"environment\":\"sandbox\"," VALID_REST "}");
-	expect(r, 201);
+	harness_expect(r, 201);
 	harness_resp_free(r);
 	r = wh_create(&dev_a, client, "{\"environment\":\"development\","
 	    "\"url\":\"https://127.0.0.1:9/h\",\"events\":[\"*\"]}");
-	expect(r, 201);
+	harness_expect(r, 201);
 	ck_assert_pstr_eq(devacct_str(r, "webhook.environment"), "development");
 	harness_resp_free(r);
 	r = wh_create(&dev_a, client, "{\"environment\":\"production\","
 	    "\"url\":\"HTTPS://127.0.0.1:9/h\",\"events\":[\"*\"]}");
-	expect(r, 201);
+	harness_expect(r, 201);
 	harness_resp_free(r);
 	ck_assert_int_eq(devacct_sql_int("SELECT count(DISTINCT environment) FROM webhooks"
 	    " WHERE client_id = $1", client, NULL), 3);
@@ -628,7 +590,7 @@ START_TEST(create_limit_per_environment)
 
 	for (int i = 0; i < WEBHOOKS_PER_ENVIRONMENT; i++) {
 		r = wh_create(&dev_a, client, "{\"environment\":\"sandbox\"," VALID_REST "}");
-		expect(r, 201);
+		harness_expect(r, 201);
 		harness_resp_free(r);
 	}
 	r = wh_create(&dev_a, client, "{\"environment\":\"sandbox\"," VALID_REST "}");
@@ -637,7 +599,7 @@ START_TEST(create_limit_per_environment)
 	/* another environment has its own room */
 	r = wh_create(&dev_a, client, "{\"environment\":\"production\","
 	    "\"url\":\"https://127.0.0.1:9/h\",\"events\":[\"*\"]}");
-	expect(r, 201);
+	harness_expect(r, 201);
 	harness_resp_free(r);
 	free(client);
 }
@@ -652,15 +614,15 @@ START_TEST(list_in_creation_order)
 	struct harness_resp *r;
 	struct wh w1, w2, w3;
 
-	r = devacct_jwt(&dev_a, "GET", fmt("/v1/iam/clients/%s/webhooks", client), NULL, NULL);
-	expect(r, 200);
+	r = devacct_jwt(&dev_a, "GET", harness_fmt("/v1/iam/clients/%s/webhooks", client), NULL, NULL);
+	harness_expect(r, 200);
 	ck_assert_str_eq(resp_text(r, "webhooks"), "[]");
 	harness_resp_free(r);
 	wh_register(&dev_a, client, "sandbox", "http://127.0.0.1:9/1", "[\"bill.created\"]", &w1);
 	wh_register(&dev_a, client, "production", "https://127.0.0.1:9/2", "[\"*\"]", &w2);
 	wh_register(&dev_a, other, "sandbox", "http://127.0.0.1:9/3", "[\"*\"]", &w3);
-	r = devacct_jwt(&dev_a, "GET", fmt("/v1/iam/clients/%s/webhooks", client), NULL, NULL);
-	expect(r, 200);
+	r = devacct_jwt(&dev_a, "GET", harness_fmt("/v1/iam/clients/%s/webhooks", client), NULL, NULL);
+	harness_expect(r, 200);
 	ck_assert(resp_bool(r, "success"));
 	ck_assert_uint_eq(json_object_array_length(devacct_json(r, "webhooks")), 2);
 	ck_assert_pstr_eq(devacct_str(r, "webhooks.0.id"), w1.id);
@@ -671,7 +633,7 @@ START_TEST(list_in_creation_order)
 	ck_assert_ptr_null(strstr(r->body, "whsec_"));
 	harness_resp_free(r);
 	/* page and page_size are refused on every list */
-	r = devacct_jwt(&dev_a, "GET", fmt("/v1/iam/clients/%s/webhooks?page=1", client),
+	r = devacct_jwt(&dev_a, "GET", harness_fmt("/v1/iam/clients/%s/webhooks?page=1", client),
 	    NULL, NULL);
 	devacct_assert_iam(r, 400, "VALIDATION_ERROR");
 	devacct_assert_error(r, "page", "unknown_field");
@@ -686,37 +648,37 @@ END_TEST
 START_TEST(jwt_tenant_isolation)
 {
 	char *ca = client_new(&dev_a), *cb = client_new(&dev_b);
-	const char *extra[] = { idem_header(), NULL };
+	const char *extra[] = { harness_idem_header(), NULL };
 	struct harness_resp *r;
 	struct wh wa, wb;
 
 	wh_register(&dev_a, ca, "sandbox", "http://127.0.0.1:9/a", "[\"*\"]", &wa);
 	wh_register(&dev_b, cb, "sandbox", "http://127.0.0.1:9/b", "[\"*\"]", &wb);
 
-	r = devacct_jwt(&dev_b, "GET", fmt("/v1/iam/clients/%s/webhooks", ca), NULL, NULL);
+	r = devacct_jwt(&dev_b, "GET", harness_fmt("/v1/iam/clients/%s/webhooks", ca), NULL, NULL);
 	devacct_assert_iam(r, 404, "CLIENT_NOT_FOUND");
 	harness_resp_free(r);
-	r = devacct_jwt(&dev_b, "POST", fmt("/v1/iam/clients/%s/webhooks", ca),
+	r = devacct_jwt(&dev_b, "POST", harness_fmt("/v1/iam/clients/%s/webhooks", ca),
 	    "{\"environment\":\"sandbox\"," VALID_REST "}", extra);
 	devacct_assert_iam(r, 404, "CLIENT_NOT_FOUND");
 	harness_resp_free(r);
-	r = devacct_jwt(&dev_b, "DELETE", fmt("/v1/iam/clients/%s/webhooks/%s", ca, wa.id),
+	r = devacct_jwt(&dev_b, "DELETE", harness_fmt("/v1/iam/clients/%s/webhooks/%s", ca, wa.id),
 	    NULL, NULL);
 	devacct_assert_iam(r, 404, NULL);
 	harness_resp_free(r);
 	r = wh_test(&dev_b, ca, wa.id, "bill.created");
 	devacct_assert_iam(r, 404, NULL);
 	harness_resp_free(r);
-	r = devacct_jwt(&dev_b, "GET", fmt("/v1/iam/clients/%s/client-secrets/sandbox/webhook",
+	r = devacct_jwt(&dev_b, "GET", harness_fmt("/v1/iam/clients/%s/client-secrets/sandbox/webhook",
 	    ca), NULL, NULL);
 	devacct_assert_iam(r, 404, NULL);
 	harness_resp_free(r);
-	r = devacct_jwt(&dev_b, "PUT", fmt("/v1/iam/clients/%s/client-secrets/sandbox/webhook",
+	r = devacct_jwt(&dev_b, "PUT", harness_fmt("/v1/iam/clients/%s/client-secrets/sandbox/webhook",
 	    ca), "{\"enabled\":false}", NULL);
 	devacct_assert_iam(r, 404, NULL);
 	harness_resp_free(r);
 	/* B's own client with A's webhook id, and A's client with B's */
-	r = devacct_jwt(&dev_b, "DELETE", fmt("/v1/iam/clients/%s/webhooks/%s", cb, wa.id),
+	r = devacct_jwt(&dev_b, "DELETE", harness_fmt("/v1/iam/clients/%s/webhooks/%s", cb, wa.id),
 	    NULL, NULL);
 	devacct_assert_iam(r, 404, "WEBHOOK_NOT_FOUND");
 	harness_resp_free(r);
@@ -727,7 +689,7 @@ START_TEST(jwt_tenant_isolation)
 	r = devacct_jwt(&dev_a, "GET", "/v1/iam/clients/cli_nope/webhooks", NULL, NULL);
 	devacct_assert_iam(r, 404, "CLIENT_NOT_FOUND");
 	harness_resp_free(r);
-	r = devacct_jwt(&dev_a, "DELETE", fmt("/v1/iam/clients/%s/webhooks/whk_nope", ca),
+	r = devacct_jwt(&dev_a, "DELETE", harness_fmt("/v1/iam/clients/%s/webhooks/whk_nope", ca),
 	    NULL, NULL);
 	devacct_assert_iam(r, 404, "WEBHOOK_NOT_FOUND");
 	harness_resp_free(r);
@@ -737,10 +699,10 @@ START_TEST(jwt_tenant_isolation)
 	ck_assert_int_eq(devacct_sql_int("SELECT count(*) FROM webhooks WHERE client_id = $1",
 	    cb, NULL), 1);
 	/* no token, a bad token */
-	r = devacct_call("GET", "api", fmt("/v1/iam/clients/%s/webhooks", ca), NULL, NULL, NULL);
+	r = devacct_call("GET", "api", harness_fmt("/v1/iam/clients/%s/webhooks", ca), NULL, NULL, NULL);
 	devacct_assert_iam(r, 401, NULL);
 	harness_resp_free(r);
-	r = devacct_call("GET", "api", fmt("/v1/iam/clients/%s/webhooks", ca),
+	r = devacct_call("GET", "api", harness_fmt("/v1/iam/clients/%s/webhooks", ca),
 	    "Bearer not-a-token", NULL, NULL);
 	devacct_assert_iam(r, 401, NULL);
 	harness_resp_free(r);
@@ -755,7 +717,7 @@ END_TEST
 START_TEST(primary_webhook)
 {
 	char *client = client_new(&dev_a);
-	const char *path = fmt("/v1/iam/clients/%s/client-secrets/production/webhook", client);
+	const char *path = harness_fmt("/v1/iam/clients/%s/client-secrets/production/webhook", client);
 	struct harness_resp *r;
 	char id[96];
 
@@ -775,14 +737,14 @@ START_TEST(primary_webhook)
 	harness_resp_free(r);
 	r = devacct_jwt(&dev_a, "PUT", path, "{\"url\":\"https://127.0.0.1:9/p\","
 	    "\"events\":[\"bill.paid\"]}", NULL);
-	expect(r, 201);
+	harness_expect(r, 201);
 	ck_assert_ptr_nonnull(devacct_str(r, "webhook.secret"));
 	ck_assert_str_eq(resp_text(r, "webhook.events"), "[\"bill.updated\"]");
 	snprintf(id, sizeof(id), "%s", devacct_str(r, "webhook.id"));
 	harness_resp_free(r);
 
 	r = devacct_jwt(&dev_a, "GET", path, NULL, NULL);
-	expect(r, 200);
+	harness_expect(r, 200);
 	ck_assert_pstr_eq(devacct_str(r, "webhook.id"), id);
 	ck_assert_pstr_eq(devacct_str(r, "webhook.environment"), "production");
 	ck_assert_ptr_null(devacct_json(r, "webhook.secret"));
@@ -791,7 +753,7 @@ START_TEST(primary_webhook)
 	/* update: the same webhook, no secret */
 	r = devacct_jwt(&dev_a, "PUT", path, "{\"events\":[\"link.expired\",\"bill.created\"]}",
 	    NULL);
-	expect(r, 200);
+	harness_expect(r, 200);
 	ck_assert_pstr_eq(devacct_str(r, "webhook.id"), id);
 	ck_assert_str_eq(resp_text(r, "webhook.events"),
 	    "[\"link.disconnected\",\"bill.created\"]");
@@ -799,7 +761,7 @@ START_TEST(primary_webhook)
 	ck_assert_ptr_null(devacct_json(r, "webhook.secret"));
 	harness_resp_free(r);
 	r = devacct_jwt(&dev_a, "PUT", path, "{\"url\":\"https://127.0.0.1:9/q\"}", NULL);
-	expect(r, 200);
+	harness_expect(r, 200);
 	ck_assert_pstr_eq(devacct_str(r, "webhook.url"), "https://127.0.0.1:9/q");
 	harness_resp_free(r);
 	r = devacct_jwt(&dev_a, "PUT", path, "{}", NULL);
@@ -814,7 +776,7 @@ START_TEST(primary_webhook)
 
 	/* disabled: no primary any more */
 	r = devacct_jwt(&dev_a, "PUT", path, "{\"enabled\":false}", NULL);
-	expect(r, 200);
+	harness_expect(r, 200);
 	ck_assert(!resp_bool(r, "webhook.enabled"));
 	ck_assert_pstr_eq(devacct_str(r, "webhook.disabledReason"), "disabled by request");
 	harness_resp_free(r);
@@ -823,7 +785,7 @@ START_TEST(primary_webhook)
 	harness_resp_free(r);
 
 	/* environments other than the three */
-	r = devacct_jwt(&dev_a, "GET", fmt("/v1/iam/clients/%s/client-secrets/staging/webhook",
+	r = devacct_jwt(&dev_a, "GET", harness_fmt("/v1/iam/clients/%s/client-secrets/staging/webhook",
 	    client), NULL, NULL);
 	devacct_assert_iam(r, 400, "VALIDATION_ERROR");
 	devacct_assert_error(r, "environment", "invalid_enum");
@@ -836,19 +798,19 @@ END_TEST
 START_TEST(primary_is_oldest_enabled)
 {
 	char *client = client_new(&dev_a);
-	const char *path = fmt("/v1/iam/clients/%s/client-secrets/sandbox/webhook", client);
+	const char *path = harness_fmt("/v1/iam/clients/%s/client-secrets/sandbox/webhook", client);
 	struct harness_resp *r;
 	struct wh w1, w2;
 
 	wh_register(&dev_a, client, "sandbox", "http://127.0.0.1:9/1", "[\"*\"]", &w1);
 	wh_register(&dev_a, client, "sandbox", "http://127.0.0.1:9/2", "[\"*\"]", &w2);
 	r = devacct_jwt(&dev_a, "GET", path, NULL, NULL);
-	expect(r, 200);
+	harness_expect(r, 200);
 	ck_assert_pstr_eq(devacct_str(r, "webhook.id"), w1.id);
 	harness_resp_free(r);
 	devacct_sql_exec("UPDATE webhooks SET enabled = false WHERE id = $1", w1.id, NULL);
 	r = devacct_jwt(&dev_a, "GET", path, NULL, NULL);
-	expect(r, 200);
+	harness_expect(r, 200);
 	ck_assert_pstr_eq(devacct_str(r, "webhook.id"), w2.id);
 	harness_resp_free(r);
 	free(client);
@@ -859,14 +821,14 @@ END_TEST
 START_TEST(primary_concurrent_puts_create_one)
 {
 	char *client = client_new(&dev_a);
-	const char *h[] = { fmt("Authorization: Bearer %s", dev_a.access),
+	const char *h[] = { harness_fmt("Authorization: Bearer %s", dev_a.access),
 	    "Content-Type: application/json", NULL };
 	const char *body = "{\"url\":\"http://127.0.0.1:9/c\",\"events\":[\"*\"]}";
 	struct harness_resp *out[10];
 	int created = 0, updated = 0;
 
 	harness_request_burst(10, "PUT", "api",
-	    fmt("/v1/iam/clients/%s/client-secrets/sandbox/webhook", client), h, body,
+	    harness_fmt("/v1/iam/clients/%s/client-secrets/sandbox/webhook", client), h, body,
 	    strlen(body), out);
 	for (int i = 0; i < 10; i++) {
 		if (out[i]->status == 201)
@@ -895,9 +857,9 @@ START_TEST(delete_records_activity)
 	struct wh w;
 
 	wh_register(&dev_a, client, "development", "https://127.0.0.1:9/d", "[\"*\"]", &w);
-	r = devacct_jwt(&dev_a, "DELETE", fmt("/v1/iam/clients/%s/webhooks/%s", client, w.id),
+	r = devacct_jwt(&dev_a, "DELETE", harness_fmt("/v1/iam/clients/%s/webhooks/%s", client, w.id),
 	    NULL, NULL);
-	expect(r, 200);
+	harness_expect(r, 200);
 	ck_assert(resp_bool(r, "success"));
 	ck_assert_ptr_nonnull(devacct_str(r, "message"));
 	ck_assert_pstr_eq(devacct_str(r, "webhook_id"), w.id);
@@ -909,13 +871,13 @@ START_TEST(delete_records_activity)
 	    " (data->>'webhook_id') || ' ' || (id LIKE 'evt\\_%') || ' ' ||"
 	    " (request_id IS NOT NULL) FROM events WHERE client_id = $1", client, NULL);
 	ck_assert_ptr_nonnull(v);
-	ck_assert_str_eq(v, fmt("webhook_endpoint.deleted development %s webhook_endpoint %s"
+	ck_assert_str_eq(v, harness_fmt("webhook_endpoint.deleted development %s webhook_endpoint %s"
 	    " true true", w.id, w.id));
 	free(v);
 	ck_assert_int_eq(devacct_sql_int("SELECT count(*) FROM events WHERE client_id = $1",
 	    client, NULL), 1);
 	/* gone: a second delete is 404 and records nothing */
-	r = devacct_jwt(&dev_a, "DELETE", fmt("/v1/iam/clients/%s/webhooks/%s", client, w.id),
+	r = devacct_jwt(&dev_a, "DELETE", harness_fmt("/v1/iam/clients/%s/webhooks/%s", client, w.id),
 	    NULL, NULL);
 	devacct_assert_iam(r, 404, "WEBHOOK_NOT_FOUND");
 	harness_resp_free(r);
@@ -945,7 +907,7 @@ START_TEST(test_delivery_signed)
 	wh_register(&dev_a, client, "sandbox", rurl(rc, "/hooks/in?src=bds"),
 	    "[\"bill.created\",\"bill.paid\"]", &w);
 	r = wh_test(&dev_a, client, w.id, "bill.created");
-	expect(r, 200);
+	harness_expect(r, 200);
 	ck_assert(resp_bool(r, "success"));
 	ck_assert_int_eq(resp_int(r, "status_code"), 200);
 	ck_assert_msg(devacct_str(r, "delivery_id") != NULL &&
@@ -1023,7 +985,7 @@ START_TEST(test_delivery_signed)
 
 	/* every test is a new event and a new delivery */
 	r = wh_test(&dev_a, client, w.id, "bill.created");
-	expect(r, 200);
+	harness_expect(r, 200);
 	ck_assert_ptr_nonnull(q = receiver_wait(rc, 1, WAIT_MS));
 	ck_assert_str_ne(receiver_header(q, "X-Webhook-Id"),
 	    receiver_header(receiver_wait(rc, 0, 0), "X-Webhook-Id"));
@@ -1044,7 +1006,7 @@ START_TEST(test_event_type_rules)
 
 	wh_register(&dev_a, client, "sandbox", rurl(rc, "/t"), "[\"bill.paid\"]", &w);
 	r = wh_test(&dev_a, client, w.id, "bill.paid");
-	expect(r, 200);
+	harness_expect(r, 200);
 	ck_assert(resp_bool(r, "success"));
 	harness_resp_free(r);
 	ck_assert_ptr_nonnull(q = receiver_wait(rc, 0, WAIT_MS));
@@ -1061,15 +1023,15 @@ START_TEST(test_event_type_rules)
 	r = wh_test(&dev_a, client, w.id, "*");
 	devacct_assert_error(r, "event_type", "unknown_event_type");
 	harness_resp_free(r);
-	r = devacct_jwt(&dev_a, "POST", fmt("/v1/iam/clients/%s/webhooks/%s/test", client, w.id),
+	r = devacct_jwt(&dev_a, "POST", harness_fmt("/v1/iam/clients/%s/webhooks/%s/test", client, w.id),
 	    "{}", NULL);
 	devacct_assert_error(r, "event_type", "required");
 	harness_resp_free(r);
-	r = devacct_jwt(&dev_a, "POST", fmt("/v1/iam/clients/%s/webhooks/%s/test", client, w.id),
+	r = devacct_jwt(&dev_a, "POST", harness_fmt("/v1/iam/clients/%s/webhooks/%s/test", client, w.id),
 	    "{\"event_type\":7}", NULL);
 	devacct_assert_error(r, "event_type", "invalid_type");
 	harness_resp_free(r);
-	r = devacct_jwt(&dev_a, "POST", fmt("/v1/iam/clients/%s/webhooks/%s/test", client, w.id),
+	r = devacct_jwt(&dev_a, "POST", harness_fmt("/v1/iam/clients/%s/webhooks/%s/test", client, w.id),
 	    "{\"eventType\":\"bill.updated\",\"extra\":1}", NULL);
 	devacct_assert_error(r, "extra", "unknown_field");
 	harness_resp_free(r);
@@ -1077,9 +1039,9 @@ START_TEST(test_event_type_rules)
 
 	/* "all" covers every type; camelCase eventType is accepted */
 	wh_register(&dev_a, client, "sandbox", rurl(rc, "/all"), "[\"all\"]", &all);
-	r = devacct_jwt(&dev_a, "POST", fmt("/v1/iam/clients/%s/webhooks/%s/test", client,
+	r = devacct_jwt(&dev_a, "POST", harness_fmt("/v1/iam/clients/%s/webhooks/%s/test", client,
 	    all.id), "{\"eventType\":\"sandbox.expiring\"}", NULL);
-	expect(r, 200);
+	harness_expect(r, 200);
 	ck_assert(resp_bool(r, "success"));
 	harness_resp_free(r);
 	ck_assert_ptr_nonnull(q = receiver_wait(rc, 1, WAIT_MS));
@@ -1103,7 +1065,7 @@ START_TEST(test_reports_endpoint_status)
 
 	wh_register(&dev_a, client, "sandbox", rurl(rc, "/s"), "[\"*\"]", &w);
 	r = wh_test(&dev_a, client, w.id, "link.completed");
-	expect(r, 200);
+	harness_expect(r, 200);
 	ck_assert_int_eq(resp_int(r, "status_code"), answers[_i]);
 	ck_assert_int_eq(resp_bool(r, "success"), answers[_i] >= 200 && answers[_i] < 300);
 	ck_assert_ptr_nonnull(devacct_str(r, "delivery_id"));
@@ -1122,10 +1084,10 @@ START_TEST(test_closed_port)
 	struct harness_resp *r;
 	struct wh w;
 
-	wh_register(&dev_a, client, "production", fmt("https://127.0.0.1:%d/x", closed_port()),
+	wh_register(&dev_a, client, "production", harness_fmt("https://127.0.0.1:%d/x", closed_port()),
 	    "[\"*\"]", &w);
 	r = wh_test(&dev_a, client, w.id, "pay.failed");
-	expect(r, 200);
+	harness_expect(r, 200);
 	ck_assert(!resp_bool(r, "success"));
 	ck_assert_int_eq(resp_int(r, "status_code"), 0);
 	ck_assert_ptr_nonnull(devacct_str(r, "delivery_id"));
@@ -1144,9 +1106,9 @@ START_TEST(test_tls_failure)
 	struct wh w;
 
 	wh_register(&dev_a, client, "production",
-	    fmt("https://127.0.0.1:%d/tls", receiver_port(rc)), "[\"*\"]", &w);
+	    harness_fmt("https://127.0.0.1:%d/tls", receiver_port(rc)), "[\"*\"]", &w);
 	r = wh_test(&dev_a, client, w.id, "pay.failed");
-	expect(r, 200);
+	harness_expect(r, 200);
 	ck_assert(!resp_bool(r, "success"));
 	ck_assert_int_eq(resp_int(r, "status_code"), 0);
 	ck_assert_msg(devacct_str(r, "message") != NULL && *devacct_str(r, "message") != '\0',
@@ -1174,7 +1136,7 @@ START_TEST(test_unsealable_secret)
 	devacct_assert_iam(r, 500, "INTERNAL_ERROR");
 	harness_resp_free(r);
 	r = wh_test(&dev_a, client, w2.id, "bill.created");
-	expect(r, 200);
+	harness_expect(r, 200);
 	ck_assert(resp_bool(r, "success"));
 	harness_resp_free(r);
 	ck_assert_ptr_nonnull(receiver_wait(rc, 0, WAIT_MS));
@@ -1222,9 +1184,9 @@ START_TEST(test_times_out_after_10s)
 	ck_assert_ptr_nonnull(rc);
 	wh_register(&dev_a, client, "sandbox", rurl(rc, "/slow"), "[\"*\"]", &w);
 	ck_assert_ptr_nonnull(c = curl_easy_init());
-	h = curl_slist_append(h, fmt("Authorization: Bearer %s", dev_a.access));
+	h = curl_slist_append(h, harness_fmt("Authorization: Bearer %s", dev_a.access));
 	h = curl_slist_append(h, "Content-Type: application/json");
-	curl_easy_setopt(c, CURLOPT_URL, fmt("%s/v1/iam/clients/%s/webhooks/%s/test",
+	curl_easy_setopt(c, CURLOPT_URL, harness_fmt("%s/v1/iam/clients/%s/webhooks/%s/test",
 	    harness_base_url("api"), client, w.id));
 	curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
 	curl_easy_setopt(c, CURLOPT_POSTFIELDS, "{\"event_type\":\"bill.created\"}");
@@ -1259,12 +1221,12 @@ END_TEST
 START_TEST(endpoints_crud)
 {
 	char *client = client_new(&dev_a), *key = key_new(&dev_a, client, "sandbox"), *v;
-	const char *extra[] = { idem_header(), NULL };
+	const char *extra[] = { harness_idem_header(), NULL };
 	struct harness_resp *r;
 	char id[96];
 
 	r = key_call(key, "GET", "/v1/webhook-endpoints", NULL, NULL);
-	expect(r, 200);
+	harness_expect(r, 200);
 	ck_assert_pstr_eq(devacct_str(r, "object"), "list");
 	ck_assert_str_eq(resp_text(r, "data"), "[]");
 	ck_assert(!resp_bool(r, "has_more"));
@@ -1273,7 +1235,7 @@ START_TEST(endpoints_crud)
 	r = key_call(key, "POST", "/v1/webhook-endpoints",
 	    "{\"url\":\"http://127.0.0.1:9/k\",\"events\":[\"bill.paid\",\"insight.created\"]}",
 	    extra);
-	expect(r, 201);
+	harness_expect(r, 201);
 	ck_assert_pstr_eq(devacct_str(r, "object"), "webhook_endpoint");
 	ck_assert_pstr_eq(devacct_str(r, "client_id"), client);
 	ck_assert_pstr_eq(devacct_str(r, "environment"), "sandbox");
@@ -1294,55 +1256,55 @@ START_TEST(endpoints_crud)
 	harness_resp_free(r);
 
 	r = key_call(key, "GET", "/v1/webhook-endpoints", NULL, NULL);
-	expect(r, 200);
+	harness_expect(r, 200);
 	ck_assert_uint_eq(json_object_array_length(devacct_json(r, "data")), 1);
 	ck_assert_pstr_eq(devacct_str(r, "data.0.id"), id);
 	ck_assert_ptr_null(strstr(r->body, "whsec_"));
 	harness_resp_free(r);
-	r = key_call(key, "GET", fmt("/v1/webhook-endpoints/%s", id), NULL, NULL);
-	expect(r, 200);
+	r = key_call(key, "GET", harness_fmt("/v1/webhook-endpoints/%s", id), NULL, NULL);
+	harness_expect(r, 200);
 	ck_assert_pstr_eq(devacct_str(r, "id"), id);
 	ck_assert_ptr_null(devacct_json(r, "secret"));
 	harness_resp_free(r);
 
 	/* PATCH: partial; each field alone */
-	r = key_call(key, "PATCH", fmt("/v1/webhook-endpoints/%s", id),
+	r = key_call(key, "PATCH", harness_fmt("/v1/webhook-endpoints/%s", id),
 	    "{\"events\":[\"*\"]}", NULL);
-	expect(r, 200);
+	harness_expect(r, 200);
 	ck_assert_str_eq(resp_text(r, "events"), "[\"*\"]");
 	ck_assert_pstr_eq(devacct_str(r, "url"), "http://127.0.0.1:9/k");
 	harness_resp_free(r);
-	r = key_call(key, "PATCH", fmt("/v1/webhook-endpoints/%s", id),
+	r = key_call(key, "PATCH", harness_fmt("/v1/webhook-endpoints/%s", id),
 	    "{\"url\":\"http://127.0.0.1:9/k2\",\"enabled\":false}", NULL);
-	expect(r, 200);
+	harness_expect(r, 200);
 	ck_assert_pstr_eq(devacct_str(r, "url"), "http://127.0.0.1:9/k2");
 	ck_assert(!resp_bool(r, "enabled"));
 	harness_resp_free(r);
-	r = key_call(key, "PATCH", fmt("/v1/webhook-endpoints/%s", id), "{\"enabled\":true}",
+	r = key_call(key, "PATCH", harness_fmt("/v1/webhook-endpoints/%s", id), "{\"enabled\":true}",
 	    NULL);
-	expect(r, 200);
+	harness_expect(r, 200);
 	ck_assert(resp_bool(r, "enabled"));
 	ck_assert(devacct_json(r, "disabled_reason") == NULL);
 	harness_resp_free(r);
-	r = key_call(key, "PATCH", fmt("/v1/webhook-endpoints/%s", id), "{}", NULL);
+	r = key_call(key, "PATCH", harness_fmt("/v1/webhook-endpoints/%s", id), "{}", NULL);
 	harness_assert_coded(r, 400, "VALIDATION_ERROR");
 	harness_resp_free(r);
-	r = key_call(key, "PATCH", fmt("/v1/webhook-endpoints/%s", id),
+	r = key_call(key, "PATCH", harness_fmt("/v1/webhook-endpoints/%s", id),
 	    "{\"events\":[\"bill.nope\"]}", NULL);
 	harness_assert_coded(r, 400, "VALIDATION_ERROR");
 	devacct_assert_error(r, "events[0]", "unknown_event_type");
 	harness_resp_free(r);
-	r = key_call(key, "PATCH", fmt("/v1/webhook-endpoints/%s", id),
+	r = key_call(key, "PATCH", harness_fmt("/v1/webhook-endpoints/%s", id),
 	    "{\"url\":\"gopher://127.0.0.1/\"}", NULL);
 	devacct_assert_error(r, "url", "invalid_url");
 	harness_resp_free(r);
-	r = key_call(key, "PUT", fmt("/v1/webhook-endpoints/%s", id), "{\"enabled\":true}", NULL);
+	r = key_call(key, "PUT", harness_fmt("/v1/webhook-endpoints/%s", id), "{\"enabled\":true}", NULL);
 	harness_assert_coded(r, 405, "METHOD_NOT_ALLOWED");
 	harness_resp_free(r);
 
 	/* DELETE, Stripe's shape, and the activity row */
-	r = key_call(key, "DELETE", fmt("/v1/webhook-endpoints/%s", id), NULL, NULL);
-	expect(r, 200);
+	r = key_call(key, "DELETE", harness_fmt("/v1/webhook-endpoints/%s", id), NULL, NULL);
+	harness_expect(r, 200);
 	ck_assert_pstr_eq(devacct_str(r, "id"), id);
 	ck_assert_pstr_eq(devacct_str(r, "object"), "webhook_endpoint");
 	ck_assert(resp_bool(r, "deleted"));
@@ -1351,10 +1313,10 @@ START_TEST(endpoints_crud)
 	    " AND data->>'webhook_id' = $2", client, id);
 	ck_assert_pstr_eq(v, "webhook_endpoint.deleted sandbox");
 	free(v);
-	r = key_call(key, "GET", fmt("/v1/webhook-endpoints/%s", id), NULL, NULL);
+	r = key_call(key, "GET", harness_fmt("/v1/webhook-endpoints/%s", id), NULL, NULL);
 	harness_assert_coded(r, 404, "WEBHOOK_NOT_FOUND");
 	harness_resp_free(r);
-	r = key_call(key, "DELETE", fmt("/v1/webhook-endpoints/%s", id), NULL, NULL);
+	r = key_call(key, "DELETE", harness_fmt("/v1/webhook-endpoints/%s", id), NULL, NULL);
 	harness_assert_coded(r, 404, "WEBHOOK_NOT_FOUND");
 	harness_resp_free(r);
 	free(key);
@@ -1382,7 +1344,7 @@ static const struct {
 START_TEST(endpoints_bad_input)
 {
 	char *client = client_new(&dev_a), *key = key_new(&dev_a, client, "sandbox");
-	const char *extra[] = { idem_header(), NULL };
+	const char *extra[] = { harness_idem_header(), NULL };
 	struct harness_resp *r = key_call(key, "POST", "/v1/webhook-endpoints",
 	    endpoint_bad[_i].body, extra);
 
@@ -1399,7 +1361,7 @@ END_TEST
 START_TEST(endpoints_idempotency_and_client_id)
 {
 	char *client = client_new(&dev_a), *key = key_new(&dev_a, client, "sandbox");
-	const char *extra[] = { idem_header(), NULL };
+	const char *extra[] = { harness_idem_header(), NULL };
 	struct harness_resp *r;
 
 	r = key_call(key, "POST", "/v1/webhook-endpoints",
@@ -1414,9 +1376,9 @@ START_TEST(endpoints_idempotency_and_client_id)
 	harness_assert_coded(r, 403, "CLIENT_ID_MISMATCH");
 	harness_resp_free(r);
 	r = key_call(key, "POST", "/v1/webhook-endpoints",
-	    fmt("{\"url\":\"http://127.0.0.1:9/h\",\"events\":[\"*\"],\"client_id\":\"%s\"}",
+	    harness_fmt("{\"url\":\"http://127.0.0.1:9/h\",\"events\":[\"*\"],\"client_id\":\"%s\"}",
 	    client), extra);
-	expect(r, 201);
+	harness_expect(r, 201);
 	harness_resp_free(r);
 	/* no key, a malformed key */
 	r = devacct_call("GET", "sandbox", "/v1/webhook-endpoints", NULL, NULL, NULL);
@@ -1437,42 +1399,42 @@ START_TEST(endpoints_scoped_to_key)
 	char *ca = client_new(&dev_a), *cb = client_new(&dev_b);
 	char *ka = key_new(&dev_a, ca, "sandbox"), *kad = key_new(&dev_a, ca, "development");
 	char *kb = key_new(&dev_b, cb, "sandbox");
-	const char *extra[] = { idem_header(), NULL };
-	const char *extra2[] = { idem_header(), NULL };
+	const char *extra[] = { harness_idem_header(), NULL };
+	const char *extra2[] = { harness_idem_header(), NULL };
 	struct harness_resp *r;
 	char id[96];
 
 	r = key_call(ka, "POST", "/v1/webhook-endpoints",
 	    "{\"url\":\"http://127.0.0.1:9/a\",\"events\":[\"*\"]}", extra);
-	expect(r, 201);
+	harness_expect(r, 201);
 	snprintf(id, sizeof(id), "%s", devacct_str(r, "id"));
 	harness_resp_free(r);
 
 	/* client B's key: not found, not listed, not changed */
-	r = key_call(kb, "GET", fmt("/v1/webhook-endpoints/%s", id), NULL, NULL);
+	r = key_call(kb, "GET", harness_fmt("/v1/webhook-endpoints/%s", id), NULL, NULL);
 	harness_assert_coded(r, 404, "WEBHOOK_NOT_FOUND");
 	harness_resp_free(r);
-	r = key_call(kb, "PATCH", fmt("/v1/webhook-endpoints/%s", id), "{\"enabled\":false}",
+	r = key_call(kb, "PATCH", harness_fmt("/v1/webhook-endpoints/%s", id), "{\"enabled\":false}",
 	    NULL);
 	harness_assert_coded(r, 404, "WEBHOOK_NOT_FOUND");
 	harness_resp_free(r);
-	r = key_call(kb, "POST", fmt("/v1/webhook-endpoints/%s/rotate-secret", id), NULL, NULL);
+	r = key_call(kb, "POST", harness_fmt("/v1/webhook-endpoints/%s/rotate-secret", id), NULL, NULL);
 	harness_assert_coded(r, 404, "WEBHOOK_NOT_FOUND");
 	harness_resp_free(r);
-	r = key_call(kb, "DELETE", fmt("/v1/webhook-endpoints/%s", id), NULL, NULL);
+	r = key_call(kb, "DELETE", harness_fmt("/v1/webhook-endpoints/%s", id), NULL, NULL);
 	harness_assert_coded(r, 404, "WEBHOOK_NOT_FOUND");
 	harness_resp_free(r);
 	r = key_call(kb, "GET", "/v1/webhook-endpoints", NULL, NULL);
-	expect(r, 200);
+	harness_expect(r, 200);
 	ck_assert_str_eq(resp_text(r, "data"), "[]");
 	harness_resp_free(r);
 
 	/* the same client's development key: another environment */
-	r = key_call(kad, "GET", fmt("/v1/webhook-endpoints/%s", id), NULL, NULL);
+	r = key_call(kad, "GET", harness_fmt("/v1/webhook-endpoints/%s", id), NULL, NULL);
 	harness_assert_coded(r, 404, "WEBHOOK_NOT_FOUND");
 	harness_resp_free(r);
 	r = key_call(kad, "GET", "/v1/webhook-endpoints", NULL, NULL);
-	expect(r, 200);
+	harness_expect(r, 200);
 	ck_assert_str_eq(resp_text(r, "data"), "[]");
 	harness_resp_free(r);
 	/* outside the sandbox: https only */
@@ -1483,12 +1445,12 @@ START_TEST(endpoints_scoped_to_key)
 	harness_resp_free(r);
 	r = key_call(kad, "POST", "/v1/webhook-endpoints",
 	    "{\"url\":\"https://127.0.0.1:9/d\",\"events\":[\"*\"]}", extra2);
-	expect(r, 201);
+	harness_expect(r, 201);
 	ck_assert_pstr_eq(devacct_str(r, "environment"), "development");
 	harness_resp_free(r);
 	/* the developer's view lists both */
-	r = devacct_jwt(&dev_a, "GET", fmt("/v1/iam/clients/%s/webhooks", ca), NULL, NULL);
-	expect(r, 200);
+	r = devacct_jwt(&dev_a, "GET", harness_fmt("/v1/iam/clients/%s/webhooks", ca), NULL, NULL);
+	harness_expect(r, 200);
 	ck_assert_uint_eq(json_object_array_length(devacct_json(r, "webhooks")), 2);
 	harness_resp_free(r);
 	ck_assert_int_eq(devacct_sql_int("SELECT count(*) FROM webhooks WHERE id = $1 AND enabled",
@@ -1510,22 +1472,22 @@ START_TEST(endpoints_rotate_secret)
 {
 	struct receiver *rc = receiver_up(200);
 	char *client = client_new(&dev_a), *key = key_new(&dev_a, client, "sandbox"), *v;
-	const char *extra[] = { idem_header(), NULL };
-	const char *rot[] = { idem_header(), NULL };
+	const char *extra[] = { harness_idem_header(), NULL };
+	const char *rot[] = { harness_idem_header(), NULL };
 	char id[96], old[192], fresh[192], v1[RECEIVER_MAX_V1][65], h_old[65], h_new[65];
 	const struct receiver_req *q;
 	struct harness_resp *r;
 	long long t = 0;
 
 	r = key_call(key, "POST", "/v1/webhook-endpoints",
-	    fmt("{\"url\":\"%s\",\"events\":[\"bill.created\"]}", rurl(rc, "/rot")), extra);
-	expect(r, 201);
+	    harness_fmt("{\"url\":\"%s\",\"events\":[\"bill.created\"]}", rurl(rc, "/rot")), extra);
+	harness_expect(r, 201);
 	snprintf(id, sizeof(id), "%s", devacct_str(r, "id"));
 	snprintf(old, sizeof(old), "%s", devacct_str(r, "secret"));
 	harness_resp_free(r);
 
-	r = key_call(key, "POST", fmt("/v1/webhook-endpoints/%s/rotate-secret", id), NULL, rot);
-	expect(r, 200);
+	r = key_call(key, "POST", harness_fmt("/v1/webhook-endpoints/%s/rotate-secret", id), NULL, rot);
+	harness_expect(r, 200);
 	ck_assert_ptr_nonnull(devacct_str(r, "secret"));
 	snprintf(fresh, sizeof(fresh), "%s", devacct_str(r, "secret"));
 	ck_assert_str_ne(fresh, old);
@@ -1539,13 +1501,13 @@ START_TEST(endpoints_rotate_secret)
 	ck_assert_pstr_eq(v, "true");
 	free(v);
 	/* a retry of the rotation: not replayable, nothing rotated */
-	r = key_call(key, "POST", fmt("/v1/webhook-endpoints/%s/rotate-secret", id), NULL, rot);
+	r = key_call(key, "POST", harness_fmt("/v1/webhook-endpoints/%s/rotate-secret", id), NULL, rot);
 	harness_assert_coded(r, 409, "IDEMPOTENCY_KEY_NOT_REPLAYABLE");
 	harness_resp_free(r);
 
 	/* the next delivery carries both signatures */
 	r = wh_test(&dev_a, client, id, "bill.created");
-	expect(r, 200);
+	harness_expect(r, 200);
 	ck_assert(resp_bool(r, "success"));
 	harness_resp_free(r);
 	ck_assert_ptr_nonnull(q = receiver_wait(rc, 0, WAIT_MS));
@@ -1559,15 +1521,15 @@ START_TEST(endpoints_rotate_secret)
 	ck_assert_int_eq(receiver_verify(q, old, (long long)time(NULL), 300), RECEIVER_SIG_OK);
 
 	/* rotate again, ending the window at once: one v1, the newest secret */
-	r = key_call(key, "POST", fmt("/v1/webhook-endpoints/%s/rotate-secret", id),
+	r = key_call(key, "POST", harness_fmt("/v1/webhook-endpoints/%s/rotate-secret", id),
 	    "{\"expires_in_hours\":0}", NULL);
-	expect(r, 200);
+	harness_expect(r, 200);
 	ck_assert(devacct_json(r, "previous_secret_expires_at") == NULL);
 	snprintf(old, sizeof(old), "%s", fresh);
 	snprintf(fresh, sizeof(fresh), "%s", devacct_str(r, "secret"));
 	harness_resp_free(r);
 	r = wh_test(&dev_a, client, id, "bill.created");
-	expect(r, 200);
+	harness_expect(r, 200);
 	harness_resp_free(r);
 	ck_assert_ptr_nonnull(q = receiver_wait(rc, 1, WAIT_MS));
 	ck_assert_int_eq(receiver_sig_parse(receiver_header(q, "Service-Signature"), &t, v1,
@@ -1577,19 +1539,19 @@ START_TEST(endpoints_rotate_secret)
 	    RECEIVER_SIG_MISMATCH);
 
 	/* an expired window signs with one secret too */
-	r = key_call(key, "POST", fmt("/v1/webhook-endpoints/%s/rotate-secret", id),
+	r = key_call(key, "POST", harness_fmt("/v1/webhook-endpoints/%s/rotate-secret", id),
 	    "{\"expires_in_hours\":1}", NULL);
-	expect(r, 200);
+	harness_expect(r, 200);
 	snprintf(fresh, sizeof(fresh), "%s", devacct_str(r, "secret"));
 	harness_resp_free(r);
 	devacct_sql_exec("UPDATE webhooks SET previous_secret_expires_at = now() -"
 	    " interval '1 second' WHERE id = $1", id, NULL);
-	r = key_call(key, "GET", fmt("/v1/webhook-endpoints/%s", id), NULL, NULL);
-	expect(r, 200);
+	r = key_call(key, "GET", harness_fmt("/v1/webhook-endpoints/%s", id), NULL, NULL);
+	harness_expect(r, 200);
 	ck_assert(devacct_json(r, "previous_secret_expires_at") == NULL);
 	harness_resp_free(r);
 	r = wh_test(&dev_a, client, id, "bill.created");
-	expect(r, 200);
+	harness_expect(r, 200);
 	harness_resp_free(r);
 	ck_assert_ptr_nonnull(q = receiver_wait(rc, 2, WAIT_MS));
 	ck_assert_int_eq(receiver_sig_parse(receiver_header(q, "Service-Signature"), &t, v1,
@@ -1597,12 +1559,12 @@ START_TEST(endpoints_rotate_secret)
 	ck_assert_int_eq(receiver_verify(q, fresh, (long long)time(NULL), 300), RECEIVER_SIG_OK);
 
 	/* bad windows */
-	r = key_call(key, "POST", fmt("/v1/webhook-endpoints/%s/rotate-secret", id),
+	r = key_call(key, "POST", harness_fmt("/v1/webhook-endpoints/%s/rotate-secret", id),
 	    "{\"expires_in_hours\":169}", NULL);
 	harness_assert_coded(r, 400, "VALIDATION_ERROR");
 	devacct_assert_error(r, "expires_in_hours", "out_of_range");
 	harness_resp_free(r);
-	r = key_call(key, "POST", fmt("/v1/webhook-endpoints/%s/rotate-secret", id),
+	r = key_call(key, "POST", harness_fmt("/v1/webhook-endpoints/%s/rotate-secret", id),
 	    "{\"expires_in_hours\":\"24\"}", NULL);
 	devacct_assert_error(r, "expires_in_hours", "invalid_type");
 	harness_resp_free(r);
@@ -1623,8 +1585,8 @@ START_TEST(client_delete_cascades)
 	struct wh w;
 
 	wh_register(&dev_a, client, "sandbox", "http://127.0.0.1:9/x", "[\"*\"]", &w);
-	r = devacct_jwt(&dev_a, "DELETE", fmt("/v1/iam/clients/%s", client), NULL, NULL);
-	expect(r, 200);
+	r = devacct_jwt(&dev_a, "DELETE", harness_fmt("/v1/iam/clients/%s", client), NULL, NULL);
+	harness_expect(r, 200);
 	harness_resp_free(r);
 	ck_assert_int_eq(devacct_sql_int("SELECT count(*) FROM webhooks WHERE id = $1", w.id,
 	    NULL), 0);
@@ -1635,7 +1597,7 @@ END_TEST
 /* After everything above: no signing secret in any log. */
 START_TEST(no_secret_in_logs)
 {
-	const char *logs[] = { harness_api_log_path(), fmt("%s/requests.log", harness_dir()),
+	const char *logs[] = { harness_api_log_path(), harness_fmt("%s/requests.log", harness_dir()),
 	    harness_deliver_log_path() };
 
 	for (size_t i = 0; i < N(logs); i++) {
@@ -1681,7 +1643,7 @@ START_TEST(strict_refuses_private_targets)
 {
 	char *client = client_new(&dev_a);
 	struct harness_resp *r = wh_create(&dev_a, client,
-	    fmt("{\"environment\":\"sandbox\",\"url\":\"%s\",\"events\":[\"*\"]}",
+	    harness_fmt("{\"environment\":\"sandbox\",\"url\":\"%s\",\"events\":[\"*\"]}",
 	    private_urls[_i]));
 
 	ck_assert_msg(r->status == 400, "%s: status %ld: %s", private_urls[_i], r->status,
@@ -1701,10 +1663,10 @@ START_TEST(strict_accepts_public_targets)
 	struct harness_resp *r = wh_create(&dev_a, client,
 	    "{\"environment\":\"production\",\"url\":\"https://8.8.8.8/hook\",\"events\":[\"*\"]}");
 
-	expect(r, 201);
+	harness_expect(r, 201);
 	harness_resp_free(r);
 	/* an update is checked the same way */
-	r = devacct_jwt(&dev_a, "PUT", fmt("/v1/iam/clients/%s/client-secrets/production/webhook",
+	r = devacct_jwt(&dev_a, "PUT", harness_fmt("/v1/iam/clients/%s/client-secrets/production/webhook",
 	    client), "{\"url\":\"https://0x7f.1/hook\"}", NULL);
 	devacct_assert_iam(r, 400, "VALIDATION_ERROR");
 	devacct_assert_error(r, "url", "forbidden_address");
@@ -1728,7 +1690,7 @@ START_TEST(strict_delivery_checks_again)
 	devacct_sql_exec("UPDATE webhooks SET url = $2 WHERE id = $1", w.id,
 	    rurl(rc, "/private"));
 	r = wh_test(&dev_a, client, w.id, "bill.created");
-	expect(r, 200);
+	harness_expect(r, 200);
 	ck_assert(!resp_bool(r, "success"));
 	ck_assert_int_eq(resp_int(r, "status_code"), 0);
 	ck_assert_pstr_eq(devacct_str(r, "message"), "the host is a loopback address");

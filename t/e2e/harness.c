@@ -2686,3 +2686,32 @@ harness_check_iam(const struct harness_resp *r, long status)
 		return cfail(r, "errors missing or not an array");
 	return check_request_id(r);
 }
+
+const char *
+harness_fmt(const char *f, ...)
+{
+	static _Thread_local char bufs[16][4096];
+	static _Thread_local int next;
+	char *b = bufs[next++ % 16];
+	va_list ap;
+
+	va_start(ap, f);
+	vsnprintf(b, sizeof(bufs[0]), f, ap);
+	va_end(ap);
+	return b;
+}
+
+const char *
+harness_idem_header(void)
+{
+	static _Thread_local char buf[8][96];
+	static _Thread_local int slot;
+	static int seq;
+	struct timespec ts;
+	char *b = buf[slot++ % 8];
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	snprintf(b, sizeof(buf[0]), "Idempotency-Key: t-%ld-%d-%ld%09ld", (long)getpid(),
+	    __atomic_add_fetch(&seq, 1, __ATOMIC_RELAXED), (long)ts.tv_sec, ts.tv_nsec);
+	return b;
+}

@@ -367,6 +367,21 @@ const char *harness_check_iam(const struct harness_resp *r, long status);
 #define harness_assert_coded(r, status, code)	HARNESS_ASSERT_(harness_check_coded((r), (status), (code)))
 #define harness_assert_iam(r, status)		HARNESS_ASSERT_(harness_check_iam((r), (status)))
 
+/* The status is `status` (the message quotes the body) and the common
+ * headers hold; reports the caller's line. */
+#define harness_expect(resp_, want_) do {					\
+	ck_assert_msg((resp_)->status == (long)(want_), "status %ld, want %ld: %s",	\
+	    (resp_)->status, (long)(want_), (resp_)->body);			\
+	harness_assert_common(resp_);						\
+} while (0)
+
+/* printf into one of 16 rotating thread-local 4 KiB buffers: paths and
+ * bodies inside one test step. */
+const char *harness_fmt(const char *f, ...) __attribute__((format(printf, 1, 2)));
+/* "Idempotency-Key: t-<pid>-<n>-<ns>": a fresh key on every call (thread-local
+ * buffers, 8 rotating). */
+const char *harness_idem_header(void);
+
 /* Milliseconds on a monotonic clock; sleep for ms. */
 long long harness_now_ms(void);
 void	 harness_sleep_ms(int ms);
