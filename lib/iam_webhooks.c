@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "arena.h"
+#include "clients.h"
 #include "db.h"
 #include "errors.h"
 #include "json.h"
@@ -49,7 +50,7 @@ owned_client(struct req *r, const char **client_id)
 	int rc;
 
 	*client_id = req_cap(r, "clientId");
-	if ((rc = webhooks_client_owned(r, *client_id, r->user_id)) < 0)
+	if ((rc = iam_clients_owned(r, *client_id, r->user_id)) < 0)
 		return api_db_error(r);
 	if (rc == 0)
 		return api_error(r, 404, "CLIENT_NOT_FOUND", NULL, "no client %s", *client_id);

@@ -114,8 +114,7 @@ int	 webhooks_create(struct req *, const char *user_id, const char *client_id,
 /* Lock the client row inside the caller's transaction, checking its owner
  * when user_id is not NULL. 1 found, 0 not (or not the owner's), -1 db. */
 int	 webhooks_client_lock(struct req *, const char *client_id, const char *user_id);
-/* The same without a lock, for reads. */
-int	 webhooks_client_owned(struct req *, const char *client_id, const char *user_id);
+/* (Reads check ownership with iam_clients_owned, lib/clients.h.) */
 
 /* Subscriptions of a client (environment NULL: all) as a JSON array in
  * creation order; NULL on a database failure. */

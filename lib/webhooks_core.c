@@ -31,7 +31,6 @@
 
 enum {
 	W_CLIENT_LOCK,
-	W_CLIENT_OWNED,
 	W_COUNT,
 	W_INSERT,
 	W_LIST,
@@ -51,8 +50,6 @@ static struct db_stmt stmts[W__MAX] = {
 	[W_CLIENT_LOCK] = { "webhooks_client_lock",
 	    "SELECT 1 FROM clients WHERE id = $1 AND ($2::text IS NULL OR user_id = $2)"
 	    " FOR NO KEY UPDATE" },
-	[W_CLIENT_OWNED] = { "webhooks_client_owned",
-	    "SELECT 1 FROM clients WHERE id = $1 AND user_id = $2" },
 	[W_COUNT] = { "webhooks_count",
 	    "SELECT count(*) FROM webhooks WHERE client_id = $1 AND environment = $2" },
 	[W_INSERT] = { "webhooks_insert",
@@ -291,12 +288,6 @@ int
 webhooks_client_lock(struct req *r, const char *client_id, const char *user_id)
 {
 	return client_query(r, W_CLIENT_LOCK, client_id, user_id);
-}
-
-int
-webhooks_client_owned(struct req *r, const char *client_id, const char *user_id)
-{
-	return client_query(r, W_CLIENT_OWNED, client_id, user_id);
 }
 
 struct json_object *
