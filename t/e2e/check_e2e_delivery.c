@@ -163,26 +163,6 @@ distinct_ids(struct receiver *rc, size_t n)
 	return d;
 }
 
-static char *
-slurp(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL;
-	size_t len = 0, cap = 0, n;
-
-	if (f == NULL)
-		return strdup("");
-	do {
-		if (cap - len < 4096)
-			ck_assert_ptr_nonnull(buf = realloc(buf, cap = cap * 2 + 8192));
-		n = fread(buf + len, 1, cap - len - 1, f);
-		len += n;
-	} while (n > 0);
-	fclose(f);
-	buf[len] = '\0';
-	return buf;
-}
-
 /* A second bds-deliver of our own (the harness runs one). */
 static pid_t
 deliverer_spawn(const char *log)
@@ -692,8 +672,9 @@ START_TEST(two_deliverers_never_double_send)
 	ck_assert_int_eq(waitpid(second, &st, 0), second);
 	ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 0, "second deliverer: %d", st);
 	/* the second one did part of the work */
-	both = slurp(log2);
-	ck_assert_msg(strstr(both, "queue=webhook id=") != NULL, "the second deliverer sent nothing");
+	both = harness_slurp(log2);
+	ck_assert_msg(both != NULL && strstr(both, "queue=webhook id=") != NULL,
+	    "the second deliverer sent nothing");
 	free(both);
 	receiver_stop(rc);
 }

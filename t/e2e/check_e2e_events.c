@@ -41,16 +41,6 @@ static struct devacct dev_a, dev_b;
 /* ------------------------------------------------------------------ */
 /* Helpers                                                             */
 
-static long long
-resp_int(const struct harness_resp *r, const char *path)
-{
-	struct json_object *v = devacct_json(r, path);
-
-	ck_assert_msg(v != NULL && json_object_is_type(v, json_type_int),
-	    "%s is not an integer: %s", path, r->body);
-	return json_object_get_int64(v);
-}
-
 static const char *
 resp_text(const struct harness_resp *r, const char *path)
 {
@@ -144,7 +134,7 @@ trigger_ok(const char *key, const char *type, const char *body, long long *n)
 	ck_assert_ptr_nonnull(devacct_str(r, "event_id"));
 	id = strdup(devacct_str(r, "event_id"));
 	if (n != NULL)
-		*n = resp_int(r, "deliveries");
+		*n = devacct_int(r, "deliveries");
 	harness_resp_free(r);
 	return id;
 }
@@ -213,7 +203,7 @@ replay_ok(const char *key, const char *body)
 	long long n;
 
 	harness_expect(r, 202);
-	n = resp_int(r, "queued");
+	n = devacct_int(r, "queued");
 	harness_resp_free(r);
 	return n;
 }
@@ -298,7 +288,7 @@ START_TEST(trigger_fans_out_to_matching)
 	    "{\"id\":\"bill_123\",\"object\":\"bill\",\"user_id\":\"usr_9\",\"status\":\"PAID\","
 	    "\"extra\":{\"nested\":[1,2]}}", extra);
 	harness_expect(r, 202);
-	ck_assert_int_eq(resp_int(r, "deliveries"), 3);
+	ck_assert_int_eq(devacct_int(r, "deliveries"), 3);
 	ck_assert_pstr_eq(devacct_str(r, "type"), "bill.created");
 	ck_assert_pstr_eq(devacct_str(r, "object"), "event");
 	ev = strdup(devacct_str(r, "event_id"));
@@ -387,7 +377,7 @@ START_TEST(trigger_historic_name)
 	r = trigger(t.key, historic[_i].sent, "{}");
 	harness_expect(r, 202);
 	ck_assert_pstr_eq(devacct_str(r, "type"), historic[_i].stored);
-	ck_assert_int_eq(resp_int(r, "deliveries"), 1);
+	ck_assert_int_eq(devacct_int(r, "deliveries"), 1);
 	v = devacct_sql_value("SELECT type FROM events WHERE id = $1",
 	    devacct_str(r, "event_id"), NULL);
 	ck_assert_ptr_nonnull(v);
@@ -973,7 +963,7 @@ START_TEST(detail_with_attempt_log)
 	ck_assert_pstr_eq(devacct_str(r, "request.id"), rid);
 	ck_assert_pstr_eq(devacct_str(r, "request.idempotency_key"), "detail-1");
 	ck_assert(json_object_object_get_ex(r->json, "correlation_id", NULL));
-	ck_assert_int_gt(resp_int(r, "created"), 1700000000);
+	ck_assert_int_gt(devacct_int(r, "created"), 1700000000);
 	ck_assert(validate_format(VF_DATETIME, devacct_str(r, "timestamp")));
 	ck_assert_str_eq(resp_text(r, "data.object"),
 	    "{\"id\":\"bill_77\",\"object\":\"bill\",\"user_id\":\"usr_1\"}");
@@ -992,8 +982,8 @@ START_TEST(detail_with_attempt_log)
 		ck_assert_pstr_eq(devacct_str(r, harness_fmt("deliveries.%d.webhook_id", ia)), a.id);
 		ck_assert_pstr_eq(devacct_str(r, harness_fmt("deliveries.%d.url", ia)), "http://127.0.0.1:9/hook");
 		ck_assert_pstr_eq(devacct_str(r, harness_fmt("deliveries.%d.status", ia)), "succeeded");
-		ck_assert_int_eq(resp_int(r, harness_fmt("deliveries.%d.attempts", ia)), 2);
-		ck_assert_int_eq(resp_int(r, harness_fmt("deliveries.%d.last_status_code", ia)), 200);
+		ck_assert_int_eq(devacct_int(r, harness_fmt("deliveries.%d.attempts", ia)), 2);
+		ck_assert_int_eq(devacct_int(r, harness_fmt("deliveries.%d.last_status_code", ia)), 200);
 		ck_assert_ptr_null(devacct_str(r, harness_fmt("deliveries.%d.next_attempt_at", ia)));
 		ck_assert_ptr_null(devacct_str(r, harness_fmt("deliveries.%d.replay_of", ia)));
 		ck_assert_str_eq(resp_text(r, harness_fmt("deliveries.%d.attempt_log", ia)),
@@ -1004,12 +994,12 @@ START_TEST(detail_with_attempt_log)
 		ck_assert_pstr_eq(devacct_str(r, harness_fmt("deliveries.%d.status", ib)), "pending");
 		ck_assert_pstr_eq(devacct_str(r, harness_fmt("deliveries.%d.next_attempt_at", ib)),
 		    "2031-01-01T00:00:10.000Z");
-		ck_assert_int_eq(resp_int(r, harness_fmt("deliveries.%d.last_status_code", ib)), 0);
+		ck_assert_int_eq(devacct_int(r, harness_fmt("deliveries.%d.last_status_code", ib)), 0);
 		ck_assert_pstr_eq(devacct_str(r, harness_fmt("deliveries.%d.last_error", ib)),
 		    "no response within 10 seconds");
 		ck_assert_pstr_eq(devacct_str(r, harness_fmt("deliveries.%d.attempt_log.0.error", ib)),
 		    "no response within 10 seconds");
-		ck_assert_int_eq(resp_int(r, harness_fmt("deliveries.%d.attempt_log.0.status_code", ib)), 0);
+		ck_assert_int_eq(devacct_int(r, harness_fmt("deliveries.%d.attempt_log.0.status_code", ib)), 0);
 	}
 	/* no secret of the subscription anywhere */
 	ck_assert_ptr_null(strstr(r->body, a.secret));
@@ -1337,7 +1327,7 @@ START_TEST(replay_idempotency)
 	for (int i = 0; i < 2; i++) {
 		r = replay(t.key, body, extra);
 		harness_expect(r, 202);
-		ck_assert_int_eq(resp_int(r, "queued"), 1);
+		ck_assert_int_eq(devacct_int(r, "queued"), 1);
 		harness_resp_free(r);
 	}
 	ck_assert_int_eq(replays_of(ev), 1);
@@ -1432,8 +1422,8 @@ START_TEST(trigger_delivered_and_shown)
 
 	r = get_ok(t.key, harness_fmt("/v1/activity/%s", ev), 200);
 	ck_assert_pstr_eq(devacct_str(r, "delivery.status"), "succeeded");
-	ck_assert_int_eq(resp_int(r, "deliveries.0.attempt_log.0.status_code"), 200);
-	ck_assert_int_eq(resp_int(r, "deliveries.0.attempt_log.0.attempt"), 1);
+	ck_assert_int_eq(devacct_int(r, "deliveries.0.attempt_log.0.status_code"), 200);
+	ck_assert_int_eq(devacct_int(r, "deliveries.0.attempt_log.0.attempt"), 1);
 	harness_resp_free(r);
 	receiver_stop(rc);
 	free(ev);

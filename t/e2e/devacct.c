@@ -244,29 +244,6 @@ devacct_sql_exec(const char *q, const char *p1, const char *p2)
 /* ------------------------------------------------------------------ */
 /* Mail: the spool                                                     */
 
-static char *
-slurp(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL;
-	size_t cap = 0, len = 0, n;
-
-	if (f == NULL)
-		return NULL;
-	do {
-		if (len + 4096 + 1 > cap) {
-			cap = cap ? cap * 2 : 8192;
-			buf = realloc(buf, cap);
-			ck_assert_ptr_nonnull(buf);
-		}
-		n = fread(buf + len, 1, cap - len - 1, f);
-		len += n;
-	} while (n > 0);
-	fclose(f);
-	buf[len] = '\0';
-	return buf;
-}
-
 /* Deliver the outbox and read the 6-digit code of the message to `to`
  * with that subject. */
 static void
@@ -289,7 +266,7 @@ mail_code(const char *to, const char *subject, char code[7])
 		if (n < 5 || strcmp(e->d_name + n - 4, ".eml") != 0 || e->d_name[0] == '.')
 			continue;
 		snprintf(path, sizeof(path), "%s/%s", harness_mail_dir(), e->d_name);
-		if ((text = slurp(path)) == NULL)
+		if ((text = harness_slurp(path)) == NULL)
 			continue;
 		if (strstr(text, want_to) != NULL && strstr(text, want_subject) != NULL &&
 		    (p = strstr(text, "code is ")) != NULL && strspn(p + 8, "0123456789") >= 6) {
@@ -387,4 +364,24 @@ devacct_live_access(struct devacct *d)
 	expect(r, 200, "request-live-access");
 	ck_assert_pstr_eq(harness_json_string(r, "status"), "granted");
 	harness_resp_free(r);
+}
+
+long long
+devacct_int(const struct harness_resp *r, const char *path)
+{
+	struct json_object *v = devacct_json(r, path);
+
+	ck_assert_msg(v != NULL && json_object_is_type(v, json_type_int),
+	    "%s is not an integer: %s", path, r->body);
+	return json_object_get_int64(v);
+}
+
+int
+devacct_bool(const struct harness_resp *r, const char *path)
+{
+	struct json_object *v = devacct_json(r, path);
+
+	ck_assert_msg(v != NULL && json_object_is_type(v, json_type_boolean),
+	    "%s is not a boolean: %s", path, r->body);
+	return json_object_get_boolean(v);
 }

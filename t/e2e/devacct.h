@@ -57,6 +57,10 @@ char	*devacct_basic(const char *user, const char *pass);
 /* A member by dotted path ("secret.id", "errors.0.field"); NULL if absent. */
 struct json_object *devacct_json(const struct harness_resp *, const char *path);
 const char *devacct_str(const struct harness_resp *, const char *path);
+/* The integer or boolean at path; the test fails when it is absent or of
+ * another type. */
+long long devacct_int(const struct harness_resp *, const char *path);
+int	 devacct_bool(const struct harness_resp *, const char *path);
 
 /* iam envelope with error_code == code; NULL when right, else why. */
 const char *devacct_check_iam(const struct harness_resp *, long status, const char *code);

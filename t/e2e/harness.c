@@ -2715,3 +2715,26 @@ harness_idem_header(void)
 	    __atomic_add_fetch(&seq, 1, __ATOMIC_RELAXED), (long)ts.tv_sec, ts.tv_nsec);
 	return b;
 }
+
+char *
+harness_slurp(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	char *buf = NULL;
+	size_t cap = 0, len = 0, n;
+
+	if (f == NULL)
+		return NULL;
+	do {
+		if (len + 4096 + 1 > cap) {
+			cap = cap ? cap * 2 : 8192;
+			buf = realloc(buf, cap);
+			ck_assert_ptr_nonnull(buf);
+		}
+		n = fread(buf + len, 1, cap - len - 1, f);
+		len += n;
+	} while (n > 0);
+	fclose(f);
+	buf[len] = '\0';
+	return buf;
+}

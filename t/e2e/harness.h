@@ -382,6 +382,10 @@ const char *harness_fmt(const char *f, ...) __attribute__((format(printf, 1, 2))
  * buffers, 8 rotating). */
 const char *harness_idem_header(void);
 
+/* A whole file, malloc'ed and NUL-terminated (the caller frees it); NULL
+ * when it cannot be opened. */
+char	*harness_slurp(const char *path);
+
 /* Milliseconds on a monotonic clock; sleep for ms. */
 long long harness_now_ms(void);
 void	 harness_sleep_ms(int ms);
