@@ -41,43 +41,6 @@ static struct devacct dev_a, dev_b;
 /* ------------------------------------------------------------------ */
 /* Helpers                                                             */
 
-static const char *
-resp_text(const struct harness_resp *r, const char *path)
-{
-	struct json_object *v = devacct_json(r, path);
-
-	return v != NULL ? json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN |
-	    JSON_C_TO_STRING_NOSLASHESCAPE) : "(absent)";
-}
-
-static char *
-client_new(const struct devacct *d)
-{
-	struct harness_resp *r = devacct_jwt(d, "POST", "/v1/iam/clients",
-	    "{\"name\":\"events e2e\"}", NULL);
-	char *id;
-
-	harness_expect(r, 201);
-	id = strdup(devacct_str(r, "client.id"));
-	harness_resp_free(r);
-	return id;
-}
-
-static char *
-key_new(const struct devacct *d, const char *client, const char *env)
-{
-	const char *extra[] = { harness_idem_header(), NULL };
-	struct harness_resp *r = devacct_jwt(d, "POST",
-	    harness_fmt("/v1/iam/clients/%s/client-secrets", client),
-	    harness_fmt("{\"environment\":\"%s\"}", env), extra);
-	char *key;
-
-	harness_expect(r, 201);
-	key = strdup(devacct_str(r, "secret.secret"));
-	harness_resp_free(r);
-	return key;
-}
-
 /* A request with an API key on the host its environment belongs to. */
 static struct harness_resp *
 key_call(const char *key, const char *method, const char *path, const char *body,
@@ -217,8 +180,8 @@ struct tenant {
 static void
 tenant_new(const struct devacct *d, struct tenant *t)
 {
-	t->client = client_new(d);
-	t->key = key_new(d, t->client, "sandbox");
+	t->client = devacct_client_new(d);
+	t->key = devacct_key_new(d, t->client, "sandbox");
 }
 
 static void
@@ -417,7 +380,7 @@ START_TEST(trigger_live_host_404)
 	char *dkey;
 
 	tenant_new(&dev_a, &t);
-	dkey = key_new(&dev_a, t.client, "development");
+	dkey = devacct_key_new(&dev_a, t.client, "development");
 	r = devacct_call("POST", "api", "/v1/triggers/bill.created", devacct_bearer(t.key),
 	    "{}", NULL);
 	harness_assert_coded(r, 404, "NOT_FOUND");
@@ -709,7 +672,7 @@ START_TEST(list_item_shape)
 	ck_assert_pstr_eq(devacct_str(r, "data.0.object"), "event");
 	ck_assert_pstr_eq(devacct_str(r, "data.0.type"), "bill.created");
 	ck_assert(validate_format(VF_DATETIME, devacct_str(r, "data.0.created_at")));
-	ck_assert_str_eq(resp_text(r, "data.0.delivery"), "{\"status\":\"pending\",\"attempts\":0,"
+	ck_assert_str_eq(devacct_text(r, "data.0.delivery"), "{\"status\":\"pending\",\"attempts\":0,"
 	    "\"deliveries\":2,\"succeeded\":0,\"failed\":0,\"pending\":2}");
 	ck_assert(!json_object_get_boolean(devacct_json(r, "has_more")));
 	ck_assert_ptr_null(devacct_str(r, "next_cursor"));
@@ -721,7 +684,7 @@ START_TEST(list_item_shape)
 	devacct_sql_exec("UPDATE deliveries SET status = 'failed', attempts = 8 WHERE"
 	    " event_id = $1 AND webhook_id = $2", ev, b.id);
 	r = get_ok(t.key, "/v1/activity", 200);
-	ck_assert_str_eq(resp_text(r, "data.0.delivery"), "{\"status\":\"failed\",\"attempts\":10,"
+	ck_assert_str_eq(devacct_text(r, "data.0.delivery"), "{\"status\":\"failed\",\"attempts\":10,"
 	    "\"deliveries\":2,\"succeeded\":1,\"failed\":1,\"pending\":0}");
 	harness_resp_free(r);
 	/* a replay that succeeded supersedes the failure */
@@ -730,7 +693,7 @@ START_TEST(list_item_shape)
 	    " webhook_id, 'succeeded', 1, id FROM deliveries WHERE event_id = $1 AND webhook_id = $2",
 	    ev, b.id);
 	r = get_ok(t.key, "/v1/activity", 200);
-	ck_assert_str_eq(resp_text(r, "data.0.delivery"), "{\"status\":\"succeeded\",\"attempts\":11,"
+	ck_assert_str_eq(devacct_text(r, "data.0.delivery"), "{\"status\":\"succeeded\",\"attempts\":11,"
 	    "\"deliveries\":3,\"succeeded\":2,\"failed\":1,\"pending\":0}");
 	harness_resp_free(r);
 	free(ev);
@@ -809,7 +772,7 @@ START_TEST(list_filters)
 	ids_free(ids, n);
 	/* an empty result */
 	r = get_ok(t.key, "/v1/activity?type=pay.failed", 200);
-	ck_assert_str_eq(resp_text(r, "data"), "[]");
+	ck_assert_str_eq(devacct_text(r, "data"), "[]");
 	harness_resp_free(r);
 	for (int i = 0; i < 3; i++)
 		free(bc[i]);
@@ -965,11 +928,11 @@ START_TEST(detail_with_attempt_log)
 	ck_assert(json_object_object_get_ex(r->json, "correlation_id", NULL));
 	ck_assert_int_gt(devacct_int(r, "created"), 1700000000);
 	ck_assert(validate_format(VF_DATETIME, devacct_str(r, "timestamp")));
-	ck_assert_str_eq(resp_text(r, "data.object"),
+	ck_assert_str_eq(devacct_text(r, "data.object"),
 	    "{\"id\":\"bill_77\",\"object\":\"bill\",\"user_id\":\"usr_1\"}");
 	ck_assert_pstr_eq(devacct_str(r, "data.bill_id"), "bill_77");
 	ck_assert_pstr_eq(devacct_str(r, "data.user_id"), "usr_1");
-	ck_assert_str_eq(resp_text(r, "delivery"), "{\"status\":\"pending\",\"attempts\":3,"
+	ck_assert_str_eq(devacct_text(r, "delivery"), "{\"status\":\"pending\",\"attempts\":3,"
 	    "\"deliveries\":2,\"succeeded\":1,\"failed\":0,\"pending\":1}");
 	/* the deliveries (made together: in id order), with their attempt logs */
 	ds = devacct_json(r, "deliveries");
@@ -986,7 +949,7 @@ START_TEST(detail_with_attempt_log)
 		ck_assert_int_eq(devacct_int(r, harness_fmt("deliveries.%d.last_status_code", ia)), 200);
 		ck_assert_ptr_null(devacct_str(r, harness_fmt("deliveries.%d.next_attempt_at", ia)));
 		ck_assert_ptr_null(devacct_str(r, harness_fmt("deliveries.%d.replay_of", ia)));
-		ck_assert_str_eq(resp_text(r, harness_fmt("deliveries.%d.attempt_log", ia)),
+		ck_assert_str_eq(devacct_text(r, harness_fmt("deliveries.%d.attempt_log", ia)),
 		    "[{\"attempt\":1,\"attempted_at\":\"2031-01-01T00:00:00.000Z\",\"status_code\":500,"
 		    "\"latency_ms\":12,\"error\":null},{\"attempt\":2,\"attempted_at\":"
 		    "\"2031-01-01T00:00:05.000Z\",\"status_code\":200,\"latency_ms\":7,\"error\":null}]");
@@ -1011,7 +974,7 @@ START_TEST(detail_with_attempt_log)
 	devacct_sql_exec("UPDATE webhooks SET enabled = false WHERE client_id = $1", t.client, NULL);
 	ev = trigger_ok(t.key, "link.completed", NULL, NULL);
 	r = get_ok(t.key, harness_fmt("/v1/activity/%s", ev), 200);
-	ck_assert_str_eq(resp_text(r, "deliveries"), "[]");
+	ck_assert_str_eq(devacct_text(r, "deliveries"), "[]");
 	ck_assert_pstr_eq(devacct_str(r, "delivery.status"), "none");
 	harness_resp_free(r);
 	free(ev);
@@ -1044,21 +1007,21 @@ START_TEST(tenant_isolation)
 	harness_resp_free(r);
 	/* the same developer's other client too */
 	{
-		char *other = client_new(&dev_a);
+		char *other = devacct_client_new(&dev_a);
 
-		bkey = key_new(&dev_a, other, "sandbox");
+		bkey = devacct_key_new(&dev_a, other, "sandbox");
 		free(other);
 	}
 	r = key_call(bkey, "GET", harness_fmt("/v1/activity/%s", ev), NULL, NULL);
 	harness_assert_coded(r, 404, "NOT_FOUND");
 	harness_resp_free(r);
 	/* the same client's development key: another environment */
-	dkey = key_new(&dev_a, a.client, "development");
+	dkey = devacct_key_new(&dev_a, a.client, "development");
 	r = key_call(dkey, "GET", harness_fmt("/v1/activity/%s", ev), NULL, NULL);
 	harness_assert_coded(r, 404, "NOT_FOUND");
 	harness_resp_free(r);
 	r = get_ok(dkey, "/v1/activity", 200);
-	ck_assert_str_eq(resp_text(r, "data"), "[]");
+	ck_assert_str_eq(devacct_text(r, "data"), "[]");
 	harness_resp_free(r);
 	r = replay(b.key, harness_fmt("{\"event_id\":\"%s\"}", ev), NULL);
 	harness_assert_coded(r, 404, "NOT_FOUND");

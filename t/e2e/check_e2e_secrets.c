@@ -70,19 +70,6 @@ secrets_path(const char *client, const char *suffix)
 	return p;
 }
 
-static char *
-client_new(const struct devacct *d)
-{
-	struct harness_resp *r = devacct_jwt(d, "POST", "/v1/iam/clients",
-	    "{\"name\":\"keys\"}", NULL);
-	char *id;
-
-	harness_assert_status(r, 201);
-	id = strdup(devacct_str(r, "client.id"));
-	harness_resp_free(r);
-	return id;
-}
-
 /* POST .../client-secrets {environment} with the header given (NULL: a
  * fresh key). */
 static struct harness_resp *
@@ -162,7 +149,7 @@ live_count(const char *client, const char *env)
 
 START_TEST(create_sandbox)
 {
-	char *client = client_new(&dev_b);
+	char *client = devacct_client_new(&dev_b);
 	struct harness_resp *r = secret_post(&dev_b, client, "sandbox", NULL);
 	const char *key, *prefix;
 
@@ -207,7 +194,7 @@ static const struct {
 
 START_TEST(create_gating)
 {
-	char *client = client_new(gating[_i].dev);
+	char *client = devacct_client_new(gating[_i].dev);
 	struct harness_resp *r = secret_post(gating[_i].dev, client, gating[_i].env, NULL);
 
 	if (gating[_i].code != NULL) {
@@ -231,7 +218,7 @@ END_TEST
 /* One live secret per (client, environment): rotate instead. */
 START_TEST(create_exists)
 {
-	char *client = client_new(&dev_a);
+	char *client = devacct_client_new(&dev_a);
 	char *key = secret_new(&dev_a, client, "sandbox");
 	struct harness_resp *r = secret_post(&dev_a, client, "sandbox", NULL);
 
@@ -249,7 +236,7 @@ END_TEST
 /* The same Idempotency-Key again: 409 not replayable, nothing changes. */
 START_TEST(create_idempotency)
 {
-	char *client = client_new(&dev_a);
+	char *client = devacct_client_new(&dev_a);
 	char hdr[96];
 	struct harness_resp *r;
 	char *key;
@@ -321,7 +308,7 @@ static const struct {
 
 START_TEST(create_bad_input)
 {
-	char *client = client_new(&dev_a), *path = secrets_path(client, "");
+	char *client = devacct_client_new(&dev_a), *path = secrets_path(client, "");
 	const char *h[2] = { NULL, NULL };
 	struct harness_resp *r;
 
@@ -346,7 +333,7 @@ END_TEST
 
 START_TEST(list_and_get_metadata_only)
 {
-	char *client = client_new(&dev_a), *path = secrets_path(client, "");
+	char *client = devacct_client_new(&dev_a), *path = secrets_path(client, "");
 	char *k1 = secret_new(&dev_a, client, "sandbox");
 	char *k2 = secret_new(&dev_a, client, "production");
 	struct harness_resp *r = devacct_jwt(&dev_a, "GET", path, NULL, NULL);
@@ -389,7 +376,7 @@ START_TEST(list_and_get_metadata_only)
 
 	/* a client without secrets lists none */
 	{
-		char *c2 = client_new(&dev_a), *p2 = secrets_path(c2, "");
+		char *c2 = devacct_client_new(&dev_a), *p2 = secrets_path(c2, "");
 
 		r = devacct_jwt(&dev_a, "GET", p2, NULL, NULL);
 		harness_assert_status(r, 200);
@@ -407,7 +394,7 @@ END_TEST
 
 START_TEST(revoke)
 {
-	char *client = client_new(&dev_a), *path = secrets_path(client, "/development");
+	char *client = devacct_client_new(&dev_a), *path = secrets_path(client, "/development");
 	char *key = secret_new(&dev_a, client, "development"), *key2;
 	struct harness_resp *r;
 
@@ -456,7 +443,7 @@ static const struct {
 START_TEST(bad_environment_in_path)
 {
 	static const char *const h[] = { "Idempotency-Key: env-path", NULL };
-	char *client = client_new(&dev_a), *path = secrets_path(client, bad_env_paths[_i].suffix);
+	char *client = devacct_client_new(&dev_a), *path = secrets_path(client, bad_env_paths[_i].suffix);
 	struct harness_resp *r = devacct_call(bad_env_paths[_i].method, "api", path,
 	    devacct_bearer(dev_a.access), NULL, h);
 
@@ -473,7 +460,7 @@ END_TEST
 
 START_TEST(rotate_once)
 {
-	char *client = client_new(&dev_a);
+	char *client = devacct_client_new(&dev_a);
 	char *old = secret_new(&dev_a, client, "production"), *old_id, *fresh;
 	struct harness_resp *r;
 
@@ -511,7 +498,7 @@ END_TEST
  * it, it is. */
 START_TEST(rotate_settle_window)
 {
-	char *client = client_new(&dev_a), *key = secret_new(&dev_a, client, "sandbox"), *k2;
+	char *client = devacct_client_new(&dev_a), *key = secret_new(&dev_a, client, "sandbox"), *k2;
 	struct harness_resp *r = rotate(&dev_a, client, "sandbox", NULL);
 
 	harness_assert_status(r, 200);
@@ -539,7 +526,7 @@ END_TEST
 
 START_TEST(rotate_errors)
 {
-	char *client = client_new(&dev_a), *key = secret_new(&dev_a, client, "sandbox");
+	char *client = devacct_client_new(&dev_a), *key = secret_new(&dev_a, client, "sandbox");
 	char *path = secrets_path(client, "/sandbox/rotate"), hdr[96];
 	struct harness_resp *r;
 
@@ -583,7 +570,7 @@ START_TEST(rotate_errors)
 	harness_resp_free(r);
 	/* gating applies to rotation too */
 	{
-		char *cb = client_new(&dev_b);
+		char *cb = devacct_client_new(&dev_b);
 
 		r = rotate(&dev_b, cb, "production", NULL);
 		devacct_assert_iam(r, 403, "LIVE_ACCESS_REQUIRED");
@@ -620,7 +607,7 @@ rotate_thread(void *arg)
  * whose key works, and the pre-rotation key fails. */
 START_TEST(rotate_parallel)
 {
-	char *client = client_new(&dev_a), *old = secret_new(&dev_a, client, "sandbox");
+	char *client = devacct_client_new(&dev_a), *old = secret_new(&dev_a, client, "sandbox");
 	struct rotation xs[ROTATIONS];
 	pthread_t th[ROTATIONS];
 	pthread_barrier_t go;
@@ -677,8 +664,8 @@ struct keys {
 static void
 keys_make(struct keys *k)
 {
-	k->client = client_new(&dev_a);
-	k->other_client = client_new(&dev_a);
+	k->client = devacct_client_new(&dev_a);
+	k->other_client = devacct_client_new(&dev_a);
 	k->sandbox = secret_new(&dev_a, k->client, "sandbox");
 	k->development = secret_new(&dev_a, k->client, "development");
 	k->production = secret_new(&dev_a, k->client, "production");
@@ -779,7 +766,7 @@ START_TEST(identity)
 	harness_resp_free(r);
 
 	/* developer B: neither verified nor live */
-	cb = client_new(&dev_b);
+	cb = devacct_client_new(&dev_b);
 	kb = secret_new(&dev_b, cb, "sandbox");
 	r = devacct_call("GET", "sandbox", "/v1/identity", devacct_bearer(kb), NULL, NULL);
 	harness_assert_status(r, 200);
@@ -820,7 +807,7 @@ START_TEST(tenant_isolation)
 		{ "POST",	"/sandbox/rotate",	0 },
 		{ "GET",	"/development",		0 },
 	};
-	char *client = client_new(&dev_a), *key = secret_new(&dev_a, client, "sandbox");
+	char *client = devacct_client_new(&dev_a), *key = secret_new(&dev_a, client, "sandbox");
 
 	for (size_t i = 0; i < sizeof(routes) / sizeof(routes[0]); i++) {
 		const char *h[2] = { harness_idem_header(), NULL };
@@ -845,7 +832,7 @@ END_TEST
 START_TEST(auth_required)
 {
 	static const char *const h[] = { "Idempotency-Key: no-auth", NULL };
-	char *client = client_new(&dev_a), *key = secret_new(&dev_a, client, "sandbox");
+	char *client = devacct_client_new(&dev_a), *key = secret_new(&dev_a, client, "sandbox");
 	char *path = secrets_path(client, "");
 	struct harness_resp *r;
 
@@ -931,7 +918,7 @@ tree_has(const char *dir, const char *needle, char **where, size_t *files)
 
 START_TEST(no_plaintext_at_rest)
 {
-	char *client = client_new(&dev_a);
+	char *client = devacct_client_new(&dev_a);
 	char *keys[5];
 	size_t nkeys = 0;
 	PGresult *tables;

@@ -46,48 +46,6 @@ static struct devacct dev_a, dev_b;
 /* ------------------------------------------------------------------ */
 /* Helpers                                                             */
 
-/* The JSON text of a member (compact), for comparing arrays. */
-static const char *
-resp_text(const struct harness_resp *r, const char *path)
-{
-	struct json_object *v = devacct_json(r, path);
-
-	return v != NULL ? json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN |
-	    JSON_C_TO_STRING_NOSLASHESCAPE) : "(absent)";
-}
-
-/* A fresh client of d; its id (malloc'ed). */
-static char *
-client_new(const struct devacct *d)
-{
-	struct harness_resp *r = devacct_jwt(d, "POST", "/v1/iam/clients",
-	    "{\"name\":\"webhooks e2e\"}", NULL);
-	char *id;
-
-	harness_expect(r, 201);
-	ck_assert_ptr_nonnull(devacct_str(r, "client.id"));
-	id = strdup(devacct_str(r, "client.id"));
-	harness_resp_free(r);
-	return id;
-}
-
-/* A fresh API key of env for d's client (malloc'ed). */
-static char *
-key_new(const struct devacct *d, const char *client, const char *env)
-{
-	const char *extra[] = { harness_idem_header(), NULL };
-	struct harness_resp *r = devacct_jwt(d, "POST",
-	    harness_fmt("/v1/iam/clients/%s/client-secrets", client),
-	    harness_fmt("{\"environment\":\"%s\"}", env), extra);
-	char *key;
-
-	harness_expect(r, 201);
-	ck_assert_ptr_nonnull(devacct_str(r, "secret.secret"));
-	key = strdup(devacct_str(r, "secret.secret"));
-	harness_resp_free(r);
-	return key;
-}
-
 /* A request with an API key, on the host its environment belongs to. */
 static struct harness_resp *
 key_call(const char *key, const char *method, const char *path, const char *body,
@@ -218,7 +176,7 @@ END_TEST
 
 START_TEST(create_shows_secret_once)
 {
-	char *client = client_new(&dev_a), *n, *body;
+	char *client = devacct_client_new(&dev_a), *n, *body;
 	const char *extra[] = { harness_idem_header(), NULL };
 	struct harness_resp *r, *r2;
 	const char *secret, *id;
@@ -233,7 +191,7 @@ START_TEST(create_shows_secret_once)
 	ck_assert_pstr_eq(devacct_str(r, "webhook.url"), "http://127.0.0.1:9/hook");
 	ck_assert_pstr_eq(devacct_str(r, "webhook.environment"), "sandbox");
 	ck_assert_pstr_eq(devacct_str(r, "webhook.clientId"), client);
-	ck_assert_str_eq(resp_text(r, "webhook.events"), "[\"bill.created\",\"bill.updated\"]");
+	ck_assert_str_eq(devacct_text(r, "webhook.events"), "[\"bill.created\",\"bill.updated\"]");
 	ck_assert(devacct_bool(r, "webhook.enabled"));
 	ck_assert_ptr_nonnull(devacct_str(r, "webhook.createdAt"));
 	ck_assert_ptr_nonnull(secret = devacct_str(r, "webhook.secret"));
@@ -278,7 +236,7 @@ END_TEST
 START_TEST(create_with_own_secret)
 {
 	struct receiver *rc = receiver_up(200);
-	char *client = client_new(&dev_a);
+	char *client = devacct_client_new(&dev_a);
 	const char *mine = "my-own-secret-0123456789";
 	const struct receiver_req *q;
 	struct harness_resp *r;
@@ -328,14 +286,14 @@ static const struct {
 
 START_TEST(create_normalises_events)
 {
-	char *client = client_new(&dev_a), *stored;
+	char *client = devacct_client_new(&dev_a), *stored;
 	struct harness_resp *r;
 	const char *want = normalised[_i].stored ? normalised[_i].stored : normalised[_i].events;
 
 	r = wh_create(&dev_a, client, harness_fmt("{\"environment\":\"production\","
 	    "\"url\":\"https://127.0.0.1:9/h\",\"events\":%s}", normalised[_i].events));
 	harness_expect(r, 201);
-	ck_assert_str_eq(resp_text(r, "webhook.events"), want);
+	ck_assert_str_eq(devacct_text(r, "webhook.events"), want);
 	stored = devacct_sql_value("SELECT events::text FROM webhooks WHERE id = $1",
 	    devacct_str(r, "webhook.id"), NULL);
 	{
@@ -357,7 +315,7 @@ END_TEST
 /* One error per unknown name, each naming its item; nothing stored. */
 START_TEST(create_unknown_event_types)
 {
-	char *client = client_new(&dev_a);
+	char *client = devacct_client_new(&dev_a);
 	struct harness_resp *r = wh_create(&dev_a, client, "{\"environment\":\"sandbox\","
 	    "\"url\":\"http://127.0.0.1:9/h\",\"events\":[\"bill.created\",\"bill.exploded\","
 	    "\"BILL.CREATED\",\"**\",\"webhook_endpoint.deleted\",\"bill.paid\"]}");
@@ -438,7 +396,7 @@ static const struct {
 
 START_TEST(create_bad_input)
 {
-	char *client = client_new(&dev_a);
+	char *client = devacct_client_new(&dev_a);
 	struct harness_resp *r = wh_create(&dev_a, client, create_bad[_i].body);
 
 	ck_assert_msg(r->status == 400, "%s: status %ld: %s", create_bad[_i].name, r->status,
@@ -454,7 +412,7 @@ END_TEST
 
 START_TEST(create_bad_bodies)
 {
-	char *client = client_new(&dev_a), *big;
+	char *client = devacct_client_new(&dev_a), *big;
 	const char *path = harness_fmt("/v1/iam/clients/%s/webhooks", client);
 	const char *extra[] = { harness_idem_header(), NULL };
 	struct harness_resp *r;
@@ -522,7 +480,7 @@ END_TEST
 
 START_TEST(create_environments_and_schemes)
 {
-	char *client = client_new(&dev_a);
+	char *client = devacct_client_new(&dev_a);
 	struct harness_resp *r;
 
 	r = wh_create(&dev_a, client, "{\"environment\":\"sandbox\"," VALID_REST "}");
@@ -545,7 +503,7 @@ END_TEST
 
 START_TEST(create_limit_per_environment)
 {
-	char *client = client_new(&dev_a);
+	char *client = devacct_client_new(&dev_a);
 	struct harness_resp *r;
 
 	for (int i = 0; i < WEBHOOKS_PER_ENVIRONMENT; i++) {
@@ -570,13 +528,13 @@ END_TEST
 
 START_TEST(list_in_creation_order)
 {
-	char *client = client_new(&dev_a), *other = client_new(&dev_a);
+	char *client = devacct_client_new(&dev_a), *other = devacct_client_new(&dev_a);
 	struct harness_resp *r;
 	struct wh w1, w2, w3;
 
 	r = devacct_jwt(&dev_a, "GET", harness_fmt("/v1/iam/clients/%s/webhooks", client), NULL, NULL);
 	harness_expect(r, 200);
-	ck_assert_str_eq(resp_text(r, "webhooks"), "[]");
+	ck_assert_str_eq(devacct_text(r, "webhooks"), "[]");
 	harness_resp_free(r);
 	wh_register(&dev_a, client, "sandbox", "http://127.0.0.1:9/1", "[\"bill.created\"]", &w1);
 	wh_register(&dev_a, client, "production", "https://127.0.0.1:9/2", "[\"*\"]", &w2);
@@ -588,7 +546,7 @@ START_TEST(list_in_creation_order)
 	ck_assert_pstr_eq(devacct_str(r, "webhooks.0.id"), w1.id);
 	ck_assert_pstr_eq(devacct_str(r, "webhooks.1.id"), w2.id);
 	ck_assert_pstr_eq(devacct_str(r, "webhooks.0.url"), "http://127.0.0.1:9/1");
-	ck_assert_str_eq(resp_text(r, "webhooks.0.events"), "[\"bill.created\"]");
+	ck_assert_str_eq(devacct_text(r, "webhooks.0.events"), "[\"bill.created\"]");
 	ck_assert_pstr_eq(devacct_str(r, "webhooks.1.environment"), "production");
 	ck_assert_ptr_null(strstr(r->body, "whsec_"));
 	harness_resp_free(r);
@@ -607,7 +565,7 @@ END_TEST
  * nothing changes; A with a mix of its client and B's webhook: 404. */
 START_TEST(jwt_tenant_isolation)
 {
-	char *ca = client_new(&dev_a), *cb = client_new(&dev_b);
+	char *ca = devacct_client_new(&dev_a), *cb = devacct_client_new(&dev_b);
 	const char *extra[] = { harness_idem_header(), NULL };
 	struct harness_resp *r;
 	struct wh wa, wb;
@@ -676,7 +634,7 @@ END_TEST
 
 START_TEST(primary_webhook)
 {
-	char *client = client_new(&dev_a);
+	char *client = devacct_client_new(&dev_a);
 	const char *path = harness_fmt("/v1/iam/clients/%s/client-secrets/production/webhook", client);
 	struct harness_resp *r;
 	char id[96];
@@ -699,7 +657,7 @@ START_TEST(primary_webhook)
 	    "\"events\":[\"bill.paid\"]}", NULL);
 	harness_expect(r, 201);
 	ck_assert_ptr_nonnull(devacct_str(r, "webhook.secret"));
-	ck_assert_str_eq(resp_text(r, "webhook.events"), "[\"bill.updated\"]");
+	ck_assert_str_eq(devacct_text(r, "webhook.events"), "[\"bill.updated\"]");
 	snprintf(id, sizeof(id), "%s", devacct_str(r, "webhook.id"));
 	harness_resp_free(r);
 
@@ -715,7 +673,7 @@ START_TEST(primary_webhook)
 	    NULL);
 	harness_expect(r, 200);
 	ck_assert_pstr_eq(devacct_str(r, "webhook.id"), id);
-	ck_assert_str_eq(resp_text(r, "webhook.events"),
+	ck_assert_str_eq(devacct_text(r, "webhook.events"),
 	    "[\"link.disconnected\",\"bill.created\"]");
 	ck_assert_pstr_eq(devacct_str(r, "webhook.url"), "https://127.0.0.1:9/p");
 	ck_assert_ptr_null(devacct_json(r, "webhook.secret"));
@@ -757,7 +715,7 @@ END_TEST
 /* The oldest enabled webhook is the primary one. */
 START_TEST(primary_is_oldest_enabled)
 {
-	char *client = client_new(&dev_a);
+	char *client = devacct_client_new(&dev_a);
 	const char *path = harness_fmt("/v1/iam/clients/%s/client-secrets/sandbox/webhook", client);
 	struct harness_resp *r;
 	struct wh w1, w2;
@@ -780,7 +738,7 @@ END_TEST
 /* Ten PUTs at once on an environment without a webhook create one. */
 START_TEST(primary_concurrent_puts_create_one)
 {
-	char *client = client_new(&dev_a);
+	char *client = devacct_client_new(&dev_a);
 	const char *h[] = { harness_fmt("Authorization: Bearer %s", dev_a.access),
 	    "Content-Type: application/json", NULL };
 	const char *body = "{\"url\":\"http://127.0.0.1:9/c\",\"events\":[\"*\"]}";
@@ -812,7 +770,7 @@ END_TEST
 
 START_TEST(delete_records_activity)
 {
-	char *client = client_new(&dev_a), *v;
+	char *client = devacct_client_new(&dev_a), *v;
 	struct harness_resp *r;
 	struct wh w;
 
@@ -854,7 +812,7 @@ END_TEST
 START_TEST(test_delivery_signed)
 {
 	struct receiver *rc = receiver_up(200);
-	char *client = client_new(&dev_a);
+	char *client = devacct_client_new(&dev_a);
 	const struct receiver_req *q;
 	struct harness_resp *r;
 	struct json_object *env, *v;
@@ -959,7 +917,7 @@ END_TEST
 START_TEST(test_event_type_rules)
 {
 	struct receiver *rc = receiver_up(200);
-	char *client = client_new(&dev_a);
+	char *client = devacct_client_new(&dev_a);
 	const struct receiver_req *q;
 	struct harness_resp *r;
 	struct wh w, all;
@@ -1019,7 +977,7 @@ static const int answers[] = { 201, 204, 400, 410, 500, 503 };
 START_TEST(test_reports_endpoint_status)
 {
 	struct receiver *rc = receiver_up(answers[_i]);
-	char *client = client_new(&dev_a);
+	char *client = devacct_client_new(&dev_a);
 	struct harness_resp *r;
 	struct wh w;
 
@@ -1040,7 +998,7 @@ END_TEST
 /* No HTTP response at all: status_code 0, success false, the reason. */
 START_TEST(test_closed_port)
 {
-	char *client = client_new(&dev_a);
+	char *client = devacct_client_new(&dev_a);
 	struct harness_resp *r;
 	struct wh w;
 
@@ -1061,7 +1019,7 @@ END_TEST
 START_TEST(test_tls_failure)
 {
 	struct receiver *rc = receiver_up(200);
-	char *client = client_new(&dev_a);
+	char *client = devacct_client_new(&dev_a);
 	struct harness_resp *r;
 	struct wh w;
 
@@ -1084,7 +1042,7 @@ END_TEST
 START_TEST(test_unsealable_secret)
 {
 	struct receiver *rc = receiver_up(200);
-	char *client = client_new(&dev_a);
+	char *client = devacct_client_new(&dev_a);
 	struct harness_resp *r;
 	struct wh w1, w2;
 
@@ -1133,7 +1091,7 @@ START_TEST(test_times_out_after_10s)
 {
 	struct receiver_opts o = { 200, 12000 };
 	struct receiver *rc = receiver_start(&o);
-	char *client = client_new(&dev_a);
+	char *client = devacct_client_new(&dev_a);
 	struct curl_slist *h = NULL;
 	struct json_object *doc, *v;
 	struct slow out = { 0 };
@@ -1180,7 +1138,7 @@ END_TEST
 
 START_TEST(endpoints_crud)
 {
-	char *client = client_new(&dev_a), *key = key_new(&dev_a, client, "sandbox"), *v;
+	char *client = devacct_client_new(&dev_a), *key = devacct_key_new(&dev_a, client, "sandbox"), *v;
 	const char *extra[] = { harness_idem_header(), NULL };
 	struct harness_resp *r;
 	char id[96];
@@ -1188,7 +1146,7 @@ START_TEST(endpoints_crud)
 	r = key_call(key, "GET", "/v1/webhook-endpoints", NULL, NULL);
 	harness_expect(r, 200);
 	ck_assert_pstr_eq(devacct_str(r, "object"), "list");
-	ck_assert_str_eq(resp_text(r, "data"), "[]");
+	ck_assert_str_eq(devacct_text(r, "data"), "[]");
 	ck_assert(!devacct_bool(r, "has_more"));
 	harness_resp_free(r);
 
@@ -1200,7 +1158,7 @@ START_TEST(endpoints_crud)
 	ck_assert_pstr_eq(devacct_str(r, "client_id"), client);
 	ck_assert_pstr_eq(devacct_str(r, "environment"), "sandbox");
 	ck_assert_pstr_eq(devacct_str(r, "url"), "http://127.0.0.1:9/k");
-	ck_assert_str_eq(resp_text(r, "events"), "[\"bill.updated\",\"insight.created\"]");
+	ck_assert_str_eq(devacct_text(r, "events"), "[\"bill.updated\",\"insight.created\"]");
 	ck_assert(devacct_bool(r, "enabled"));
 	ck_assert_msg(devacct_str(r, "secret") != NULL &&
 	    strncmp(devacct_str(r, "secret"), "whsec_", 6) == 0, "%s", r->body);
@@ -1231,7 +1189,7 @@ START_TEST(endpoints_crud)
 	r = key_call(key, "PATCH", harness_fmt("/v1/webhook-endpoints/%s", id),
 	    "{\"events\":[\"*\"]}", NULL);
 	harness_expect(r, 200);
-	ck_assert_str_eq(resp_text(r, "events"), "[\"*\"]");
+	ck_assert_str_eq(devacct_text(r, "events"), "[\"*\"]");
 	ck_assert_pstr_eq(devacct_str(r, "url"), "http://127.0.0.1:9/k");
 	harness_resp_free(r);
 	r = key_call(key, "PATCH", harness_fmt("/v1/webhook-endpoints/%s", id),
@@ -1303,7 +1261,7 @@ static const struct {
 
 START_TEST(endpoints_bad_input)
 {
-	char *client = client_new(&dev_a), *key = key_new(&dev_a, client, "sandbox");
+	char *client = devacct_client_new(&dev_a), *key = devacct_key_new(&dev_a, client, "sandbox");
 	const char *extra[] = { harness_idem_header(), NULL };
 	struct harness_resp *r = key_call(key, "POST", "/v1/webhook-endpoints",
 	    endpoint_bad[_i].body, extra);
@@ -1320,7 +1278,7 @@ END_TEST
 
 START_TEST(endpoints_idempotency_and_client_id)
 {
-	char *client = client_new(&dev_a), *key = key_new(&dev_a, client, "sandbox");
+	char *client = devacct_client_new(&dev_a), *key = devacct_key_new(&dev_a, client, "sandbox");
 	const char *extra[] = { harness_idem_header(), NULL };
 	struct harness_resp *r;
 
@@ -1356,9 +1314,9 @@ END_TEST
 /* A key sees its own client and environment only. */
 START_TEST(endpoints_scoped_to_key)
 {
-	char *ca = client_new(&dev_a), *cb = client_new(&dev_b);
-	char *ka = key_new(&dev_a, ca, "sandbox"), *kad = key_new(&dev_a, ca, "development");
-	char *kb = key_new(&dev_b, cb, "sandbox");
+	char *ca = devacct_client_new(&dev_a), *cb = devacct_client_new(&dev_b);
+	char *ka = devacct_key_new(&dev_a, ca, "sandbox"), *kad = devacct_key_new(&dev_a, ca, "development");
+	char *kb = devacct_key_new(&dev_b, cb, "sandbox");
 	const char *extra[] = { harness_idem_header(), NULL };
 	const char *extra2[] = { harness_idem_header(), NULL };
 	struct harness_resp *r;
@@ -1386,7 +1344,7 @@ START_TEST(endpoints_scoped_to_key)
 	harness_resp_free(r);
 	r = key_call(kb, "GET", "/v1/webhook-endpoints", NULL, NULL);
 	harness_expect(r, 200);
-	ck_assert_str_eq(resp_text(r, "data"), "[]");
+	ck_assert_str_eq(devacct_text(r, "data"), "[]");
 	harness_resp_free(r);
 
 	/* the same client's development key: another environment */
@@ -1395,7 +1353,7 @@ START_TEST(endpoints_scoped_to_key)
 	harness_resp_free(r);
 	r = key_call(kad, "GET", "/v1/webhook-endpoints", NULL, NULL);
 	harness_expect(r, 200);
-	ck_assert_str_eq(resp_text(r, "data"), "[]");
+	ck_assert_str_eq(devacct_text(r, "data"), "[]");
 	harness_resp_free(r);
 	/* outside the sandbox: https only */
 	r = key_call(kad, "POST", "/v1/webhook-endpoints",
@@ -1431,7 +1389,7 @@ END_TEST
 START_TEST(endpoints_rotate_secret)
 {
 	struct receiver *rc = receiver_up(200);
-	char *client = client_new(&dev_a), *key = key_new(&dev_a, client, "sandbox"), *v;
+	char *client = devacct_client_new(&dev_a), *key = devacct_key_new(&dev_a, client, "sandbox"), *v;
 	const char *extra[] = { harness_idem_header(), NULL };
 	const char *rot[] = { harness_idem_header(), NULL };
 	char id[96], old[192], fresh[192], v1[RECEIVER_MAX_V1][65], h_old[65], h_new[65];
@@ -1540,7 +1498,7 @@ END_TEST
 /* Deleting the client removes its webhooks. */
 START_TEST(client_delete_cascades)
 {
-	char *client = client_new(&dev_a);
+	char *client = devacct_client_new(&dev_a);
 	struct harness_resp *r;
 	struct wh w;
 
@@ -1603,7 +1561,7 @@ static const char *const private_urls[] = {
 
 START_TEST(strict_refuses_private_targets)
 {
-	char *client = client_new(&dev_a);
+	char *client = devacct_client_new(&dev_a);
 	struct harness_resp *r = wh_create(&dev_a, client,
 	    harness_fmt("{\"environment\":\"sandbox\",\"url\":\"%s\",\"events\":[\"*\"]}",
 	    private_urls[_i]));
@@ -1621,7 +1579,7 @@ END_TEST
 
 START_TEST(strict_accepts_public_targets)
 {
-	char *client = client_new(&dev_a);
+	char *client = devacct_client_new(&dev_a);
 	struct harness_resp *r = wh_create(&dev_a, client,
 	    "{\"environment\":\"production\",\"url\":\"https://8.8.8.8/hook\",\"events\":[\"*\"]}");
 
@@ -1644,7 +1602,7 @@ END_TEST
 START_TEST(strict_delivery_checks_again)
 {
 	struct receiver *rc = receiver_up(200);
-	char *client = client_new(&dev_a);
+	char *client = devacct_client_new(&dev_a);
 	struct harness_resp *r;
 	struct wh w;
 

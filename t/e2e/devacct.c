@@ -385,3 +385,42 @@ devacct_bool(const struct harness_resp *r, const char *path)
 	    "%s is not a boolean: %s", path, r->body);
 	return json_object_get_boolean(v);
 }
+
+const char *
+devacct_text(const struct harness_resp *r, const char *path)
+{
+	struct json_object *v = devacct_json(r, path);
+
+	return v != NULL ? json_object_to_json_string_ext(v, JSON_C_TO_STRING_PLAIN |
+	    JSON_C_TO_STRING_NOSLASHESCAPE) : "(absent)";
+}
+
+char *
+devacct_client_new(const struct devacct *d)
+{
+	struct harness_resp *r = devacct_jwt(d, "POST", "/v1/iam/clients",
+	    "{\"name\":\"e2e client\"}", NULL);
+	char *id;
+
+	harness_expect(r, 201);
+	ck_assert_ptr_nonnull(devacct_str(r, "client.id"));
+	id = strdup(devacct_str(r, "client.id"));
+	harness_resp_free(r);
+	return id;
+}
+
+char *
+devacct_key_new(const struct devacct *d, const char *client, const char *env)
+{
+	const char *extra[] = { harness_idem_header(), NULL };
+	struct harness_resp *r = devacct_jwt(d, "POST",
+	    harness_fmt("/v1/iam/clients/%s/client-secrets", client),
+	    harness_fmt("{\"environment\":\"%s\"}", env), extra);
+	char *key;
+
+	harness_expect(r, 201);
+	ck_assert_ptr_nonnull(devacct_str(r, "secret.secret"));
+	key = strdup(devacct_str(r, "secret.secret"));
+	harness_resp_free(r);
+	return key;
+}

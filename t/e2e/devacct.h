@@ -60,6 +60,12 @@ const char *devacct_str(const struct harness_resp *, const char *path);
 /* The integer or boolean at path; the test fails when it is absent or of
  * another type. */
 long long devacct_int(const struct harness_resp *, const char *path);
+/* The compact JSON text of the member at path, "(absent)" when missing. */
+const char *devacct_text(const struct harness_resp *, const char *path);
+/* A fresh client of d, and a fresh API key of env for one of its clients
+ * (both malloc'ed; the test fails when the API refuses). */
+char	*devacct_client_new(const struct devacct *);
+char	*devacct_key_new(const struct devacct *, const char *client, const char *env);
 int	 devacct_bool(const struct harness_resp *, const char *path);
 
 /* iam envelope with error_code == code; NULL when right, else why. */
