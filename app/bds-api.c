@@ -10,10 +10,10 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "config.h"
-#include "crypto.h"
-#include "log.h"
-#include "server.h"
+#include "core/config.h"
+#include "core/crypto.h"
+#include "core/log.h"
+#include "core/server.h"
 
 static void
 usage(FILE *f)

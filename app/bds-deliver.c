@@ -15,13 +15,13 @@
 
 #include <curl/curl.h>
 
-#include "config.h"
-#include "crypto.h"
-#include "db.h"
-#include "deliver.h"
-#include "log.h"
-#include "mail.h"
-#include "webhook_deliver.h"
+#include "core/config.h"
+#include "core/crypto.h"
+#include "core/db.h"
+#include "core/queue.h"
+#include "core/log.h"
+#include "mail/mail.h"
+#include "webhooks/webhooks_deliver.h"
 
 static volatile sig_atomic_t stop;
 
@@ -72,9 +72,9 @@ main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct deliver_opts o = { 0, 55, 1000, &stop };
-	struct deliver_sender mail, webhook;
-	struct deliver_sender *senders[] = { &mail, &webhook };
+	struct queue_opts o = { 0, 55, 1000, &stop };
+	struct queue_sender mail, webhook;
+	struct queue_sender *senders[] = { &mail, &webhook };
 	const char *config_path = NULL, *log_path = NULL;
 	struct sigaction sa;
 	struct config cfg;
@@ -143,9 +143,9 @@ main(int argc, char **argv)
 		return 1;
 	}
 	mail_sender_init(&mail, &cfg);
-	if (webhook_sender_init(&webhook, &cfg, err, sizeof(err)) != 0) {
+	if (webhooks_sender_init(&webhook, &cfg, err, sizeof(err)) != 0) {
 		fprintf(stderr, "bds-deliver: %s\n", err);
-		webhook_sender_free(&webhook);
+		webhooks_sender_free(&webhook);
 		db_free(db);
 		curl_global_cleanup();
 		config_free(&cfg);
@@ -153,11 +153,11 @@ main(int argc, char **argv)
 	}
 	log_msg("info", "deliver: started (mail_transport=%s, webhook_concurrency=%d, %s)",
 	    cfg.mail_transport, cfg.webhook_concurrency,
-	    o.once ? "once" : "listening on " DELIVER_CHANNEL);
-	rc = deliver_run(db, senders, sizeof(senders) / sizeof(senders[0]), &o);
+	    o.once ? "once" : "listening on " QUEUE_CHANNEL);
+	rc = queue_run(db, senders, sizeof(senders) / sizeof(senders[0]), &o);
 	log_msg(rc == 0 ? "info" : "error", "deliver: %s", rc == 0 ? "done" :
 	    "stopped: the database failed");
-	webhook_sender_free(&webhook);
+	webhooks_sender_free(&webhook);
 	db_free(db);
 	curl_global_cleanup();
 	config_free(&cfg);

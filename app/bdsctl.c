@@ -11,8 +11,8 @@
 
 #include <libpq-fe.h>
 
-#include "config.h"
-#include "validate.h"
+#include "core/config.h"
+#include "core/validate.h"
 
 struct cmd {
 	const char	*name;

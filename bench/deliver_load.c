@@ -20,10 +20,10 @@
 
 #include <libpq-fe.h>
 
-#include "arena.h"
-#include "config.h"
-#include "crypto.h"
-#include "webhook_sign.h"
+#include "core/arena.h"
+#include "core/config.h"
+#include "core/crypto.h"
+#include "webhooks/webhooks_sign.h"
 
 static long long
 wall_ms(void)
@@ -84,7 +84,7 @@ main(int argc, char **argv)
 		const char *wh = crypto_id_new(&a, "whk");
 		const char *secret = "whsec_benchbenchbenchbenchbenchbench";
 		const char *p[4] = { user, client, wh, argv[3] };
-		const char *ps[2] = { wh, webhook_secret_seal(&a, cfg.secret_key, wh, secret) };
+		const char *ps[2] = { wh, webhooks_secret_seal(&a, cfg.secret_key, wh, secret) };
 
 		PQclear(run(c, "INSERT INTO users (id, email, password_hash) VALUES ($1::text,"
 		    " $1::text || '@bench.test', 'x')", 1, p));

@@ -4,14 +4,13 @@
  */
 #include <stddef.h>
 
-#include "activity.h"
-#include "clients.h"
-#include "health.h"
-#include "iam.h"
-#include "router.h"
-#include "webhooks.h"
+#include "events/activity.h"
+#include "iam/iam_clients.h"
+#include "core/health.h"
+#include "iam/iam.h"
+#include "core/router.h"
+#include "webhooks/webhooks.h"
 
-#define IAM ROUTE_IAM
 
 const struct route routes[] = {
 	/* method  pattern                                  auth       body                        query handler                   flags */
@@ -20,49 +19,49 @@ const struct route routes[] = {
 	{ M_GET,   "/.well-known/jwks.json",                AUTH_NONE, NULL,                       NULL, iam_jwks,                 0 },
 
 	/* developer accounts (lib/iam_auth.c, lib/iam_account.c) */
-	{ M_GET,   "/v1/iam/auth/legal-documents",          AUTH_NONE, NULL,                       NULL, iam_legal_documents,      IAM },
-	{ M_POST,  "/v1/iam/auth/signup",                   AUTH_NONE, iam_signup_fields,          NULL, iam_signup,               IAM },
-	{ M_POST,  "/v1/iam/auth/confirm-signup",           AUTH_NONE, iam_confirm_fields,         NULL, iam_confirm_signup,       IAM },
-	{ M_POST,  "/v1/iam/auth/confirm-and-signin",       AUTH_NONE, iam_confirm_signin_fields,  NULL, iam_confirm_and_signin,   IAM },
-	{ M_POST,  "/v1/iam/auth/signin",                   AUTH_NONE, iam_signin_fields,          NULL, iam_signin,               IAM },
-	{ M_POST,  "/v1/iam/auth/signout",                  AUTH_JWT,  iam_signout_fields,         NULL, iam_signout,              IAM },
-	{ M_POST,  "/v1/iam/auth/refresh",                  AUTH_NONE, iam_refresh_fields,         NULL, iam_refresh,              IAM },
-	{ M_POST,  "/v1/iam/auth/forgot-password",          AUTH_NONE, iam_forgot_fields,          NULL, iam_forgot_password,      IAM },
-	{ M_POST,  "/v1/iam/auth/reset-password",           AUTH_NONE, iam_reset_fields,           NULL, iam_reset_password,       IAM },
-	{ M_POST,  "/v1/iam/auth/change-password",          AUTH_JWT,  iam_change_password_fields, NULL, iam_change_password,      IAM },
-	{ M_GET,   "/v1/iam/auth/me",                       AUTH_JWT,  NULL,                       NULL, iam_me,                   IAM },
-	{ M_POST,  "/v1/iam/auth/email/request-verification", AUTH_JWT, NULL,                      NULL, iam_email_request,        IAM },
-	{ M_POST,  "/v1/iam/auth/email/verify",             AUTH_JWT,  iam_verify_code_fields,     NULL, iam_email_verify,         IAM },
-	{ M_POST,  "/v1/iam/verification-request",          AUTH_JWT,  iam_verification_fields,    NULL, iam_verification_request, IAM },
-	{ M_POST,  "/v1/iam/request-live-access",           AUTH_JWT,  NULL,                       NULL, iam_request_live_access,  IAM },
+	{ M_GET,   "/v1/iam/auth/legal-documents",          AUTH_NONE, NULL,                       NULL, iam_legal_documents, 0 },
+	{ M_POST,  "/v1/iam/auth/signup",                   AUTH_NONE, iam_signup_fields,          NULL, iam_signup, 0 },
+	{ M_POST,  "/v1/iam/auth/confirm-signup",           AUTH_NONE, iam_confirm_fields,         NULL, iam_confirm_signup, 0 },
+	{ M_POST,  "/v1/iam/auth/confirm-and-signin",       AUTH_NONE, iam_confirm_signin_fields,  NULL, iam_confirm_and_signin, 0 },
+	{ M_POST,  "/v1/iam/auth/signin",                   AUTH_NONE, iam_signin_fields,          NULL, iam_signin, 0 },
+	{ M_POST,  "/v1/iam/auth/signout",                  AUTH_JWT,  iam_signout_fields,         NULL, iam_signout, 0 },
+	{ M_POST,  "/v1/iam/auth/refresh",                  AUTH_NONE, iam_refresh_fields,         NULL, iam_refresh, 0 },
+	{ M_POST,  "/v1/iam/auth/forgot-password",          AUTH_NONE, iam_forgot_fields,          NULL, iam_forgot_password, 0 },
+	{ M_POST,  "/v1/iam/auth/reset-password",           AUTH_NONE, iam_reset_fields,           NULL, iam_reset_password, 0 },
+	{ M_POST,  "/v1/iam/auth/change-password",          AUTH_JWT,  iam_change_password_fields, NULL, iam_change_password, 0 },
+	{ M_GET,   "/v1/iam/auth/me",                       AUTH_JWT,  NULL,                       NULL, iam_me, 0 },
+	{ M_POST,  "/v1/iam/auth/email/request-verification", AUTH_JWT, NULL,                      NULL, iam_email_request, 0 },
+	{ M_POST,  "/v1/iam/auth/email/verify",             AUTH_JWT,  iam_verify_code_fields,     NULL, iam_email_verify, 0 },
+	{ M_POST,  "/v1/iam/verification-request",          AUTH_JWT,  iam_verification_fields,    NULL, iam_verification_request, 0 },
+	{ M_POST,  "/v1/iam/request-live-access",           AUTH_JWT,  NULL,                       NULL, iam_request_live_access, 0 },
 
 	/* clients, client secrets and the key's identity (lib/iam_clients.c, lib/iam_secrets.c) */
-	{ M_GET,   "/v1/iam/clients",                       AUTH_JWT,  NULL,                       NULL, iam_clients_list,         IAM },
-	{ M_POST,  "/v1/iam/clients",                       AUTH_JWT,  iam_clients_create_fields,  NULL, iam_clients_create,       IAM },
-	{ M_GET,   "/v1/iam/clients/{id}",                  AUTH_JWT,  NULL,                       NULL, iam_clients_get,          IAM },
-	{ M_PUT,   "/v1/iam/clients/{id}",                  AUTH_JWT,  iam_clients_update_fields,  NULL, iam_clients_update,       IAM },
-	{ M_DELETE, "/v1/iam/clients/{id}",                 AUTH_JWT,  NULL,                       NULL, iam_clients_delete,       IAM },
-	{ M_GET,   "/v1/iam/clients/{id}/embed-origins",    AUTH_NONE, NULL,                       NULL, iam_clients_embed_origins, IAM },
-	{ M_POST,  "/v1/iam/clients/{id}/client-secrets",   AUTH_JWT,  iam_secrets_create_fields,  NULL, iam_secrets_create,       IAM },
-	{ M_GET,   "/v1/iam/clients/{id}/client-secrets",   AUTH_JWT,  NULL,                       NULL, iam_secrets_list,         IAM },
-	{ M_GET,   "/v1/iam/clients/{id}/client-secrets/{environment}", AUTH_JWT, NULL,            NULL, iam_secrets_get,          IAM },
-	{ M_DELETE, "/v1/iam/clients/{id}/client-secrets/{environment}", AUTH_JWT, NULL,           NULL, iam_secrets_revoke,       IAM },
-	{ M_POST,  "/v1/iam/clients/{id}/client-secrets/{environment}/rotate", AUTH_JWT, iam_secrets_rotate_fields, NULL, iam_secrets_rotate, IAM },
+	{ M_GET,   "/v1/iam/clients",                       AUTH_JWT,  NULL,                       NULL, iam_clients_list, 0 },
+	{ M_POST,  "/v1/iam/clients",                       AUTH_JWT,  iam_clients_create_fields,  NULL, iam_clients_create, 0 },
+	{ M_GET,   "/v1/iam/clients/{id}",                  AUTH_JWT,  NULL,                       NULL, iam_clients_get, 0 },
+	{ M_PUT,   "/v1/iam/clients/{id}",                  AUTH_JWT,  iam_clients_update_fields,  NULL, iam_clients_update, 0 },
+	{ M_DELETE, "/v1/iam/clients/{id}",                 AUTH_JWT,  NULL,                       NULL, iam_clients_delete, 0 },
+	{ M_GET,   "/v1/iam/clients/{id}/embed-origins",    AUTH_NONE, NULL,                       NULL, iam_clients_embed_origins, 0 },
+	{ M_POST,  "/v1/iam/clients/{id}/client-secrets",   AUTH_JWT,  iam_secrets_create_fields,  NULL, iam_secrets_create, 0 },
+	{ M_GET,   "/v1/iam/clients/{id}/client-secrets",   AUTH_JWT,  NULL,                       NULL, iam_secrets_list, 0 },
+	{ M_GET,   "/v1/iam/clients/{id}/client-secrets/{environment}", AUTH_JWT, NULL,            NULL, iam_secrets_get, 0 },
+	{ M_DELETE, "/v1/iam/clients/{id}/client-secrets/{environment}", AUTH_JWT, NULL,           NULL, iam_secrets_revoke, 0 },
+	{ M_POST,  "/v1/iam/clients/{id}/client-secrets/{environment}/rotate", AUTH_JWT, iam_secrets_rotate_fields, NULL, iam_secrets_rotate, 0 },
 	{ M_GET,   "/v1/identity",                          AUTH_KEY,  NULL,                       NULL, iam_secrets_identity,     0 },
 
 	/* webhook subscriptions (lib/iam_webhooks.c: the developer's; lib/webhook_endpoints.c: the client's own, by API key) */
-	{ M_POST,  "/v1/iam/clients/{clientId}/webhooks",   AUTH_JWT,  iam_webhook_create_fields,  NULL, iam_webhooks_create,      IAM },
-	{ M_GET,   "/v1/iam/clients/{clientId}/webhooks",   AUTH_JWT,  NULL,                       NULL, iam_webhooks_list,        IAM },
-	{ M_DELETE, "/v1/iam/clients/{clientId}/webhooks/{webhookId}", AUTH_JWT, NULL,             NULL, iam_webhooks_delete,      IAM },
-	{ M_POST,  "/v1/iam/clients/{clientId}/webhooks/{webhookId}/test", AUTH_JWT, iam_webhook_test_fields, NULL, iam_webhooks_test, IAM },
-	{ M_GET,   "/v1/iam/clients/{clientId}/client-secrets/{environment}/webhook", AUTH_JWT, NULL, NULL, iam_webhook_primary_get, IAM },
-	{ M_PUT,   "/v1/iam/clients/{clientId}/client-secrets/{environment}/webhook", AUTH_JWT, iam_webhook_put_fields, NULL, iam_webhook_primary_put, IAM },
-	{ M_GET,   "/v1/webhook-endpoints",                 AUTH_KEY,  NULL,                       NULL, webhook_endpoints_list,   0 },
-	{ M_POST,  "/v1/webhook-endpoints",                 AUTH_KEY,  webhook_endpoint_create_fields, NULL, webhook_endpoints_create, 0 },
-	{ M_GET,   "/v1/webhook-endpoints/{id}",            AUTH_KEY,  NULL,                       NULL, webhook_endpoints_get,    0 },
-	{ M_PATCH, "/v1/webhook-endpoints/{id}",            AUTH_KEY,  webhook_endpoint_update_fields, NULL, webhook_endpoints_update, 0 },
-	{ M_DELETE, "/v1/webhook-endpoints/{id}",           AUTH_KEY,  NULL,                       NULL, webhook_endpoints_delete, 0 },
-	{ M_POST,  "/v1/webhook-endpoints/{id}/rotate-secret", AUTH_KEY, webhook_endpoint_rotate_fields, NULL, webhook_endpoints_rotate, 0 },
+	{ M_POST,  "/v1/iam/clients/{clientId}/webhooks",   AUTH_JWT,  webhooks_iam_create_fields,  NULL, webhooks_iam_create, 0 },
+	{ M_GET,   "/v1/iam/clients/{clientId}/webhooks",   AUTH_JWT,  NULL,                       NULL, webhooks_iam_list, 0 },
+	{ M_DELETE, "/v1/iam/clients/{clientId}/webhooks/{webhookId}", AUTH_JWT, NULL,             NULL, webhooks_iam_delete, 0 },
+	{ M_POST,  "/v1/iam/clients/{clientId}/webhooks/{webhookId}/test", AUTH_JWT, webhooks_iam_test_fields, NULL, webhooks_iam_test, 0 },
+	{ M_GET,   "/v1/iam/clients/{clientId}/client-secrets/{environment}/webhook", AUTH_JWT, NULL, NULL, webhooks_iam_primary_get, 0 },
+	{ M_PUT,   "/v1/iam/clients/{clientId}/client-secrets/{environment}/webhook", AUTH_JWT, webhooks_iam_put_fields, NULL, webhooks_iam_primary_put, 0 },
+	{ M_GET,   "/v1/webhook-endpoints",                 AUTH_KEY,  NULL,                       NULL, webhooks_endpoints_list,   0 },
+	{ M_POST,  "/v1/webhook-endpoints",                 AUTH_KEY,  webhooks_endpoints_create_fields, NULL, webhooks_endpoints_create, 0 },
+	{ M_GET,   "/v1/webhook-endpoints/{id}",            AUTH_KEY,  NULL,                       NULL, webhooks_endpoints_get,    0 },
+	{ M_PATCH, "/v1/webhook-endpoints/{id}",            AUTH_KEY,  webhooks_endpoints_update_fields, NULL, webhooks_endpoints_update, 0 },
+	{ M_DELETE, "/v1/webhook-endpoints/{id}",           AUTH_KEY,  NULL,                       NULL, webhooks_endpoints_delete, 0 },
+	{ M_POST,  "/v1/webhook-endpoints/{id}/rotate-secret", AUTH_KEY, webhooks_endpoints_rotate_fields, NULL, webhooks_endpoints_rotate, 0 },
 
 	/* events: the activity feed, replay and the sandbox trigger (lib/activity.c) */
 	{ M_GET,   "/v1/activity",                          AUTH_KEY,  NULL,                       activity_list_query, activity_list, 0 },

@@ -1,17 +1,17 @@
 /* Every module's statements, so one test can prepare them all. */
 #include <stddef.h>
 
-#include "db.h"
-#include "activity.h"
-#include "auth.h"
-#include "clients.h"
-#include "events.h"
-#include "health.h"
-#include "iam.h"
-#include "idem.h"
-#include "mail.h"
-#include "webhooks.h"
-#include "webhook_deliver.h"
+#include "core/db.h"
+#include "events/activity.h"
+#include "core/auth.h"
+#include "iam/iam_clients.h"
+#include "events/events.h"
+#include "core/health.h"
+#include "iam/iam.h"
+#include "core/idem.h"
+#include "mail/mail.h"
+#include "webhooks/webhooks.h"
+#include "webhooks/webhooks_deliver.h"
 
 const struct db_stmt_set *const db_stmt_sets[] = {
 	&health_stmt_set,
@@ -26,6 +26,6 @@ const struct db_stmt_set *const db_stmt_sets[] = {
 	&webhooks_stmt_set,
 	&events_stmt_set,
 	&activity_stmt_set,
-	&webhook_deliver_stmt_set,
+	&webhooks_deliver_stmt_set,
 	NULL
 };

@@ -29,11 +29,11 @@
 #include <json-c/json.h>
 #include <libpq-fe.h>
 
-#include "db.h"
+#include "core/db.h"
 #include "devacct.h"
 #include "harness.h"
 #include "receiver.h"
-#include "webhook_deliver.h"
+#include "webhooks/webhooks_deliver.h"
 
 #define WAIT_MS		15000
 #define SCHEDULE	"1,1,1,1"	/* 5 attempts */
@@ -217,9 +217,9 @@ START_TEST(statements_prepare)
 
 	ck_assert_ptr_nonnull(db);
 	ck_assert_int_eq(db_ensure(db), 0);
-	for (size_t i = 0; i < webhook_deliver_stmt_set.n; i++)
-		ck_assert_msg(db_prepare(db, &webhook_deliver_stmt_set.stmts[i]) == 0, "%s: %s",
-		    webhook_deliver_stmt_set.stmts[i].name, db_errmsg(db));
+	for (size_t i = 0; i < webhooks_deliver_stmt_set.n; i++)
+		ck_assert_msg(db_prepare(db, &webhooks_deliver_stmt_set.stmts[i]) == 0, "%s: %s",
+		    webhooks_deliver_stmt_set.stmts[i].name, db_errmsg(db));
 	db_free(db);
 }
 END_TEST
@@ -241,7 +241,7 @@ START_TEST(schedule_parse)
 	int out[32];
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
-		ck_assert_msg(webhook_schedule_parse(cases[i].text, out, 32) == cases[i].n,
+		ck_assert_msg(webhooks_schedule_parse(cases[i].text, out, 32) == cases[i].n,
 		    "\"%s\"", cases[i].text);
 }
 END_TEST

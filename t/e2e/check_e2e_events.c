@@ -21,16 +21,16 @@
 #include <json-c/json.h>
 #include <libpq-fe.h>
 
-#include "activity.h"
-#include "arena.h"
-#include "config.h"
-#include "crypto.h"
-#include "db.h"
+#include "events/activity.h"
+#include "core/arena.h"
+#include "core/config.h"
+#include "core/crypto.h"
+#include "core/db.h"
 #include "devacct.h"
-#include "events.h"
+#include "events/events.h"
 #include "harness.h"
 #include "receiver.h"
-#include "req.h"
+#include "core/req.h"
 
 #define N(x) (sizeof(x) / sizeof((x)[0]))
 #define API_VERSION	"2026-11-01"	/* the config default */

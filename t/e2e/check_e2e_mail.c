@@ -20,13 +20,13 @@
 #include <check.h>
 #include <libpq-fe.h>
 
-#include "arena.h"
-#include "config.h"
-#include "crypto.h"
-#include "db.h"
+#include "core/arena.h"
+#include "core/config.h"
+#include "core/crypto.h"
+#include "core/db.h"
 #include "harness.h"
-#include "mail.h"
-#include "req.h"
+#include "mail/mail.h"
+#include "core/req.h"
 #include "smtp_sink.h"
 
 #define SMTP_USER	"bds-mailer"

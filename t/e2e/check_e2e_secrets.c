@@ -18,7 +18,7 @@
 #include <check.h>
 #include <json-c/json.h>
 
-#include "crypto.h"
+#include "core/crypto.h"
 #include "devacct.h"
 #include "harness.h"
 

@@ -31,11 +31,11 @@
 #include <json-c/json.h>
 #include <libpq-fe.h>
 
-#include "db.h"
+#include "core/db.h"
 #include "devacct.h"
 #include "harness.h"
 #include "receiver.h"
-#include "webhooks.h"
+#include "webhooks/webhooks.h"
 
 #define N(x) (sizeof(x) / sizeof((x)[0]))
 #define WAIT_MS		5000

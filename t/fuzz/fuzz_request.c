@@ -26,17 +26,17 @@
 #include <json-c/json.h>
 #include <sodium.h>
 
-#include "arena.h"
-#include "config.h"
-#include "crypto.h"
-#include "cursor.h"
-#include "db.h"
-#include "http.h"
-#include "json.h"
-#include "req.h"
-#include "router.h"
-#include "server.h"
-#include "validate.h"
+#include "core/arena.h"
+#include "core/config.h"
+#include "core/crypto.h"
+#include "core/cursor.h"
+#include "core/db.h"
+#include "core/http.h"
+#include "core/json.h"
+#include "core/req.h"
+#include "core/router.h"
+#include "core/server.h"
+#include "core/validate.h"
 
 int	 LLVMFuzzerInitialize(int *, char ***);
 int	 LLVMFuzzerTestOneInput(const uint8_t *, size_t);

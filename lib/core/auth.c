@@ -1,0 +1,294 @@
+/* Developer JWTs (AUTH_JWT): signature, claims, and a live session. */
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "core/arena.h"
+#include "core/auth.h"
+#include "core/config.h"
+#include "core/crypto.h"
+#include "core/env.h"
+#include "core/db.h"
+#include "core/errors.h"
+#include "core/json.h"
+#include "core/jwt.h"
+#include "core/log.h"
+#include "core/req.h"
+#include "core/router.h"
+
+enum { AUTH_SESSION_LIVE, AUTH_KEY_LOOKUP, AUTH__MAX };
+static struct db_stmt stmts[AUTH__MAX] = {
+	/* One indexed lookup per request: sign-out and password changes
+	 * revoke at once. */
+	[AUTH_SESSION_LIVE] = { "auth_session_live",
+	    "SELECT 1 FROM sessions WHERE id = $1 AND user_id = $2"
+	    " AND revoked_at IS NULL" },
+	/* One indexed lookup: a revoked or rotated key fails at once. */
+	[AUTH_KEY_LOOKUP] = { "auth_key_lookup",
+	    "SELECT s.client_id, s.environment, s.id, c.user_id FROM client_secrets s"
+	    " JOIN clients c ON c.id = s.client_id"
+	    " WHERE s.key_hash = decode($1, 'hex') AND s.revoked_at IS NULL" },
+};
+const struct db_stmt_set auth_stmt_set = { "auth", stmts, AUTH__MAX };
+
+int64_t
+auth_now(void)
+{
+	return (int64_t)time(NULL);
+}
+
+const struct jwt_key *
+auth_jwt_key(const struct config *cfg)
+{
+	static struct jwt_key key;
+	static const unsigned char *seed_of;
+
+	if (seed_of != cfg->jwt_seed) {
+		if (jwt_key_from_seed(&key, cfg->jwt_seed) != 0)
+			return NULL;
+		seed_of = cfg->jwt_seed;
+	}
+	return &key;
+}
+
+/* The bearer token, or the auth cookie when no Authorization header. */
+static const char *
+bearer(struct req *r)
+{
+	const char *h = r->http.authorization, *c, *p;
+	size_t nlen;
+
+	if (h != NULL) {
+		if (strncasecmp(h, "Bearer ", 7) != 0)
+			return NULL;
+		for (h += 7; *h == ' '; h++)
+			;
+		return *h ? h : NULL;
+	}
+	if ((c = r->http.cookie) == NULL)
+		return NULL;
+	nlen = strlen(r->cfg->cookie_name);
+	for (p = c; (p = strstr(p, r->cfg->cookie_name)) != NULL; p += nlen) {
+		if ((p == c || p[-1] == ' ' || p[-1] == ';') && p[nlen] == '=') {
+			const char *v = p + nlen + 1;
+
+			return arena_strndup(r->arena, v, strcspn(v, "; "));
+		}
+	}
+	return NULL;
+}
+
+static int
+auth_jwt(struct req *r)
+{
+	const struct jwt_key *key = auth_jwt_key(r->cfg);
+	struct json_object *claims;
+	const char *tok = bearer(r), *why = NULL, *use, *sub, *sid;
+	const char *params[2];
+	PGresult *res;
+
+	if (tok == NULL)
+		return api_error(r, 401, "UNAUTHORIZED", "send Authorization: Bearer <accessToken>",
+		    "missing access token");
+	if (key == NULL || jwt_verify(r->arena, key, tok, r->cfg->jwt_issuer,
+	    AUTH_AUDIENCE, auth_now(), &claims, &why) != 0) {
+		log_msg("info", "request %s: token refused: %s", r->http.request_id,
+		    why ? why : "no key");
+		return api_error(r, 401, "UNAUTHORIZED", "sign in again",
+		    "invalid or expired access token");
+	}
+	use = json_get_str(claims, "token_use");
+	sub = json_get_str(claims, "sub");
+	sid = json_get_str(claims, "sid");
+	if (use == NULL || strcmp(use, "access") != 0 || sub == NULL || sid == NULL)
+		return api_error(r, 401, "UNAUTHORIZED", "use the access token",
+		    "invalid or expired access token");
+	params[0] = sid;
+	params[1] = sub;
+	if ((res = db_query(r, &stmts[AUTH_SESSION_LIVE], 2, params)) == NULL)
+		return api_db_error(r);
+	if (PQntuples(res) != 1)
+		return api_error(r, 401, "UNAUTHORIZED", "sign in again",
+		    "the session has ended");
+	r->user_id = sub;
+	r->session_id = sid;
+	return 0;
+}
+
+/* ---- API keys ---- */
+
+static const char b62[] = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+
+/* n bytes, big-endian, as exactly width base62 digits. */
+static void
+base62(const unsigned char *in, size_t n, char *out, size_t width)
+{
+	unsigned char num[64];
+
+	memcpy(num, in, n);
+	for (size_t w = width; w-- > 0;) {
+		unsigned rem = 0;
+
+		for (size_t i = 0; i < n; i++) {
+			unsigned cur = rem * 256 + num[i];
+
+			num[i] = (unsigned char)(cur / 62);
+			rem = cur % 62;
+		}
+		out[w] = b62[rem];
+	}
+	out[width] = '\0';
+}
+
+static uint32_t
+crc32(const char *s, size_t n)
+{
+	uint32_t c = 0xffffffffu;
+
+	for (size_t i = 0; i < n; i++) {
+		c ^= (unsigned char)s[i];
+		for (int k = 0; k < 8; k++)
+			c = (c >> 1) ^ (0xedb88320u & (0u - (c & 1u)));
+	}
+	return ~c;
+}
+
+static void
+checksum(const char *s, size_t n, char out[7])
+{
+	uint32_t c = crc32(s, n);
+	unsigned char be[4] = { (unsigned char)(c >> 24), (unsigned char)(c >> 16),
+	    (unsigned char)(c >> 8), (unsigned char)c };
+
+	base62(be, 4, out, 6);
+}
+
+char *
+auth_key_new(struct arena *a, const char *env)
+{
+	unsigned char raw[32];
+	char body[44], sum[7], *key;
+
+	crypto_random_bytes(raw, sizeof(raw));
+	base62(raw, sizeof(raw), body, 43);
+	key = arena_printf(a, "bds_%s_%s", env, body);
+	checksum(key, strlen(key), sum);
+	return arena_printf(a, "%s%s", key, sum);
+}
+
+int
+auth_key_wellformed(const char *key)
+{
+	size_t n = strlen(key), envlen;
+	char sum[7];
+
+	for (size_t i = 0; i < ENV__MAX; i++) {
+		envlen = strlen(env_names[i]);
+		if (n == 4 + envlen + 1 + 43 + 6 && strncmp(key, "bds_", 4) == 0 &&
+		    strncmp(key + 4, env_names[i], envlen) == 0 && key[4 + envlen] == '_') {
+			if (strspn(key + 5 + envlen, b62) != 49)
+				return 0;
+			checksum(key, n - 6, sum);
+			return crypto_ct_equal(sum, key + n - 6, 6);
+		}
+	}
+	return 0;
+}
+
+char *
+auth_key_hash(struct arena *a, const char *key)
+{
+	unsigned char h[32];
+
+	crypto_sha256(key, strlen(key), h);
+	return crypto_hex_encode(a, h, sizeof(h));
+}
+
+/* Bearer <key>, or Basic base64(<client_id>:<key>). */
+static const char *
+key_credential(struct req *r, const char **basic_client)
+{
+	const char *h = r->http.authorization;
+	unsigned char *dec;
+	size_t len;
+	char *colon;
+
+	*basic_client = NULL;
+	if (h == NULL)
+		return NULL;
+	if (strncasecmp(h, "Bearer ", 7) == 0) {
+		for (h += 7; *h == ' '; h++)
+			;
+		return h;
+	}
+	if (strncasecmp(h, "Basic ", 6) != 0)
+		return NULL;
+	for (h += 6; *h == ' '; h++)
+		;
+	/* Basic uses standard base64; map it to the url-safe alphabet. */
+	{
+		char *t = arena_strdup(r->arena, h);
+		size_t tl = strlen(t);
+
+		while (tl > 0 && t[tl - 1] == '=')
+			t[--tl] = '\0';
+		for (char *p = t; *p; p++)
+			*p = *p == '+' ? '-' : *p == '/' ? '_' : *p;
+		if (crypto_b64url_decode(r->arena, t, &dec, &len) != 0 ||
+		    (colon = memchr(dec, ':', len)) == NULL)
+			return NULL;
+	}
+	*colon = '\0';
+	*basic_client = (const char *)dec;
+	return colon + 1;
+}
+
+static int
+auth_key(struct req *r)
+{
+	const char *basic_client, *key = key_credential(r, &basic_client);
+	const char *p[1];
+	int sandbox_host = r->http.host_env != NULL && strcmp(r->http.host_env, "sandbox") == 0;
+	PGresult *res;
+
+	if (key == NULL || !auth_key_wellformed(key))
+		return api_error(r, 401, "UNAUTHORIZED", "send Authorization: Bearer <API key>",
+		    "missing or invalid credentials");
+	p[0] = auth_key_hash(r->arena, key);
+	if ((res = db_query(r, &stmts[AUTH_KEY_LOOKUP], 1, p)) == NULL)
+		return api_db_error(r);
+	if (PQntuples(res) != 1 ||
+	    (basic_client != NULL && strcmp(basic_client, PQgetvalue(res, 0, 0)) != 0))
+		return api_error(r, 401, "UNAUTHORIZED", NULL, "missing or invalid credentials");
+	r->client_id = arena_strdup(r->arena, PQgetvalue(res, 0, 0));
+	r->env = arena_strdup(r->arena, PQgetvalue(res, 0, 1));
+	r->secret_id = arena_strdup(r->arena, PQgetvalue(res, 0, 2));
+	r->owner_id = arena_strdup(r->arena, PQgetvalue(res, 0, 3));
+	/* The sandbox host takes sandbox keys only; the live host the others. */
+	if (sandbox_host != (strcmp(r->env, "sandbox") == 0))
+		return api_error(r, 401, "WRONG_ENVIRONMENT",
+		    sandbox_host ? "use a sandbox key on the sandbox host" :
+		    "use sandbox keys on the sandbox host",
+		    "this %s key is not accepted on the %s host", r->env,
+		    sandbox_host ? "sandbox" : "live");
+	return 0;
+}
+
+int
+auth_resolve(struct req *r)
+{
+	unsigned kinds = r->match.route->auth;
+
+	/* A route taking both: a key is recognisable by its format. */
+	if (kinds & AUTH_KEY) {
+		const char *basic, *cred = key_credential(r, &basic);
+
+		if (!(kinds & AUTH_JWT) || basic != NULL ||
+		    (cred != NULL && auth_key_wellformed(cred)))
+			return auth_key(r);
+	}
+	if (kinds & AUTH_JWT)
+		return auth_jwt(r);
+	/* Link and pay tokens arrive with their modules. */
+	return api_error(r, 401, "UNAUTHORIZED", NULL, "missing or invalid credentials");
+}

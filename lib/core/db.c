@@ -1,0 +1,283 @@
+/* One persistent libpq connection, lazily prepared statements, fast failure. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/arena.h"
+#include "core/db.h"
+#include "core/log.h"
+#include "core/req.h"
+
+/* While the database is away, try to reconnect at most this often. */
+#define DB_RETRY_MS 100
+
+struct db {
+	PGconn		*conn;
+	char		*conninfo;
+	unsigned	 gen;		/* bumped on every new connection */
+	int		 in_tx;
+	enum db_fail	 fail;
+	char		 sqlstate[6];
+	char		 errmsg[256];
+	long long	 last_attempt_ms;
+};
+
+static long long
+now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+static void
+notice_quiet(void *arg, const PGresult *res)
+{
+	/* Notices (e.g. "relation already exists, skipping") are not request errors. */
+}
+
+struct db *
+db_new(const char *conninfo)
+{
+	struct db *d = calloc(1, sizeof(*d));
+
+	if (d == NULL)
+		return NULL;
+	if ((d->conninfo = strdup(conninfo)) == NULL) {
+		free(d);
+		return NULL;
+	}
+	return d;
+}
+
+void
+db_free(struct db *d)
+{
+	if (d == NULL)
+		return;
+	PQfinish(d->conn);
+	free(d->conninfo);
+	free(d);
+}
+
+static void
+set_err(struct db *d, enum db_fail f, const PGresult *res)
+{
+	const char *st = res ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
+	const char *msg = res ? PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY) : NULL;
+
+	d->fail = f;
+	snprintf(d->sqlstate, sizeof(d->sqlstate), "%s", st ? st : "");
+	/* The primary message only: DETAIL may echo row values. */
+	snprintf(d->errmsg, sizeof(d->errmsg), "%s",
+	    msg ? msg : d->conn ? PQerrorMessage(d->conn) : "no connection");
+}
+
+int
+db_ensure(struct db *d)
+{
+	long long t;
+
+	if (d->conn != NULL && PQstatus(d->conn) == CONNECTION_OK)
+		return 0;
+	t = now_ms();
+	if (d->conn == NULL && d->last_attempt_ms != 0 &&
+	    t - d->last_attempt_ms < DB_RETRY_MS) {
+		d->fail = DB_UNAVAILABLE;
+		return -1;
+	}
+	d->last_attempt_ms = t;
+	PQfinish(d->conn);
+	d->in_tx = 0;
+	d->conn = PQconnectdb(d->conninfo);
+	if (PQstatus(d->conn) != CONNECTION_OK) {
+		set_err(d, DB_UNAVAILABLE, NULL);
+		log_msg("warn", "database connection failed: %s", d->errmsg);
+		PQfinish(d->conn);
+		d->conn = NULL;
+		return -1;
+	}
+	PQsetNoticeReceiver(d->conn, notice_quiet, NULL);
+	d->gen++;
+	d->fail = DB_OK;
+	return 0;
+}
+
+int
+db_connected(const struct db *d)
+{
+	return d->conn != NULL && PQstatus(d->conn) == CONNECTION_OK;
+}
+
+/* After a failure: 1 when it was the connection (now dropped), else 0. */
+static int
+conn_lost(struct db *d)
+{
+	if (d->conn != NULL && PQstatus(d->conn) == CONNECTION_OK)
+		return 0;
+	PQfinish(d->conn);
+	d->conn = NULL;
+	d->in_tx = 0;
+	d->fail = DB_UNAVAILABLE;
+	d->last_attempt_ms = 0;	/* the next call may reconnect at once */
+	return 1;
+}
+
+int
+db_prepare(struct db *d, struct db_stmt *s)
+{
+	PGresult *res;
+	int ok;
+
+	if (db_ensure(d) != 0)
+		return -1;
+	if (s->gen == d->gen)
+		return 0;
+	res = PQprepare(d->conn, s->name, s->sql, 0, NULL);
+	ok = PQresultStatus(res) == PGRES_COMMAND_OK;
+	if (ok)
+		s->gen = d->gen;
+	else if (!conn_lost(d))
+		set_err(d, DB_ERROR, res);
+	PQclear(res);
+	return ok ? 0 : -1;
+}
+
+static void
+clear_cb(void *res)
+{
+	PQclear(res);
+}
+
+PGresult *
+db_exec(struct db *d, struct arena *a, struct db_stmt *s, int nparams,
+    const char *const *params)
+{
+	for (int attempt = 0; attempt < 2; attempt++) {
+		int was_tx = d->in_tx;
+		PGresult *res;
+		ExecStatusType st;
+
+		if (db_prepare(d, s) != 0) {
+			if (d->fail == DB_UNAVAILABLE && !was_tx && attempt == 0)
+				continue;
+			return NULL;
+		}
+		res = PQexecPrepared(d->conn, s->name, nparams, params, NULL, NULL, 0);
+		st = PQresultStatus(res);
+		if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK) {
+			d->fail = DB_OK;
+			arena_defer(a, clear_cb, res);
+			return res;
+		}
+		if (!conn_lost(d)) {
+			set_err(d, DB_ERROR, res);
+			PQclear(res);
+			return NULL;
+		}
+		PQclear(res);
+		if (was_tx)
+			return NULL;	/* the transaction died with the connection */
+	}
+	return NULL;
+}
+
+PGresult *
+db_query(struct req *r, struct db_stmt *s, int nparams, const char *const *params)
+{
+	return db_exec(r->db, r->arena, s, nparams, params);
+}
+
+static int
+simple(struct db *d, const char *sql, const char *expect)
+{
+	PGresult *res;
+	int ok;
+
+	if (d->conn == NULL)
+		return -1;
+	res = PQexec(d->conn, sql);
+	ok = PQresultStatus(res) == PGRES_COMMAND_OK &&
+	    strcmp(PQcmdStatus(res), expect) == 0;
+	if (!ok && !conn_lost(d))
+		set_err(d, DB_ERROR, res);
+	PQclear(res);
+	return ok ? 0 : -1;
+}
+
+int
+db_begin(struct db *d)
+{
+	for (int attempt = 0; attempt < 2; attempt++) {
+		if (db_ensure(d) != 0)
+			continue;
+		if (simple(d, "BEGIN", "BEGIN") == 0) {
+			d->in_tx = 1;
+			return 0;
+		}
+		if (d->fail != DB_UNAVAILABLE)
+			return -1;
+	}
+	return -1;
+}
+
+int
+db_commit(struct db *d)
+{
+	int rc;
+
+	if (!d->in_tx)
+		return -1;
+	/* COMMIT of a failed transaction reports ROLLBACK: that is a failure. */
+	rc = simple(d, "COMMIT", "COMMIT");
+	if (rc != 0 && d->conn != NULL && d->fail == DB_OK)
+		d->fail = DB_ERROR;
+	if (rc != 0 && d->conn != NULL)
+		(void)simple(d, "ROLLBACK", "ROLLBACK");
+	d->in_tx = 0;
+	return rc;
+}
+
+void
+db_rollback(struct db *d)
+{
+	if (d->in_tx && d->conn != NULL) {
+		enum db_fail keep = d->fail;
+
+		(void)simple(d, "ROLLBACK", "ROLLBACK");
+		d->fail = keep;
+	}
+	d->in_tx = 0;
+}
+
+int
+db_in_tx(const struct db *d)
+{
+	return d->in_tx;
+}
+
+enum db_fail
+db_last_fail(const struct db *d)
+{
+	return d->fail;
+}
+
+const char *
+db_sqlstate(const struct db *d)
+{
+	return d->sqlstate;
+}
+
+const char *
+db_errmsg(const struct db *d)
+{
+	return d->errmsg;
+}
+
+PGconn *
+db_conn(struct db *d)
+{
+	return d->conn;
+}

@@ -1,0 +1,75 @@
+#ifndef BDS_DB_H
+#define BDS_DB_H
+/*
+ * One persistent libpq connection per worker. Statements are declared by the
+ * modules as static struct db_stmt and prepared lazily once per connection.
+ * A broken connection is reset on the next call; while the database is away
+ * calls fail fast and handlers answer 503 (api_db_error).
+ */
+#include <stddef.h>
+#include <libpq-fe.h>
+
+struct req;
+struct arena;
+
+/* A timestamptz column as the API writes it: ISO 8601 UTC, milliseconds,
+ * "2026-01-02T03:04:05.678Z". Used inside statement text only. */
+#define DB_ISO(col) "to_char(" col " AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"')"
+
+struct db_stmt {
+	const char	*name;		/* unique, used as the prepared name */
+	const char	*sql;		/* $1.. parameters, never formatted */
+	unsigned	 gen;		/* connection generation it was prepared on */
+};
+
+/* A module's statements, for the test that prepares every one. */
+struct db_stmt_set {
+	const char	*module;
+	struct db_stmt	*stmts;
+	size_t		 n;
+};
+extern const struct db_stmt_set *const db_stmt_sets[];
+
+enum db_fail {
+	DB_OK = 0,
+	DB_UNAVAILABLE,		/* no connection */
+	DB_ERROR		/* the statement failed; see db_sqlstate */
+};
+
+struct db;
+
+/* Create the handle; connects lazily, so it succeeds with the database away. */
+struct db *db_new(const char *conninfo);
+void	 db_free(struct db *);
+/* Connect or reconnect if needed; 0 when the connection is usable. */
+int	 db_ensure(struct db *);
+/* 1 when the last call found the connection usable. */
+int	 db_connected(const struct db *);
+
+/*
+ * Run a prepared statement with text parameters (NULL = SQL NULL). The
+ * result is PQclear'ed at the arena's reset. NULL on failure, with the
+ * reason in db_last_fail() and db_sqlstate(). Outside a transaction a
+ * statement that fails because the connection broke is retried once on a
+ * fresh connection.
+ */
+PGresult *db_exec(struct db *, struct arena *, struct db_stmt *,
+	    int nparams, const char *const *params);
+/* Same through the request's handles. */
+PGresult *db_query(struct req *, struct db_stmt *, int nparams,
+	    const char *const *params);
+
+/* Transactions: 0 ok, -1 failure. rollback is safe to call any time. */
+int	 db_begin(struct db *);
+int	 db_commit(struct db *);
+void	 db_rollback(struct db *);
+int	 db_in_tx(const struct db *);
+
+enum db_fail db_last_fail(const struct db *);
+const char *db_sqlstate(const struct db *);	/* "23505"..., or "" */
+const char *db_errmsg(const struct db *);	/* for the log only */
+PGconn	*db_conn(struct db *);			/* for tools (bdsctl) */
+/* Prepare a statement on the current connection now (tests). 0 ok. */
+int	 db_prepare(struct db *, struct db_stmt *);
+
+#endif

@@ -1,0 +1,190 @@
+/*
+ * The request pipeline after parsing: body syntax, route, host, auth,
+ * declared input, handler. Everything the route table says is enforced
+ * here, so handlers never re-check it.
+ */
+#include <string.h>
+#include <strings.h>
+
+#include "core/arena.h"
+#include "core/auth.h"
+#include "core/db.h"
+#include "core/errors.h"
+#include "core/idem.h"
+#include "core/json.h"
+#include "core/req.h"
+#include "core/router.h"
+#include "core/server.h"
+#include "core/validate.h"
+
+/* 1 when a Content-Type names JSON: application/json, any parameters. */
+static int
+is_json_type(const char *ct)
+{
+	size_t n = sizeof("application/json") - 1;
+
+	if (ct == NULL)
+		return 0;
+	while (*ct == ' ' || *ct == '\t')
+		ct++;
+	return strncasecmp(ct, "application/json", n) == 0 &&
+	    (ct[n] == '\0' || ct[n] == ';' || ct[n] == ' ' || ct[n] == '\t');
+}
+
+/*
+ * Body syntax: checked for every request that carries one, before routing.
+ * A body is JSON and says so: a form or text/plain type is refused, so a
+ * cross-site form can never post to the API.
+ */
+static int
+parse_body(struct req *r, struct json_object **doc)
+{
+	const char *why;
+
+	*doc = NULL;
+	if (r->http.body == NULL || r->http.body_len == 0)
+		return 0;
+	if (!is_json_type(r->http.content_type))
+		return api_error(r, 415, "UNSUPPORTED_MEDIA_TYPE",
+		    "send the header Content-Type: application/json",
+		    "the request body must be JSON with Content-Type application/json");
+	if (!validate_utf8(r->http.body, r->http.body_len))
+		return api_error(r, 400, "INVALID_UTF8", "send the body as UTF-8 JSON",
+		    "the request body is not valid UTF-8");
+	if ((*doc = json_parse(r->arena, r->http.body, r->http.body_len, &why)) == NULL &&
+	    why == NULL)	/* the JSON value null: well-formed, but no object */
+		return api_field_error(r, 400, "VALIDATION_ERROR", "", "invalid_type",
+		    "body must be a JSON object");
+	if (*doc == NULL)
+		return api_error(r, 400, strcmp(why, "invalid UTF-8") == 0 ?
+		    "INVALID_UTF8" : "INVALID_JSON", "send a JSON object",
+		    "the request body is not valid JSON: %s", why);
+	return 0;
+}
+
+/* A route without a body spec takes no body, or an empty object. */
+static const struct vfield no_fields[] = { { NULL } };
+
+static int
+host_allows(const struct req *r, const struct route *rt)
+{
+	int sandbox = r->http.host_env != NULL && strcmp(r->http.host_env, "sandbox") == 0;
+
+	if ((rt->flags & ROUTE_SANDBOX) && !sandbox)
+		return 0;
+	if ((rt->flags & ROUTE_LIVE) && sandbox)
+		return 0;
+	return 1;
+}
+
+/*
+ * A ROUTE_TX route: begin, claim the Idempotency-Key when the route takes
+ * one (a replay answers the stored response and runs nothing), run the
+ * handler, and commit below 400 (recording the answer under the key: the
+ * body, or nothing for ROUTE_ONCE) or roll back otherwise.
+ */
+static int
+run_tx(struct req *r, const struct route *rt, struct json_object *out)
+{
+	const char *key = rt->flags & (ROUTE_IDEM | ROUTE_ONCE) ? r->http.idempotency_key : NULL;
+	const char *owner = req_owner(r);
+	struct json_object *stored;
+	enum idem_state st;
+	int rc, status;
+
+	if (db_begin(r->db) != 0)
+		return api_db_error(r);
+	if (key != NULL) {
+		if ((rc = idem_begin(r, owner, key, &st, &status, &stored)) != 0) {
+			db_rollback(r->db);
+			return rc;
+		}
+		if (st == IDEM_REPLAY) {
+			db_rollback(r->db);
+			r->out = stored;
+			return status;
+		}
+	}
+	rc = rt->handler(r, out);
+	if (rc >= 400 || !db_in_tx(r->db)) {
+		db_rollback(r->db);
+		return rc;
+	}
+	if (key != NULL && idem_finish(r, owner, key, rc,
+	    rt->flags & ROUTE_ONCE ? NULL : r->out) != 0) {
+		db_rollback(r->db);
+		return api_db_error(r);
+	}
+	if (db_commit(r->db) != 0)
+		return api_db_error(r);
+	return rc;
+}
+
+static int
+run(struct req *r)
+{
+	struct json_object *doc, *out;
+	struct verrs errs = { 0 };
+	const struct route *rt;
+	int rc;
+
+	if ((rc = parse_body(r, &doc)) != 0)
+		return rc;
+	rc = router_match(routes, routes_count, r->http.method, r->http.path,
+	    r->arena, &r->match);
+	if (rc == 404)
+		return api_error(r, 404, "NOT_FOUND", NULL, "no such endpoint: %s",
+		    r->http.path);
+	if (rc == 405) {
+		req_header_add(r, "Allow", r->match.allow);
+		return api_error(r, 405, "METHOD_NOT_ALLOWED", NULL,
+		    "%s is not allowed here; allowed: %s", r->http.method_str,
+		    r->match.allow);
+	}
+	rt = r->match.route;
+	if (!host_allows(r, rt))
+		return api_error(r, 404, "NOT_FOUND", NULL,
+		    "no such endpoint on this host: %s", r->http.path);
+	if (rt->auth != AUTH_NONE && (rc = auth_resolve(r)) != 0)
+		return rc;
+
+	if (rt->query != NULL)
+		validate_query(r->arena, rt->query, r->http.query, r->http.nquery,
+		    &r->query, &errs);
+	else
+		for (size_t i = 0; i < r->http.nquery; i++)
+			verrs_add(r->arena, &errs, r->http.query[i].key, "unknown_field",
+			    "unknown query parameter");
+	if (rt->flags & ROUTE_ANY_BODY) {
+		if (doc != NULL && !json_object_is_type(doc, json_type_object))
+			verrs_add(r->arena, &errs, "", "invalid_type",
+			    "body must be a JSON object");
+		r->body = doc != NULL ? doc : json_obj(r->arena);
+	} else if (rt->body != NULL)
+		validate_body(r->arena, rt->body, doc, &r->body, &errs);
+	else if (doc != NULL)
+		validate_body(r->arena, no_fields, doc, &r->body, &errs);
+	if (errs.n > 0)
+		return api_verror(r, &errs);
+	/* The client comes from the credential; a body naming another is refused. */
+	if (r->client_id != NULL && json_get_str(r->body, "client_id") != NULL &&
+	    strcmp(json_get_str(r->body, "client_id"), r->client_id) != 0)
+		return api_error(r, 403, "CLIENT_ID_MISMATCH", "omit client_id or send your own",
+		    "client_id does not match the credential");
+
+	/* Handlers fill out; only an error (api_error) replaces it. */
+	r->out = out = json_obj(r->arena);
+	if (rt->flags & (ROUTE_TX | ROUTE_IDEM | ROUTE_ONCE))
+		return run_tx(r, rt, out);
+	rc = rt->handler(r, out);
+	if (r->db != NULL && db_in_tx(r->db))
+		db_rollback(r->db);	/* a handler that returned mid-transaction */
+	return rc;
+}
+
+void
+dispatch(struct req *r)
+{
+	r->iam = errors_iam_path(r->http.path);
+	r->status = run(r);
+}

@@ -1,0 +1,49 @@
+#ifndef BDS_JSON_H
+#define BDS_JSON_H
+/*
+ * json-c with arena ownership: objects made here are released at the
+ * arena's reset, so handlers never call json_object_put.
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include <json-c/json.h>
+
+struct arena;
+
+#define JSON_MAX_DEPTH 32
+
+/* A new empty object/array owned by the arena. */
+struct json_object *json_obj(struct arena *);
+struct json_object *json_arr(struct arena *);
+/* Take ownership of o (put at reset); returns o. */
+struct json_object *json_own(struct arena *, struct json_object *o);
+
+/*
+ * Parse a request body strictly: one JSON value, no trailing bytes, valid
+ * UTF-8, depth <= JSON_MAX_DEPTH, strings in double quotes. NULL on failure
+ * with *why set to a short static reason; NULL with *why NULL for the JSON
+ * value null. The result is owned by the arena.
+ */
+struct json_object *json_parse(struct arena *, const char *, size_t, const char **why);
+
+/* Setters that add a new child (the parent owns it). NULL string -> null. */
+void	 json_set_str(struct json_object *, const char *key, const char *val);
+void	 json_set_int(struct json_object *, const char *key, int64_t val);
+void	 json_set_bool(struct json_object *, const char *key, int val);
+void	 json_set_null(struct json_object *, const char *key);
+/* Add child (ownership moves to the parent). */
+void	 json_set(struct json_object *, const char *key, struct json_object *child);
+
+/* Copy every member of src into dst (references taken; dst's same keys
+ * replaced): a handler that built an object elsewhere fills out with it. */
+void	 json_merge(struct json_object *dst, struct json_object *src);
+
+/* Getters on a validated object: NULL/default when absent or null. */
+const char *json_get_str(struct json_object *, const char *key);
+int64_t	 json_get_int(struct json_object *, const char *key, int64_t dflt);
+int	 json_get_bool(struct json_object *, const char *key, int dflt);
+
+/* Serialise compactly (no slash escaping); the string is arena-owned. */
+const char *json_dump(struct arena *, struct json_object *, size_t *len);
+
+#endif

@@ -1,0 +1,58 @@
+#ifndef BDS_REQ_H
+#define BDS_REQ_H
+/*
+ * One request in flight: the parsed HTTP request, the matched route, the
+ * validated input, the authenticated principal and the response being built.
+ * Lives in the worker; every pointer in it belongs to r->arena.
+ */
+#include <stddef.h>
+#include <stdint.h>
+#include "core/http.h"
+#include "core/router.h"
+
+struct arena;
+struct config;
+struct db;
+struct json_object;
+
+#define REQ_MAX_HEADERS 8
+
+struct req {
+	struct arena		*arena;
+	const struct config	*cfg;
+	struct db		*db;
+	struct http_req		 http;
+	struct route_match	 match;
+	struct json_object	*body;		/* validated body (canonical names) */
+	struct json_object	*query;		/* validated query */
+	int			 iam;		/* error envelope: 1 = /v1/iam */
+	int64_t			 start_us;	/* monotonic, for the log */
+
+	/* principal, filled by auth */
+	const char		*user_id;	/* AUTH_JWT */
+	const char		*session_id;
+	const char		*client_id;	/* AUTH_KEY */
+	const char		*env;		/* sandbox, development, production */
+	const char		*secret_id;	/* AUTH_KEY: the key's client_secrets row */
+	const char		*owner_id;	/* AUTH_KEY: the developer owning the client */
+
+	/* response */
+	int			 status;
+	struct json_object	*out;		/* response body; NULL: no body */
+	struct http_kv		 headers[REQ_MAX_HEADERS];	/* extra headers */
+	size_t			 nheaders;
+	const char		*error_code;	/* for the log */
+};
+
+/* Add a response header (name and value copied into the arena). */
+void	 req_header_add(struct req *, const char *name, const char *value);
+/*
+ * The principal's one owner scope (idempotency keys and whatever else is
+ * kept per caller): an API key's client and environment "cli_…/sandbox", a
+ * developer's user id "usr_…"; NULL without a principal. Arena string.
+ */
+const char *req_owner(struct req *);
+/* A path capture by name, e.g. req_cap(r, "id"). */
+const char *req_cap(const struct req *, const char *name);
+
+#endif

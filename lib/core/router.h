@@ -1,0 +1,74 @@
+#ifndef BDS_ROUTER_H
+#define BDS_ROUTER_H
+/*
+ * Static route table matching. Patterns are "/"-separated literal segments
+ * and captures written "{name}" or ":name". A path that matches some
+ * pattern with another method is 405 (with Allow); no pattern at all, 404.
+ */
+#include <stddef.h>
+#include "core/http.h"
+
+struct arena;
+struct req;
+struct json_object;
+struct vfield;
+
+/* auth kinds, combinable: the route accepts any of those set */
+#define AUTH_NONE	0x00u
+#define AUTH_JWT	0x01u
+#define AUTH_KEY	0x02u
+#define AUTH_LINK	0x04u
+#define AUTH_PAYTOKEN	0x08u
+
+/*
+ * Route flags: policy the dispatcher carries out, so handlers hold only
+ * their own logic (redis's CMD_WRITE habit). The error envelope is chosen
+ * by path (errors_iam_path), not by a flag, so an unknown /v1/iam path
+ * answers in the /v1/iam envelope too.
+ */
+#define ROUTE_SANDBOX	0x02u	/* only on the sandbox host; 404 elsewhere */
+#define ROUTE_LIVE	0x04u	/* only on the live host; 404 elsewhere */
+#define ROUTE_ANY_BODY	0x08u	/* body: any JSON object, unvalidated (the handler
+				 * owns its shape); no body is {} */
+#define ROUTE_TX	0x10u	/* runs in a transaction: begin, handler, commit when
+				 * the status is below 400, else roll back */
+#define ROUTE_IDEM	0x20u	/* ROUTE_TX, and an Idempotency-Key is claimed under
+				 * the principal's owner scope: a retry with the same
+				 * body answers the stored status and body */
+#define ROUTE_ONCE	0x40u	/* ROUTE_TX, and an Idempotency-Key is claimed but the
+				 * answer (a secret shown once) is not stored: a retry
+				 * is 409 IDEMPOTENCY_KEY_NOT_REPLAYABLE */
+
+typedef int (*route_handler)(struct req *, struct json_object *out);
+
+struct route {
+	enum http_method	 method;
+	const char		*pattern;
+	unsigned		 auth;
+	const struct vfield	*body;		/* body spec, or NULL: no body accepted */
+	const struct vfield	*query;		/* query spec, or NULL: no query accepted */
+	route_handler		 handler;
+	unsigned		 flags;
+};
+
+#define ROUTER_MAX_CAPS 8
+
+struct route_match {
+	const struct route	*route;
+	size_t			 ncaps;
+	const char		*cap_names[ROUTER_MAX_CAPS];
+	const char		*caps[ROUTER_MAX_CAPS];	/* arena strings */
+	char			 allow[64];	/* "GET, POST" on 405 */
+};
+
+/* 0 matched, 404 no such path, 405 wrong method (m->allow filled). */
+int	 router_match(const struct route *table, size_t n, enum http_method,
+	    const char *path, struct arena *, struct route_match *m);
+/* The capture named name (without braces), or NULL. */
+const char *router_cap(const struct route_match *, const char *name);
+
+/* The application's table (lib/routes.c). */
+extern const struct route routes[];
+extern const size_t routes_count;
+
+#endif

@@ -1,0 +1,525 @@
+/*
+ * Process model. The master blocks its signals and takes them with
+ * sigtimedwait, so it has no handlers and no races. A worker keeps
+ * SIGTERM/SIGHUP blocked except while it waits in epoll_pwait for a
+ * connection: a signal never interrupts a request, and a request in flight
+ * always completes before the worker exits.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/epoll.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <fcgiapp.h>
+
+#include "core/arena.h"
+#include "core/config.h"
+#include "core/db.h"
+#include "core/errors.h"
+#include "core/json.h"
+#include "core/log.h"
+#include "core/req.h"
+#include "core/server.h"
+
+#define MAX_WORKERS 256
+#define BODY_DRAIN_MAX (16LL << 20)	/* read and drop at most this much of a refused body */
+
+static long long
+now_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
+}
+
+int
+server_listen_path(const char *path, int mode)
+{
+	struct sockaddr_un sa;
+	struct stat st;
+	mode_t old;
+	int fd;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sun_family = AF_UNIX;
+	if (strlen(path) >= sizeof(sa.sun_path)) {
+		errno = ENAMETOOLONG;
+		return -1;
+	}
+	strcpy(sa.sun_path, path);
+	/* A stale socket from a killed master; never remove anything else. */
+	if (lstat(path, &st) == 0 && S_ISSOCK(st.st_mode))
+		unlink(path);
+	if ((fd = socket(AF_UNIX, SOCK_STREAM, 0)) < 0)
+		return -1;
+	old = umask(0177);
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0 ||
+	    chmod(path, (mode_t)mode) != 0 || listen(fd, 1024) != 0) {
+		int e = errno;
+
+		umask(old);
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	umask(old);
+	return fd;
+}
+
+static int
+is_listening(int fd)
+{
+	int v = 0;
+	socklen_t len = sizeof(v);
+
+	return getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &v, &len) == 0 && v;
+}
+
+int
+server_listen_inherited(void)
+{
+	const char *pid = getenv("LISTEN_PID"), *n = getenv("LISTEN_FDS");
+
+	/* systemd socket activation: the first passed fd is 3. */
+	if (pid != NULL && n != NULL && atol(pid) == (long)getpid() && atoi(n) >= 1) {
+		unsetenv("LISTEN_PID");
+		unsetenv("LISTEN_FDS");
+		unsetenv("LISTEN_FDNAMES");
+		return is_listening(3) ? 3 : -1;
+	}
+	/* spawn-fcgi and other FastCGI spawners pass the socket as fd 0. */
+	return is_listening(0) ? 0 : -1;
+}
+
+/* ---- worker ---- */
+
+static volatile sig_atomic_t worker_stop;
+
+static void
+on_stop(int sig)
+{
+	worker_stop = 1;
+}
+
+struct fcgi_ctx {
+	FCGX_Request *fr;
+};
+
+static const char *
+fcgi_param(void *ctx, const char *name)
+{
+	return FCGX_GetParam(name, ((FCGX_Request *)ctx)->envp);
+}
+
+/* Read exactly the announced body; 0 ok, -1 short. */
+static int
+read_body(struct req *r, FCGX_Request *fr)
+{
+	long long cl = r->http.content_length;
+	char *buf;
+	int n;
+
+	if (cl <= 0)
+		return 0;
+	buf = arena_alloc(r->arena, (size_t)cl + 1);
+	n = FCGX_GetStr(buf, (int)cl, fr->in);
+	if (n != (int)cl)
+		return -1;
+	buf[cl] = '\0';
+	r->http.body = buf;
+	r->http.body_len = (size_t)cl;
+	return 0;
+}
+
+/* Consume what is left of the body so the peer never sees a reset. */
+static void
+drain_body(FCGX_Request *fr)
+{
+	char buf[16384];
+	long long total = 0;
+	int n;
+
+	while (total < BODY_DRAIN_MAX && (n = FCGX_GetStr(buf, sizeof(buf), fr->in)) > 0)
+		total += n;
+}
+
+static void
+write_response(struct req *r, FCGX_Request *fr)
+{
+	const char *body = NULL, *head;
+	size_t blen = 0;
+	char *extra = "";
+
+	if (r->out != NULL)
+		body = json_dump(r->arena, r->out, &blen);
+	for (size_t i = 0; i < r->nheaders; i++)
+		extra = arena_printf(r->arena, "%s%s: %s\r\n", extra,
+		    r->headers[i].key, r->headers[i].val);
+	head = arena_printf(r->arena,
+	    "Status: %d %s\r\n"
+	    "%s"
+	    "X-Request-Id: %s\r\n"
+	    "Cache-Control: no-store\r\n"
+	    "X-Content-Type-Options: nosniff\r\n"
+	    "%s"
+	    "\r\n",
+	    r->status, http_status_text(r->status),
+	    body ? "Content-Type: application/json; charset=utf-8\r\n" : "",
+	    r->http.request_id, extra);
+	FCGX_PutStr(head, (int)strlen(head), fr->out);
+	if (body != NULL)
+		FCGX_PutStr(body, (int)blen, fr->out);
+}
+
+static void
+serve_one(FCGX_Request *fr, const struct config *cfg, struct db *db, struct arena *a)
+{
+	struct req r;
+	enum http_parse pr;
+	long long t0 = now_us();
+
+	memset(&r, 0, sizeof(r));
+	r.arena = a;
+	r.cfg = cfg;
+	r.db = db;
+	r.start_us = t0;
+	pr = http_parse_params(a, &r.http, fcgi_param, fr, (size_t)cfg->body_limit);
+	r.iam = errors_iam_path(r.http.path);
+	if (pr == HTTP_PARSE_TOO_LARGE) {
+		drain_body(fr);
+		r.status = api_error(&r, 413, "PAYLOAD_TOO_LARGE", "send a smaller body",
+		    "the request body exceeds %lld bytes", cfg->body_limit);
+	} else if (pr != HTTP_PARSE_OK) {
+		drain_body(fr);
+		r.status = api_error(&r, 400, "INVALID_REQUEST", NULL,
+		    "the request line is malformed (bad escape or invalid UTF-8)");
+	} else if (read_body(&r, fr) != 0) {
+		r.status = api_error(&r, 400, "INVALID_REQUEST", NULL,
+		    "the request body is shorter than its Content-Length");
+	} else {
+		dispatch(&r);
+	}
+	write_response(&r, fr);
+	FCGX_Finish_r(fr);
+	log_request(&r, now_us() - t0);
+	arena_reset(a);
+}
+
+int
+server_worker(const struct config *cfg, int listen_fd)
+{
+	struct sigaction sa;
+	struct epoll_event ev;
+	sigset_t block, waitmask;
+	FCGX_Request fr;
+	struct arena a;
+	struct db *db;
+	int ep, fl;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop;
+	sigemptyset(&sa.sa_mask);
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	sigaction(SIGHUP, &sa, NULL);
+	sa.sa_handler = SIG_IGN;
+	sigaction(SIGPIPE, &sa, NULL);
+	sigemptyset(&block);
+	sigaddset(&block, SIGTERM);
+	sigaddset(&block, SIGINT);
+	sigaddset(&block, SIGHUP);
+	sigprocmask(SIG_BLOCK, &block, &waitmask);
+	sigdelset(&waitmask, SIGTERM);
+	sigdelset(&waitmask, SIGINT);
+	sigdelset(&waitmask, SIGHUP);
+	sigdelset(&waitmask, SIGCHLD);
+
+	/* A connection lost to another worker is EAGAIN, not a blocked accept. */
+	if ((fl = fcntl(listen_fd, F_GETFL)) < 0 ||
+	    fcntl(listen_fd, F_SETFL, fl | O_NONBLOCK) < 0)
+		return 1;
+	if ((ep = epoll_create1(EPOLL_CLOEXEC)) < 0)
+		return 1;
+	ev.events = EPOLLIN | EPOLLEXCLUSIVE;
+	ev.data.fd = listen_fd;
+	if (epoll_ctl(ep, EPOLL_CTL_ADD, listen_fd, &ev) != 0) {
+		close(ep);
+		return 1;
+	}
+	if (FCGX_Init() != 0 || FCGX_InitRequest(&fr, listen_fd, 0) != 0) {
+		close(ep);
+		return 1;
+	}
+	if ((db = db_new(cfg->database_url)) == NULL) {
+		close(ep);
+		return 1;
+	}
+	(void)db_ensure(db);	/* connect early; requests retry when it is away */
+	arena_init(&a);
+
+	while (!worker_stop) {
+		int n = epoll_pwait(ep, &ev, 1, -1, &waitmask);
+
+		if (n <= 0 || worker_stop)
+			continue;
+		if (FCGX_Accept_r(&fr) < 0)
+			continue;	/* another worker took it */
+		serve_one(&fr, cfg, db, &a);
+	}
+	FCGX_Free(&fr, 1);
+	arena_free(&a);
+	db_free(db);
+	close(ep);
+	return 0;
+}
+
+/* ---- master ---- */
+
+struct wslot {
+	pid_t		 pid;		/* 0: free slot */
+	unsigned	 gen;		/* config generation it was forked with */
+	int		 retiring;	/* sent SIGTERM as part of a reload */
+	long long	 deadline_us;	/* SIGKILL after this while retiring */
+};
+
+struct master {
+	const struct config	*cfg;
+	struct config		 reloaded;	/* the config after a SIGHUP */
+	int			 have_reloaded;
+	const char		*config_path;
+	int			 fd;
+	int			 want;		/* workers to keep */
+	unsigned		 gen;
+	struct wslot		 w[MAX_WORKERS];
+	long long		 crash_window_us;
+	int			 crashes;
+};
+
+static const struct config *
+master_cfg(const struct master *m)
+{
+	return m->have_reloaded ? &m->reloaded : m->cfg;
+}
+
+static int
+spawn(struct master *m)
+{
+	struct wslot *s = NULL;
+	sigset_t none;
+	pid_t pid;
+
+	for (int i = 0; i < MAX_WORKERS; i++)
+		if (m->w[i].pid == 0) {
+			s = &m->w[i];
+			break;
+		}
+	if (s == NULL)
+		return -1;
+	if ((pid = fork()) < 0) {
+		log_msg("error", "fork: %s", strerror(errno));
+		return -1;
+	}
+	if (pid == 0) {
+		prctl(PR_SET_PDEATHSIG, SIGTERM);
+		if (getppid() == 1)
+			_exit(0);	/* the master died before we ran */
+		sigemptyset(&none);
+		sigprocmask(SIG_SETMASK, &none, NULL);
+		_exit(server_worker(master_cfg(m), m->fd));
+	}
+	memset(s, 0, sizeof(*s));
+	s->pid = pid;
+	s->gen = m->gen;
+	return 0;
+}
+
+static int
+count_live(const struct master *m, int only_current)
+{
+	int n = 0;
+
+	for (int i = 0; i < MAX_WORKERS; i++)
+		if (m->w[i].pid != 0 && !m->w[i].retiring &&
+		    (!only_current || m->w[i].gen == m->gen))
+			n++;
+	return n;
+}
+
+/* Reap children; returns how many exited. Replacements come from top_up. */
+static int
+reap(struct master *m, int stopping)
+{
+	int st, n = 0;
+	pid_t pid;
+
+	while ((pid = waitpid(-1, &st, WNOHANG)) > 0) {
+		for (int i = 0; i < MAX_WORKERS; i++) {
+			if (m->w[i].pid != pid)
+				continue;
+			if (!m->w[i].retiring && !stopping)
+				log_msg("warn", "worker %d exited (%s %d); respawning",
+				    (int)pid, WIFSIGNALED(st) ? "signal" : "status",
+				    WIFSIGNALED(st) ? WTERMSIG(st) : WEXITSTATUS(st));
+			m->w[i].pid = 0;
+			n++;
+		}
+	}
+	return n;
+}
+
+/* Keep `want` workers of the current generation; back off on crash loops. */
+static void
+top_up(struct master *m)
+{
+	long long t = now_us();
+	int missing = m->want - count_live(m, 0);
+
+	if (missing <= 0)
+		return;
+	if (t - m->crash_window_us > 1000000) {
+		m->crash_window_us = t;
+		m->crashes = 0;
+	}
+	while (missing-- > 0 && m->crashes < 4 * m->want) {
+		if (spawn(m) != 0)
+			break;
+		m->crashes++;
+	}
+}
+
+/* One step of a rolling reload: replace one old worker at a time. */
+static void
+roll(struct master *m)
+{
+	long long t = now_us();
+
+	for (int i = 0; i < MAX_WORKERS; i++) {
+		struct wslot *s = &m->w[i];
+
+		if (s->pid != 0 && s->retiring) {
+			if (t > s->deadline_us)
+				kill(s->pid, SIGKILL);
+			return;		/* wait for it before the next one */
+		}
+	}
+	for (int i = 0; i < MAX_WORKERS; i++) {
+		struct wslot *s = &m->w[i];
+
+		if (s->pid == 0 || s->gen == m->gen)
+			continue;
+		/* The replacement first, so capacity never drops. */
+		if (spawn(m) != 0)
+			return;
+		s->retiring = 1;
+		s->deadline_us = t + (long long)master_cfg(m)->drain_timeout * 1000000;
+		kill(s->pid, SIGTERM);
+		return;
+	}
+}
+
+static void
+reload(struct master *m)
+{
+	struct config c;
+	char err[256];
+
+	if (m->config_path != NULL) {
+		if (config_load(&c, m->config_path, err, sizeof(err)) != 0) {
+			log_msg("error", "reload: %s; keeping the running configuration", err);
+		} else {
+			if (m->have_reloaded)
+				config_free(&m->reloaded);
+			m->reloaded = c;
+			m->have_reloaded = 1;
+		}
+	}
+	m->gen++;
+	log_msg("info", "reload: replacing workers one by one");
+}
+
+static int
+drain_all(struct master *m)
+{
+	long long deadline = now_us() + (long long)master_cfg(m)->drain_timeout * 1000000;
+	struct timespec tick = { 0, 50 * 1000000 };
+	sigset_t chld;
+
+	sigemptyset(&chld);
+	sigaddset(&chld, SIGCHLD);
+	for (int i = 0; i < MAX_WORKERS; i++)
+		if (m->w[i].pid != 0)
+			kill(m->w[i].pid, SIGTERM);
+	for (;;) {
+		int left = 0;
+
+		reap(m, 1);
+		for (int i = 0; i < MAX_WORKERS; i++)
+			if (m->w[i].pid != 0)
+				left++;
+		if (left == 0)
+			return 0;
+		if (now_us() > deadline) {
+			log_msg("warn", "drain timeout: killing %d workers", left);
+			for (int i = 0; i < MAX_WORKERS; i++)
+				if (m->w[i].pid != 0)
+					kill(m->w[i].pid, SIGKILL);
+			deadline = now_us() + 5000000;
+		}
+		(void)sigtimedwait(&chld, NULL, &tick);
+	}
+}
+
+int
+server_master(const struct config *cfg, const char *config_path, int fd, int workers)
+{
+	struct timespec tick = { 0, 100 * 1000000 };
+	struct master *m;
+	sigset_t set;
+	int rc;
+
+	if ((m = calloc(1, sizeof(*m))) == NULL)
+		return 1;
+	m->cfg = cfg;
+	m->config_path = config_path;
+	m->fd = fd;
+	m->want = workers > MAX_WORKERS ? MAX_WORKERS : workers;
+	m->gen = 1;
+	sigemptyset(&set);
+	sigaddset(&set, SIGCHLD);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigaddset(&set, SIGHUP);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	log_msg("info", "master %d starting %d workers", (int)getpid(), m->want);
+
+	for (;;) {
+		int sig;
+
+		top_up(m);
+		roll(m);
+		sig = sigtimedwait(&set, NULL, &tick);
+		if (sig == SIGTERM || sig == SIGINT)
+			break;
+		if (sig == SIGHUP)
+			reload(m);
+		reap(m, 0);
+	}
+	log_msg("info", "master %d draining", (int)getpid());
+	rc = drain_all(m);
+	if (m->have_reloaded)
+		config_free(&m->reloaded);
+	free(m);
+	return rc;
+}

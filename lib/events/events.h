@@ -1,0 +1,94 @@
+#ifndef BDS_EVENTS_H
+#define BDS_EVENTS_H
+/*
+ * Events: written in the same transaction as the change that causes them
+ * (no event for a rolled-back change, no change without its event), with
+ * one delivery row per matching enabled subscription of the client and
+ * environment ("*" and "all" match every type). bds-deliver sends them.
+ */
+#include <stdint.h>
+
+struct req;
+struct json_object;
+struct db_stmt_set;
+struct arena;
+
+/*
+ * Emit `type` for client_id in environment (NULL for internal paths) with
+ * data_object as the envelope's data.object (not consumed; copied). Inside
+ * the caller's transaction (db_begin done). The request's id and its
+ * Idempotency-Key are recorded. Returns the event id (arena) and sets
+ * *deliveries to the number of deliveries queued (may be NULL); NULL on
+ * database failure.
+ */
+const char *events_emit(struct req *, const char *client_id, const char *environment,
+	    const char *type, struct json_object *data_object, int *deliveries);
+
+/*
+ * A delivery id made by SQL, one per row of an INSERT ... SELECT (no
+ * round trip per subscription): "dlv_" + a UUIDv7 (48-bit unix ms from
+ * clock_timestamp(), version 7, the rest from gen_random_uuid(), whose
+ * variant bits are kept), so delivery ids are time-ordered like every id.
+ */
+#define EVENTS_DELIVERY_ID_SQL \
+	"('dlv_' || (lpad(to_hex(floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint)," \
+	" 12, '0') || '7' || substr(replace(gen_random_uuid()::text, '-', ''), 14))::uuid::text)"
+
+extern const struct db_stmt_set events_stmt_set;
+
+/* ---- event types (events_wire.c) ---- */
+
+/*
+ * The deliverable type name is stored as (the spec's historic names mapped:
+ * bill.paid -> bill.updated, link.expired -> link.disconnected,
+ * request-to-link.updated -> link_request.updated), a static string; NULL
+ * for an unknown name and for "*" / "all", which are not types.
+ */
+const char *events_type(const char *name);
+/* vcheck_fn for subscription items: a type (normalised), "*" or "all";
+ * anything else fails with code unknown_event_type. */
+int	 events_type_item_check(struct arena *, struct json_object **value,
+	    const char **code, const char **message);
+/* vcheck_fn for one event type (no wildcard), normalised. */
+int	 events_type_check(struct arena *, struct json_object **value,
+	    const char **code, const char **message);
+/* The validated array without repeats, first occurrence kept (arena). */
+struct json_object *events_types_unique(struct arena *, struct json_object *events);
+/* 1 when a subscription's events array covers type ("*", "all" or type). */
+int	 events_types_match(struct json_object *events, const char *type);
+
+/* ---- the wire envelope (events_wire.c) ---- */
+
+/* ISO 8601 UTC "YYYY-MM-DDTHH:MM:SSZ" of epoch seconds (arena). */
+char	*events_iso8601(struct arena *, int64_t t);
+
+/*
+ * One event as delivered. data is the envelope's data member ({object:
+ * {id, object, ...}, plus flat ids such as bill_id}); the envelope takes a
+ * reference. Strings may be NULL where the envelope allows null (mode,
+ * correlation_id, request_id, idempotency_key).
+ */
+struct events_wire {
+	const char	*id;		/* evt_... */
+	const char	*type;		/* bill.updated */
+	int64_t		 created;	/* epoch seconds */
+	const char	*client_id;
+	const char	*mode;		/* sandbox, development, production, or NULL */
+	const char	*api_version;	/* cfg->api_version */
+	const char	*producer_service;
+	const char	*correlation_id;
+	const char	*request_id;
+	const char	*idempotency_key;
+	struct json_object *data;
+};
+
+/*
+ * The envelope (DESIGN "Webhook envelope"): both of the spec's envelopes in
+ * one object: id = event_id, object "event", type = event_type,
+ * api_version, created (epoch) and timestamp (ISO), client_id, mode,
+ * producer_service, correlation_id, request {id, idempotency_key}, data.
+ * Owned by the arena.
+ */
+struct json_object *events_envelope(struct arena *, const struct events_wire *);
+
+#endif

@@ -1,0 +1,7 @@
+# lib/events/: events: the outbox (events_emit), the type catalogue and wire envelope, the activity feed.
+lib_libbds_a_SOURCES += \
+	%reldir%/activity.c \
+	%reldir%/activity.h \
+	%reldir%/events.c \
+	%reldir%/events.h \
+	%reldir%/events_wire.c

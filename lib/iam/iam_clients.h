@@ -1,0 +1,60 @@
+#ifndef BDS_IAM_CLIENTS_H
+#define BDS_IAM_CLIENTS_H
+/*
+ * Clients and their credentials (issue 4): the /v1/iam/clients routes
+ * (iam_clients.c), the client secrets under them and GET /v1/identity
+ * (iam_secrets.c). A developer sees only their own clients: another
+ * developer's client id is 404, exactly like an unknown one.
+ */
+#include "core/validate.h"
+
+struct req;
+struct json_object;
+struct db_stmt_set;
+
+/* ---- handlers (lib/routes.c) ---- */
+
+/* GET /v1/iam/clients: 200 {success, clients} of the developer, newest first. */
+int	 iam_clients_list(struct req *, struct json_object *out);
+/* POST /v1/iam/clients: 201 {success, message, client}. */
+int	 iam_clients_create(struct req *, struct json_object *out);
+/* GET /v1/iam/clients/{id}: 200 {success, client}; 404 CLIENT_NOT_FOUND. */
+int	 iam_clients_get(struct req *, struct json_object *out);
+/* PUT /v1/iam/clients/{id}: any of name, description, redirectUris,
+ * allowedOrigins; 200 {success, message, client}; 404. */
+int	 iam_clients_update(struct req *, struct json_object *out);
+/* DELETE /v1/iam/clients/{id}: removes the client and (cascade) its
+ * secrets and webhooks; its keys stop at once. 200; 404. */
+int	 iam_clients_delete(struct req *, struct json_object *out);
+/* GET /v1/iam/clients/{id}/embed-origins (no auth): always 200
+ * {allowed_embed_origins, pci_approved}; empty and false on any failure. */
+int	 iam_clients_embed_origins(struct req *, struct json_object *out);
+
+/* POST .../client-secrets (Idempotency-Key): 201 with the key, once. */
+int	 iam_secrets_create(struct req *, struct json_object *out);
+/* GET .../client-secrets: 200 {success, secrets} (metadata only). */
+int	 iam_secrets_list(struct req *, struct json_object *out);
+/* GET .../client-secrets/{environment}: 200 {success, secret}; 404. */
+int	 iam_secrets_get(struct req *, struct json_object *out);
+/* DELETE .../client-secrets/{environment}: revoke; 200; 404. */
+int	 iam_secrets_revoke(struct req *, struct json_object *out);
+/* POST .../client-secrets/{environment}/rotate (Idempotency-Key): 200 with
+ * the new key, once; 409 CLIENT_SECRET_ROTATION_CONFLICT. */
+int	 iam_secrets_rotate(struct req *, struct json_object *out);
+/* GET /v1/identity (key): the credential's client, environment and the
+ * owning developer's e-mail and live-access state. */
+int	 iam_secrets_identity(struct req *, struct json_object *out);
+
+/* ---- body specs ---- */
+extern const struct vfield iam_clients_create_fields[], iam_clients_update_fields[],
+	iam_secrets_create_fields[], iam_secrets_rotate_fields[];
+
+extern const struct db_stmt_set iam_clients_stmt_set, iam_secrets_stmt_set;
+
+/* ---- shared with the other client modules ---- */
+
+/* 1 when client_id names a client of user_id, 0 when not (unknown or
+ * another developer's), -1 on a database failure. */
+int	 iam_clients_owned(struct req *, const char *client_id, const char *user_id);
+
+#endif

@@ -1,0 +1,9 @@
+# lib/iam/: developer accounts, clients and client secrets.
+lib_libbds_a_SOURCES += \
+	%reldir%/iam.h \
+	%reldir%/iam_account.c \
+	%reldir%/iam_auth.c \
+	%reldir%/iam_clients.c \
+	%reldir%/iam_clients.h \
+	%reldir%/iam_common.c \
+	%reldir%/iam_secrets.c

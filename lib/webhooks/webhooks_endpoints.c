@@ -1,0 +1,184 @@
+/*
+ * /v1/webhook-endpoints: a client's own servers manage its webhook
+ * subscriptions with an API key. Everything is scoped to the credential's
+ * client and environment: another client's (or environment's) endpoint is
+ * 404. Shapes follow what a Stripe user expects: the endpoint object with
+ * "object": "webhook_endpoint", lists as {object: "list", data, has_more},
+ * PATCH for a partial update, DELETE answering {id, object, deleted}.
+ */
+#include <string.h>
+
+#include "core/arena.h"
+#include "core/db.h"
+#include "core/errors.h"
+#include "core/idem.h"
+#include "core/json.h"
+#include "core/req.h"
+#include "core/validate.h"
+#include "webhooks/webhooks_sign.h"
+#include "webhooks/webhooks.h"
+
+#define EVENTS_FIELD(flags) { "events", NULL, VT_ARRAY, flags, 1, WEBHOOKS_EVENTS_MAX, \
+	.items = VT_STRING, .check = events_type_item_check }
+#define URL_FIELD(flags) { "url", NULL, VT_STRING, flags, 1, 2048 }
+/* declared so a body naming another client is the dispatcher's 403 */
+#define CLIENT_ID_FIELD { "client_id", NULL, VT_STRING, 0, 1, 64 }
+
+const struct vfield webhooks_endpoints_create_fields[] = {
+	URL_FIELD(V_REQUIRED),
+	EVENTS_FIELD(V_REQUIRED),
+	{ "secret", NULL, VT_STRING, 0, WEBHOOKS_SECRET_MIN, WEBHOOKS_SECRET_MAX,
+	  .format = VF_PRINTABLE },
+	{ "enabled", NULL, VT_BOOL },
+	CLIENT_ID_FIELD,
+	{ NULL }
+};
+const struct vfield webhooks_endpoints_update_fields[] = {
+	URL_FIELD(0),
+	EVENTS_FIELD(0),
+	{ "enabled", NULL, VT_BOOL },
+	CLIENT_ID_FIELD,
+	{ NULL }
+};
+const struct vfield webhooks_endpoints_rotate_fields[] = {
+	{ "expires_in_hours", NULL, VT_INT, 0, 0, WEBHOOKS_ROTATE_HOURS_MAX },
+	CLIENT_ID_FIELD,
+	{ NULL }
+};
+
+static int
+not_found(struct req *r, const char *id)
+{
+	return api_error(r, 404, "WEBHOOK_NOT_FOUND", NULL, "no webhook endpoint %s", id);
+}
+
+/* Idempotency keys of this API belong to the client in one environment. */
+static const char *
+idem_owner(struct req *r)
+{
+	return arena_printf(r->arena, "%s/%s", r->client_id, r->env);
+}
+
+int
+webhooks_endpoints_list(struct req *r, struct json_object *out)
+{
+	struct json_object *list = webhooks_list_json(r, r->client_id, r->env, 0);
+
+	if (list == NULL)
+		return api_db_error(r);
+	/* at most WEBHOOKS_PER_ENVIRONMENT: one page holds them all */
+	json_set_str(out, "object", "list");
+	json_set(out, "data", json_object_get(list));
+	json_set_bool(out, "has_more", 0);
+	json_set_null(out, "next_cursor");
+	return 200;
+}
+
+int
+webhooks_endpoints_create(struct req *r, struct json_object *out)
+{
+	const char *secret;
+	struct webhooks_row w;
+	int rc;
+
+	if ((rc = webhooks_create(r, NULL, r->client_id, r->env, idem_owner(r), &w,
+	    &secret)) != 0)
+		return rc;
+	r->out = webhooks_json(r, &w, 0, secret);
+	return 201;
+}
+
+int
+webhooks_endpoints_get(struct req *r, struct json_object *out)
+{
+	const char *id = req_cap(r, "id");
+	struct webhooks_row w;
+	int found = webhooks_get(r, r->client_id, r->env, id, &w);
+
+	if (found < 0)
+		return api_db_error(r);
+	if (found == 0)
+		return not_found(r, id);
+	r->out = webhooks_json(r, &w, 0, NULL);
+	return 200;
+}
+
+int
+webhooks_endpoints_update(struct req *r, struct json_object *out)
+{
+	const char *id = req_cap(r, "id"), *url = json_get_str(r->body, "url");
+	struct json_object *events = NULL;
+	struct webhooks_row w;
+	int rc, enabled;
+
+	if (json_object_object_get_ex(r->body, "events", &events))
+		events = events_types_unique(r->arena, events);
+	enabled = json_object_object_get_ex(r->body, "enabled", NULL) ?
+	    json_get_bool(r->body, "enabled", 1) : -1;
+	if (url == NULL && events == NULL && enabled < 0)
+		return api_field_error(r, 400, "VALIDATION_ERROR", "", "required",
+		    "send any of url, events, enabled");
+	if (url != NULL && (rc = webhooks_url_check(r, "url", url, r->env)) != 0)
+		return rc;
+	if ((rc = webhooks_update(r, r->client_id, r->env, id, url, events, enabled, &w)) < 0)
+		return api_db_error(r);
+	if (rc == 0)
+		return not_found(r, id);
+	r->out = webhooks_json(r, &w, 0, NULL);
+	return 200;
+}
+
+int
+webhooks_endpoints_delete(struct req *r, struct json_object *out)
+{
+	const char *id = req_cap(r, "id");
+	int rc;
+
+	if (db_begin(r->db) != 0 || (rc = webhooks_delete(r, r->client_id, r->env, id)) < 0)
+		return api_db_error(r);
+	if (rc == 0)
+		return not_found(r, id);
+	if (db_commit(r->db) != 0)
+		return api_db_error(r);
+	json_set_str(out, "id", id);
+	json_set_str(out, "object", "webhook_endpoint");
+	json_set_bool(out, "deleted", 1);
+	return 200;
+}
+
+/*
+ * A new signing secret, shown once; the old one keeps signing (a second v1)
+ * until previous_secret_expires_at (expires_in_hours, default 24; 0 ends it
+ * now). An Idempotency-Key is optional; with one, a retry is 409
+ * IDEMPOTENCY_KEY_NOT_REPLAYABLE and rotates nothing.
+ */
+int
+webhooks_endpoints_rotate(struct req *r, struct json_object *out)
+{
+	const char *id = req_cap(r, "id"), *key = r->http.idempotency_key, *secret;
+	int hours = (int)json_get_int(r->body, "expires_in_hours", WEBHOOKS_ROTATE_HOURS);
+	struct json_object *stored;
+	struct webhooks_row w;
+	enum idem_state st;
+	int rc, status;
+
+	if (db_begin(r->db) != 0)
+		return api_db_error(r);
+	if (key != NULL) {
+		if ((rc = idem_begin(r, idem_owner(r), key, &st, &status, &stored)) != 0)
+			return rc;
+		if (st == IDEM_REPLAY)
+			return api_error(r, 409, "IDEMPOTENCY_KEY_NOT_REPLAYABLE",
+			    "use a new Idempotency-Key; the secret is never shown twice",
+			    "this Idempotency-Key was already used");
+	}
+	if ((rc = webhooks_rotate(r, r->client_id, r->env, id, hours, &w, &secret)) < 0)
+		return api_db_error(r);
+	if (rc == 0)
+		return not_found(r, id);
+	if ((key != NULL && idem_finish(r, idem_owner(r), key, 200, NULL) != 0) ||
+	    db_commit(r->db) != 0)
+		return api_db_error(r);
+	r->out = webhooks_json(r, &w, 0, secret);
+	return 200;
+}

@@ -1,0 +1,139 @@
+/* json_parse: the strict body parser every request goes through. */
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/arena.h"
+#include "core/json.h"
+#include "tcheck.h"
+
+struct jcase {
+	const char	*in;
+	size_t		 len;		/* 0: strlen(in) */
+	const char	*out;		/* canonical dump when valid */
+};
+
+#define S(x) x, sizeof(x) - 1
+
+static const struct jcase valid[] = {
+	{ S("{}"), "{}" },
+	{ S("  {\"a\":1}\r\n\t "), "{\"a\":1}" },
+	{ S("[1,2,3]"), "[1,2,3]" },
+	{ S("\"h\xc3\xa9\""), "\"h\xc3\xa9\"" },
+	{ S("{\"u\":\"\\u00e9\"}"), "{\"u\":\"\xc3\xa9\"}" },
+	{ S("{\"url\":\"https://x/y\"}"), "{\"url\":\"https://x/y\"}" },
+	{ S("0"), "0" },
+	{ S("null"), "null" },
+};
+
+static const char *const invalid[] = {
+	"{", "{bad", "{\"a\":1,}", "{'a':1}", "[1 2]", "{}x", "{} {}", "// c\n{}",
+	"\xc0\xaf", "{\"a\":\"\xc0\x9f\"}", "{\"\xc0\xaf\":1}", "\"\xed\xa0\x80\"",
+	"\"\xff\"", "", "   ",
+};
+
+START_TEST(test_valid)
+{
+	struct arena a;
+	const char *why = "unset";
+	struct json_object *o;
+
+	arena_init(&a);
+	o = json_parse(&a, valid[_i].in, valid[_i].len, &why);
+	ck_assert_msg(o != NULL || strcmp(valid[_i].out, "null") == 0,
+	    "case %d rejected: %s", _i, why ? why : "");
+	ck_assert_ptr_null(why);
+	ck_assert_str_eq(o ? json_dump(&a, o, NULL) : "null", valid[_i].out);
+	arena_free(&a);
+}
+END_TEST
+
+START_TEST(test_invalid)
+{
+	struct arena a;
+	const char *why = NULL;
+
+	arena_init(&a);
+	ck_assert_ptr_null(json_parse(&a, invalid[_i], strlen(invalid[_i]), &why));
+	ck_assert_ptr_nonnull(why);
+	arena_free(&a);
+}
+END_TEST
+
+/* Bytes after the value: a NUL is not whitespace. */
+START_TEST(test_trailing_nul)
+{
+	static const char *const bodies[] = { "0", "{}", "[1]" };
+	struct arena a;
+	const char *why = NULL;
+	char buf[8];
+
+	arena_init(&a);
+	for (size_t i = 0; i < sizeof(bodies) / sizeof(bodies[0]); i++) {
+		size_t n = strlen(bodies[i]);
+
+		memcpy(buf, bodies[i], n);
+		buf[n] = '\0';
+		ck_assert_ptr_null(json_parse(&a, buf, n + 1, &why));
+	}
+	arena_free(&a);
+}
+END_TEST
+
+START_TEST(test_depth)
+{
+	struct arena a;
+	const char *why = NULL;
+	char deep[2 * (JSON_MAX_DEPTH + 2) + 1], ok[2 * (JSON_MAX_DEPTH - 1) + 1];
+	size_t d = JSON_MAX_DEPTH + 2;
+
+	memset(deep, '[', d);
+	memset(deep + d, ']', d);
+	deep[2 * d] = '\0';
+	memset(ok, '[', JSON_MAX_DEPTH - 1);
+	memset(ok + JSON_MAX_DEPTH - 1, ']', JSON_MAX_DEPTH - 1);
+	ok[2 * (JSON_MAX_DEPTH - 1)] = '\0';
+	arena_init(&a);
+	ck_assert_ptr_null(json_parse(&a, deep, strlen(deep), &why));
+	ck_assert_ptr_nonnull(json_parse(&a, ok, strlen(ok), &why));
+	arena_free(&a);
+}
+END_TEST
+
+START_TEST(test_getters)
+{
+	struct arena a;
+	const char *why;
+	struct json_object *o;
+
+	arena_init(&a);
+	o = json_parse(&a, S("{\"s\":\"x\",\"i\":7,\"b\":true,\"n\":null}"), &why);
+	ck_assert_ptr_nonnull(o);
+	ck_assert_str_eq(json_get_str(o, "s"), "x");
+	ck_assert_ptr_null(json_get_str(o, "i"));
+	ck_assert_ptr_null(json_get_str(o, "n"));
+	ck_assert_int_eq(json_get_int(o, "i", -1), 7);
+	ck_assert_int_eq(json_get_int(o, "s", -1), -1);
+	ck_assert_int_eq(json_get_bool(o, "b", 0), 1);
+	ck_assert_int_eq(json_get_bool(o, "missing", 0), 0);
+	json_set_str(o, "t", NULL);
+	ck_assert_str_eq(json_dump(&a, o, NULL),
+	    "{\"s\":\"x\",\"i\":7,\"b\":true,\"n\":null,\"t\":null}");
+	arena_free(&a);
+}
+END_TEST
+
+int
+main(void)
+{
+	Suite *s = suite_create("json");
+	TCase *tc = tcase_create("parse");
+
+	tcase_add_loop_test(tc, test_valid, 0, sizeof(valid) / sizeof(valid[0]));
+	tcase_add_loop_test(tc, test_invalid, 0, sizeof(invalid) / sizeof(invalid[0]));
+	tcase_add_test(tc, test_trailing_nul);
+	tcase_add_test(tc, test_depth);
+	tcase_add_test(tc, test_getters);
+	suite_add_tcase(s, tc);
+	return tcheck_run(s);
+}

@@ -1,0 +1,14 @@
+# End-to-end suites: each starts the real stack (PostgreSQL, nginx, bds-api,
+# bds-deliver) through the harness; the shared pieces are one library.
+check_LIBRARIES += %reldir%/libe2e.a
+%canon_reldir%_libe2e_a_SOURCES = \
+	%reldir%/harness.c %reldir%/harness.h \
+	%reldir%/accounts.c %reldir%/accounts.h \
+	%reldir%/devacct.c %reldir%/devacct.h \
+	%reldir%/receiver.c %reldir%/receiver.h \
+	%reldir%/smtp_sink.c %reldir%/smtp_sink.h
+E2E_SUITES += %reldir%/check_e2e_core %reldir%/check_e2e_faults %reldir%/check_e2e_mail \
+	%reldir%/check_e2e_accounts_signup %reldir%/check_e2e_accounts_session \
+	%reldir%/check_e2e_accounts_live %reldir%/check_e2e_clients \
+	%reldir%/check_e2e_secrets %reldir%/check_e2e_webhooks \
+	%reldir%/check_e2e_delivery %reldir%/check_e2e_events
