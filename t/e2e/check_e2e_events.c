@@ -114,6 +114,19 @@ count_sql(const char *q, const char *p1, const char *p2)
 	return devacct_sql_int(q, p1, p2);
 }
 
+/* How many events and deliveries a client has. */
+static long long
+events_of(const char *client)
+{
+	return count_sql("SELECT count(*) FROM events WHERE client_id = $1", client, NULL);
+}
+
+static long long
+deliveries_of(const char *client)
+{
+	return count_sql("SELECT count(*) FROM deliveries WHERE client_id = $1", client, NULL);
+}
+
 /* The webhook ids event's deliveries went to, sorted, comma-separated. */
 static char *
 delivery_webhooks(const char *event)
@@ -372,8 +385,7 @@ START_TEST(trigger_unknown_type)
 	harness_assert_coded(r, 400, "VALIDATION_ERROR");
 	devacct_assert_error(r, "event_type", "unknown_event_type");
 	harness_resp_free(r);
-	ck_assert_int_eq(count_sql("SELECT count(*) FROM events WHERE client_id = $1",
-	    t.client, NULL), 0);
+	ck_assert_int_eq(events_of(t.client), 0);
 	tenant_free(&t);
 }
 END_TEST
@@ -403,8 +415,7 @@ START_TEST(trigger_live_host_404)
 	r = devacct_call("POST", "sandbox", "/v1/triggers/bill.created", NULL, "{}", NULL);
 	harness_assert_coded(r, 401, NULL);
 	harness_resp_free(r);
-	ck_assert_int_eq(count_sql("SELECT count(*) FROM events WHERE client_id = $1",
-	    t.client, NULL), 0);
+	ck_assert_int_eq(events_of(t.client), 0);
 	free(dkey);
 	tenant_free(&t);
 }
@@ -446,8 +457,7 @@ START_TEST(trigger_bodies)
 	r = trigger(t.key, "bill.created", "{\"client_id\":\"cli_0190a2b4-0000-7000-8000-000000000000\"}");
 	harness_assert_coded(r, 403, "CLIENT_ID_MISMATCH");
 	harness_resp_free(r);
-	ck_assert_int_eq(count_sql("SELECT count(*) FROM events WHERE client_id = $1",
-	    t.client, NULL), 3);
+	ck_assert_int_eq(events_of(t.client), 3);
 	tenant_free(&t);
 }
 END_TEST
@@ -508,10 +518,8 @@ START_TEST(emit_follows_the_transaction)
 	ck_assert_msg(id != NULL, "emit: %s", db_errmsg(db));
 	ck_assert_int_eq(n, 2);
 	db_rollback(db);
-	ck_assert_int_eq(count_sql("SELECT count(*) FROM events WHERE client_id = $1",
-	    t.client, NULL), 0);
-	ck_assert_int_eq(count_sql("SELECT count(*) FROM deliveries WHERE client_id = $1",
-	    t.client, NULL), 0);
+	ck_assert_int_eq(events_of(t.client), 0);
+	ck_assert_int_eq(deliveries_of(t.client), 0);
 
 	ck_assert_int_eq(db_begin(db), 0);
 	id = events_emit(&req, t.client, "sandbox", "bill.paid", obj, &n);
@@ -533,10 +541,8 @@ START_TEST(emit_follows_the_transaction)
 	ck_assert_ptr_nonnull(id);
 	ck_assert_int_eq(n, 0);
 	ck_assert_int_eq(db_commit(db), 0);
-	ck_assert_int_eq(count_sql("SELECT count(*) FROM deliveries WHERE client_id = $1",
-	    t.client, NULL), 1);
-	ck_assert_int_eq(count_sql("SELECT count(*) FROM events WHERE client_id = $1",
-	    t.client, NULL), 3);
+	ck_assert_int_eq(deliveries_of(t.client), 1);
+	ck_assert_int_eq(events_of(t.client), 3);
 
 	json_object_put(obj);
 	req_close();
@@ -1154,8 +1160,7 @@ START_TEST(replay_webhook_rules)
 	ck_assert_int_eq(replay_ok(t.key, harness_fmt("{\"event_id\":\"%s\",\"webhook_id\":\"%s\"}", ev,
 	    other_type.id)), 0);
 	ck_assert_int_eq(replays_of(ev), 0);
-	ck_assert_int_eq(count_sql("SELECT count(*) FROM deliveries WHERE client_id = $1",
-	    u.client, NULL), 0);
+	ck_assert_int_eq(deliveries_of(u.client), 0);
 	free(ev);
 	tenant_free(&t);
 	tenant_free(&u);
@@ -1352,10 +1357,8 @@ START_TEST(trigger_idempotency)
 	r = trigger_with(t.key, "bill.created", "{\"id\":\"bill_j\",\"object\":\"bill\"}", extra);
 	harness_assert_coded(r, 409, "IDEMPOTENCY_CONFLICT");
 	harness_resp_free(r);
-	ck_assert_int_eq(count_sql("SELECT count(*) FROM events WHERE client_id = $1", t.client,
-	    NULL), 1);
-	ck_assert_int_eq(count_sql("SELECT count(*) FROM deliveries WHERE client_id = $1", t.client,
-	    NULL), 1);
+	ck_assert_int_eq(events_of(t.client), 1);
+	ck_assert_int_eq(deliveries_of(t.client), 1);
 	/* the receiver sees it once */
 	ck_assert_int_eq(harness_deliver_once(), 0);
 	ck_assert_ptr_nonnull(receiver_wait(rc, 0, WAIT_MS));
@@ -1402,10 +1405,8 @@ START_TEST(trigger_data_capped)
 		harness_resp_free(r);
 		free(body);
 	}
-	ck_assert_int_eq(count_sql("SELECT count(*) FROM events WHERE client_id = $1", t.client,
-	    NULL), 0);
-	ck_assert_int_eq(count_sql("SELECT count(*) FROM deliveries WHERE client_id = $1", t.client,
-	    NULL), 0);
+	ck_assert_int_eq(events_of(t.client), 0);
+	ck_assert_int_eq(deliveries_of(t.client), 0);
 	body = padded_body(ACTIVITY_TRIGGER_DATA_MAX);
 	ev = trigger_ok(t.key, "bill.created", body, NULL);
 	ck_assert_int_eq(count_sql("SELECT length(data->'object'->>'pad') FROM events WHERE id = $1",
@@ -1438,8 +1439,7 @@ START_TEST(webhook_deleted_is_an_event)
 	    " AND type = 'webhook_endpoint.deleted' AND api_version = '" API_VERSION "'"
 	    " AND request_id IS NOT NULL AND data->>'webhook_id' = $2", t.client, gone.id);
 	ck_assert_ptr_nonnull(ev);
-	ck_assert_int_eq(count_sql("SELECT count(*) FROM deliveries WHERE client_id = $1", t.client,
-	    NULL), 0);
+	ck_assert_int_eq(deliveries_of(t.client), 0);
 	r = get_ok(t.key, harness_fmt("/v1/activity/%s", ev), 200);
 	ck_assert_pstr_eq(devacct_str(r, "api_version"), API_VERSION);
 	ck_assert_pstr_eq(devacct_str(r, "data.object.id"), gone.id);
@@ -1476,10 +1476,8 @@ START_TEST(retention_purges_after_30_days)
 	ck_assert_int_eq(count_sql("SELECT count(*) FROM deliveries WHERE event_id = $1", old, NULL), 0);
 	ck_assert_int_eq(count_sql("SELECT count(*) FROM delivery_attempts WHERE client_id = $1",
 	    t.client, NULL), 0);
-	ck_assert_int_eq(count_sql("SELECT count(*) FROM events WHERE client_id = $1", t.client,
-	    NULL), 2);
-	ck_assert_int_eq(count_sql("SELECT count(*) FROM deliveries WHERE client_id = $1", t.client,
-	    NULL), 2);
+	ck_assert_int_eq(events_of(t.client), 2);
+	ck_assert_int_eq(deliveries_of(t.client), 2);
 	free(old);
 	free(kept);
 	free(fresh);

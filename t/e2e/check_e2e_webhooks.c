@@ -92,6 +92,17 @@ wh_test(const struct devacct *d, const char *client, const char *id, const char 
 	    harness_fmt("{\"event_type\":\"%s\"}", type), NULL);
 }
 
+/* A test delivery the endpoint accepted: 200 with success true. */
+static void
+wh_test_ok(const struct devacct *d, const char *client, const char *id, const char *type)
+{
+	struct harness_resp *r = wh_test(d, client, id, type);
+
+	harness_expect(r, 200);
+	ck_assert_msg(devacct_bool(r, "success"), "test not delivered: %s", r->body);
+	harness_resp_free(r);
+}
+
 /* A loopback port nothing listens on. */
 static int
 closed_port(void)
@@ -250,10 +261,7 @@ START_TEST(create_with_own_secret)
 	ck_assert_pstr_eq(devacct_str(r, "webhook.secret"), mine);
 	snprintf(id, sizeof(id), "%s", devacct_str(r, "webhook.id"));
 	harness_resp_free(r);
-	r = wh_test(&dev_a, client, id, "insight.created");
-	harness_expect(r, 200);
-	ck_assert(devacct_bool(r, "success"));
-	harness_resp_free(r);
+	wh_test_ok(&dev_a, client, id, "insight.created");
 	ck_assert_ptr_nonnull(q = receiver_wait(rc, 0, WAIT_MS));
 	ck_assert_int_eq(receiver_verify(q, mine, (long long)time(NULL), 300), RECEIVER_SIG_OK);
 	receiver_stop(rc);
@@ -925,10 +933,7 @@ START_TEST(test_event_type_rules)
 	struct wh w, all;
 
 	wh_register(&dev_a, client, "sandbox", rurl(rc, "/t"), "[\"bill.paid\"]", &w);
-	r = wh_test(&dev_a, client, w.id, "bill.paid");
-	harness_expect(r, 200);
-	ck_assert(devacct_bool(r, "success"));
-	harness_resp_free(r);
+	wh_test_ok(&dev_a, client, w.id, "bill.paid");
 	ck_assert_ptr_nonnull(q = receiver_wait(rc, 0, WAIT_MS));
 	ck_assert_pstr_eq(receiver_header(q, "X-Webhook-Event-Type"), "bill.updated");
 
@@ -1055,10 +1060,7 @@ START_TEST(test_unsealable_secret)
 	r = wh_test(&dev_a, client, w1.id, "bill.created");
 	devacct_assert_iam(r, 500, "INTERNAL_ERROR");
 	harness_resp_free(r);
-	r = wh_test(&dev_a, client, w2.id, "bill.created");
-	harness_expect(r, 200);
-	ck_assert(devacct_bool(r, "success"));
-	harness_resp_free(r);
+	wh_test_ok(&dev_a, client, w2.id, "bill.created");
 	ck_assert_ptr_nonnull(receiver_wait(rc, 0, WAIT_MS));
 	harness_sleep_ms(200);
 	ck_assert_uint_eq(receiver_count(rc), 1);
@@ -1427,10 +1429,7 @@ START_TEST(endpoints_rotate_secret)
 	harness_resp_free(r);
 
 	/* the next delivery carries both signatures */
-	r = wh_test(&dev_a, client, id, "bill.created");
-	harness_expect(r, 200);
-	ck_assert(devacct_bool(r, "success"));
-	harness_resp_free(r);
+	wh_test_ok(&dev_a, client, id, "bill.created");
 	ck_assert_ptr_nonnull(q = receiver_wait(rc, 0, WAIT_MS));
 	ck_assert_int_eq(receiver_sig_parse(receiver_header(q, "Service-Signature"), &t, v1,
 	    RECEIVER_MAX_V1), 2);
@@ -1746,11 +1745,8 @@ START_TEST(test_stuck_endpoint_bounded)
 	/* released: both developers test again */
 	receiver_set(rc, 200, 0);
 	for (int i = 0; i < 2; i++) {
-		r = wh_test(i == 0 ? &dev_a : &dev_b, i == 0 ? ca : cb, i == 0 ? wa.id : wb.id,
+		wh_test_ok(i == 0 ? &dev_a : &dev_b, i == 0 ? ca : cb, i == 0 ? wa.id : wb.id,
 		    "bill.created");
-		harness_expect(r, 200);
-		ck_assert(devacct_bool(r, "success"));
-		harness_resp_free(r);
 	}
 	receiver_stop(rc);
 	free(ca);
