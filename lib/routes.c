@@ -50,23 +50,23 @@ const struct route routes[] = {
 	{ M_GET,   "/v1/identity",                          AUTH_KEY,  NULL,                       NULL, iam_secrets_identity,     0 },
 
 	/* webhook subscriptions (lib/iam_webhooks.c: the developer's; lib/webhook_endpoints.c: the client's own, by API key) */
-	{ M_POST,  "/v1/iam/clients/{clientId}/webhooks",   AUTH_JWT,  webhooks_iam_create_fields,  NULL, webhooks_iam_create, 0 },
+	{ M_POST,  "/v1/iam/clients/{clientId}/webhooks",   AUTH_JWT,  webhooks_iam_create_fields,  NULL, webhooks_iam_create, ROUTE_ONCE },
 	{ M_GET,   "/v1/iam/clients/{clientId}/webhooks",   AUTH_JWT,  NULL,                       NULL, webhooks_iam_list, 0 },
-	{ M_DELETE, "/v1/iam/clients/{clientId}/webhooks/{webhookId}", AUTH_JWT, NULL,             NULL, webhooks_iam_delete, 0 },
+	{ M_DELETE, "/v1/iam/clients/{clientId}/webhooks/{webhookId}", AUTH_JWT, NULL,             NULL, webhooks_iam_delete, ROUTE_TX },
 	{ M_POST,  "/v1/iam/clients/{clientId}/webhooks/{webhookId}/test", AUTH_JWT, webhooks_iam_test_fields, NULL, webhooks_iam_test, 0 },
 	{ M_GET,   "/v1/iam/clients/{clientId}/client-secrets/{environment}/webhook", AUTH_JWT, NULL, NULL, webhooks_iam_primary_get, 0 },
-	{ M_PUT,   "/v1/iam/clients/{clientId}/client-secrets/{environment}/webhook", AUTH_JWT, webhooks_iam_put_fields, NULL, webhooks_iam_primary_put, 0 },
+	{ M_PUT,   "/v1/iam/clients/{clientId}/client-secrets/{environment}/webhook", AUTH_JWT, webhooks_iam_put_fields, NULL, webhooks_iam_primary_put, ROUTE_TX },
 	{ M_GET,   "/v1/webhook-endpoints",                 AUTH_KEY,  NULL,                       NULL, webhooks_endpoints_list,   0 },
-	{ M_POST,  "/v1/webhook-endpoints",                 AUTH_KEY,  webhooks_endpoints_create_fields, NULL, webhooks_endpoints_create, 0 },
+	{ M_POST,  "/v1/webhook-endpoints",                 AUTH_KEY,  webhooks_endpoints_create_fields, NULL, webhooks_endpoints_create, ROUTE_ONCE },
 	{ M_GET,   "/v1/webhook-endpoints/{id}",            AUTH_KEY,  NULL,                       NULL, webhooks_endpoints_get,    0 },
-	{ M_PATCH, "/v1/webhook-endpoints/{id}",            AUTH_KEY,  webhooks_endpoints_update_fields, NULL, webhooks_endpoints_update, 0 },
-	{ M_DELETE, "/v1/webhook-endpoints/{id}",           AUTH_KEY,  NULL,                       NULL, webhooks_endpoints_delete, 0 },
-	{ M_POST,  "/v1/webhook-endpoints/{id}/rotate-secret", AUTH_KEY, webhooks_endpoints_rotate_fields, NULL, webhooks_endpoints_rotate, 0 },
+	{ M_PATCH, "/v1/webhook-endpoints/{id}",            AUTH_KEY,  webhooks_endpoints_update_fields, NULL, webhooks_endpoints_update, ROUTE_TX },
+	{ M_DELETE, "/v1/webhook-endpoints/{id}",           AUTH_KEY,  NULL,                       NULL, webhooks_endpoints_delete, ROUTE_TX },
+	{ M_POST,  "/v1/webhook-endpoints/{id}/rotate-secret", AUTH_KEY, webhooks_endpoints_rotate_fields, NULL, webhooks_endpoints_rotate, ROUTE_ONCE },
 
 	/* events: the activity feed, replay and the sandbox trigger (lib/activity.c) */
 	{ M_GET,   "/v1/activity",                          AUTH_KEY,  NULL,                       activity_list_query, activity_list, 0 },
-	{ M_POST,  "/v1/activity/replay",                   AUTH_KEY,  activity_replay_fields,     NULL, activity_replay,          0 },
+	{ M_POST,  "/v1/activity/replay",                   AUTH_KEY,  activity_replay_fields,     NULL, activity_replay,          ROUTE_IDEM },
 	{ M_GET,   "/v1/activity/{event_id}",               AUTH_KEY,  NULL,                       NULL, activity_get,             0 },
-	{ M_POST,  "/v1/triggers/{event_type}",             AUTH_KEY,  NULL,                       NULL, activity_trigger,         ROUTE_SANDBOX | ROUTE_ANY_BODY },
+	{ M_POST,  "/v1/triggers/{event_type}",             AUTH_KEY,  NULL,                       NULL, activity_trigger,         ROUTE_SANDBOX | ROUTE_ANY_BODY | ROUTE_IDEM },
 };
 const size_t routes_count = sizeof(routes) / sizeof(routes[0]);

@@ -46,6 +46,9 @@ struct config {
 	int		 webhook_concurrency;	/* requests in flight at once */
 	int		 webhook_batch;		/* deliveries per claim */
 	int		 webhook_lease;		/* seconds a claim holds its rows */
+
+	/* webhook test deliveries in the API (issue 9) */
+	int		 webhook_test_slots;	/* at once per API host; 0: workers / 4, at least 1 */
 };
 
 /* Load defaults, file (may be NULL), env. 0 ok; -1 with err filled. */

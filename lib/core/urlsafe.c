@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <time.h>
 
 #include <arpa/inet.h>
 #include <netdb.h>
@@ -369,6 +370,71 @@ urlsafe_parse(struct arena *a, const char *url, struct urlsafe_url *u, const cha
 /* ------------------------------------------------------------------ */
 /* The check                                                           */
 
+static long long
+mono_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+int
+urlsafe_resolve(const char *host, const struct addrinfo *hints, int ms,
+    struct addrinfo **res)
+{
+	struct gaicb *req = NULL, *list[1];
+	struct addrinfo *h = NULL;
+	char *name = NULL;
+	long long deadline = mono_ms() + (ms > 0 ? ms : 0), left;
+	int rc;
+
+	*res = NULL;
+	if (hints->ai_flags & AI_NUMERICHOST)
+		return getaddrinfo(host, NULL, hints, res);	/* no DNS: cannot block */
+	if ((req = calloc(1, sizeof(*req))) == NULL || (h = malloc(sizeof(*h))) == NULL ||
+	    (name = strdup(host)) == NULL) {
+		rc = EAI_MEMORY;
+		goto out;
+	}
+	*h = *hints;
+	req->ar_name = name;
+	req->ar_request = h;
+	list[0] = req;
+	if (getaddrinfo_a(GAI_NOWAIT, list, 1, NULL) != 0) {
+		rc = EAI_AGAIN;
+		goto out;
+	}
+	while ((rc = gai_error(req)) == EAI_INPROGRESS && (left = deadline - mono_ms()) > 0) {
+		struct timespec ts = { (time_t)(left / 1000), (long)(left % 1000) * 1000000L };
+
+		(void)gai_suspend((const struct gaicb *const *)list, 1, &ts);
+	}
+	if (rc == EAI_INPROGRESS) {
+		switch (gai_cancel(req)) {
+		case EAI_CANCELED:
+			rc = EAI_AGAIN;
+			break;
+		case EAI_ALLDONE:	/* it finished meanwhile */
+			rc = gai_error(req);
+			break;
+		default:
+			/* Still running on glibc's thread, which will write into
+			 * req: it is left to it (only when a resolver hangs). */
+			return EAI_AGAIN;
+		}
+	}
+	if (rc == 0)
+		*res = req->ar_result;
+	else if (req->ar_result != NULL)
+		freeaddrinfo(req->ar_result);
+out:
+	free(name);
+	free(h);
+	free(req);
+	return rc;
+}
+
 enum urlsafe_err
 urlsafe_check(struct arena *a, const char *url, unsigned flags, struct urlsafe_target *t,
     const char **why)
@@ -389,7 +455,10 @@ urlsafe_check(struct arena *a, const char *url, unsigned flags, struct urlsafe_t
 	hints.ai_family = AF_UNSPEC;
 	hints.ai_socktype = SOCK_STREAM;
 	hints.ai_flags = t->url.ip != 0 ? AI_NUMERICHOST : 0;
-	if ((rc = getaddrinfo(t->url.host, NULL, &hints, &res)) != 0 || res == NULL)
+	rc = urlsafe_resolve(t->url.host, &hints, URLSAFE_RESOLVE_TIMEOUT_MS, &res);
+	if (rc == EAI_AGAIN && res == NULL)
+		return fail(why, URLSAFE_RESOLVE, "the URL's host did not resolve in time");
+	if (rc != 0 || res == NULL)
 		return fail(why, URLSAFE_RESOLVE, "the URL's host does not resolve");
 	e = URLSAFE_OK;
 	for (ai = res; ai != NULL; ai = ai->ai_next) {

@@ -29,11 +29,13 @@
 #include <stddef.h>
 
 #include <curl/curl.h>
+#include <netdb.h>
 #include <netinet/in.h>
 
 struct arena;
 
 #define URLSAFE_URL_MAX	2048	/* characters */
+#define URLSAFE_RESOLVE_TIMEOUT_MS 2000	/* a DNS answer later than this: no answer */
 
 /* flags of urlsafe_check */
 #define URLSAFE_ALLOW_HTTP	0x01u	/* plain http too (sandbox endpoints) */
@@ -89,13 +91,24 @@ enum urlsafe_err urlsafe_parse(struct arena *, const char *url, struct urlsafe_u
 
 /*
  * The whole check (see above): parse, scheme (https unless
- * URLSAFE_ALLOW_HTTP), resolve once (getaddrinfo; numeric hosts need no
+ * URLSAFE_ALLOW_HTTP), resolve once (within URLSAFE_RESOLVE_TIMEOUT_MS;
+ * numeric hosts need no
  * DNS), every address public unless URLSAFE_ALLOW_PRIVATE. Fills *t.
  * Returns URLSAFE_OK or the first failure with *why a static reason that
  * names no address (safe to show the client).
  */
 enum urlsafe_err urlsafe_check(struct arena *, const char *url, unsigned flags,
 	    struct urlsafe_target *t, const char **why);
+
+/*
+ * getaddrinfo(host, NULL, hints, res) that gives up after ms (a resolver
+ * that does not answer cannot hold the caller: glibc's getaddrinfo_a,
+ * waited for with gai_suspend, cancelled at the deadline). A numeric host
+ * (AI_NUMERICHOST) is converted directly. Returns getaddrinfo's codes;
+ * EAI_AGAIN also when the deadline passed. *res is freeaddrinfo's.
+ */
+int	 urlsafe_resolve(const char *host, const struct addrinfo *hints, int ms,
+	    struct addrinfo **res);
 
 /* Classify one address (AF_INET or AF_INET6 sockaddr). */
 enum urlsafe_class urlsafe_classify(const struct sockaddr *);

@@ -20,7 +20,6 @@
 #include "core/db.h"
 #include "core/errors.h"
 #include "events/events.h"
-#include "core/idem.h"
 #include "core/json.h"
 #include "core/req.h"
 
@@ -43,6 +42,35 @@
 	"CASE WHEN s.n = 0 THEN 'none' WHEN s.pend > 0 THEN 'pending'" \
 	" WHEN s.latest_failed THEN 'failed' ELSE 'succeeded' END"
 #define SUMMARY_COLS "s.n, s.ok, s.bad, s.pend, s.attempts, " STATE
+/* SUMMARY_COLS, as offsets from where a statement lists them */
+enum summary_col { SUM_N, SUM_OK, SUM_BAD, SUM_PEND, SUM_ATTEMPTS, SUM_STATE, SUM__MAX };
+
+/* The columns of each statement, read by name. */
+#define LIST_COLS "id, type, created, pos, " SUMMARY_COLS_Q
+#define SUMMARY_COLS_Q "n, ok, bad, pend, attempts, state"
+enum list_col { L_ID, L_TYPE, L_CREATED, L_POS, L_SUMMARY, L__MAX = L_SUMMARY + SUM__MAX };
+#define EVENT_COLS "e.id, e.type, floor(extract(epoch FROM e.created_at))::bigint," \
+	" e.environment, e.api_version, e.producer_service, e.correlation_id," \
+	" e.request_id, e.idempotency_key, e.data::text, " SUMMARY_COLS
+enum event_col {
+	E_ID, E_TYPE, E_CREATED, E_ENVIRONMENT, E_API_VERSION, E_PRODUCER, E_CORRELATION_ID,
+	E_REQUEST_ID, E_IDEMPOTENCY_KEY, E_DATA, E_SUMMARY, E__MAX = E_SUMMARY + SUM__MAX
+};
+#define DELIVERY_COLS "d.id, d.webhook_id, w.url, d.status, d.attempts," \
+	" CASE WHEN d.status = 'pending' THEN " DB_ISO("d.next_attempt_at") " END," \
+	" d.last_status_code, d.last_error, d.replay_of, " DB_ISO("d.created_at") "," \
+	" " DB_ISO("d.updated_at") ", a.attempt, " DB_ISO("a.attempted_at") ", a.status_code," \
+	" a.latency_ms, a.error"
+enum delivery_col {
+	D_ID, D_WEBHOOK_ID, D_URL, D_STATUS, D_ATTEMPTS, D_NEXT_ATTEMPT_AT, D_LAST_STATUS_CODE,
+	D_LAST_ERROR, D_REPLAY_OF, D_CREATED_AT, D_UPDATED_AT, D_ATTEMPT, D_ATTEMPTED_AT,
+	D_ATTEMPT_STATUS_CODE, D_LATENCY_MS, D_ERROR, D__MAX
+};
+#define WINDOW_COLS "$1::timestamptz < $2::timestamptz," \
+	" $2::timestamptz - $1::timestamptz <= make_interval(days => $3::int)"
+enum window_col { WIN_ORDERED, WIN_SHORT, WIN__MAX };
+/* One count or flag. */
+enum one_col { ONE_VALUE };
 
 /* Activity events nothing can subscribe to ("*" does not cover them). */
 static const char *const activity_only_types[] = { "webhook_endpoint.deleted", NULL };
@@ -70,7 +98,7 @@ static struct db_stmt stmts[A__MAX] = {
 	 * a deep page costs what the first does.
 	 */
 	[A_LIST] = { "activity_list",
-	    "SELECT id, type, created, pos, n, ok, bad, pend, attempts, state FROM ("
+	    "SELECT " LIST_COLS " FROM ("
 	    " SELECT e.id, e.type, " DB_ISO("e.created_at") " AS created, " POS("e.created_at")
 	    " AS pos, e.created_at, " SUMMARY_COLS " AS state"
 	    " FROM events e" SUMMARY
@@ -82,24 +110,15 @@ static struct db_stmt stmts[A__MAX] = {
 	    " WHERE ($4::text IS NULL OR state = $4)"
 	    " ORDER BY created_at DESC, id DESC LIMIT $9::int" },
 	[A_EVENT] = { "activity_event",
-	    "SELECT e.id, e.type, floor(extract(epoch FROM e.created_at))::bigint,"
-	    " e.environment, e.api_version, e.producer_service, e.correlation_id,"
-	    " e.request_id, e.idempotency_key, e.data::text, " SUMMARY_COLS
-	    " FROM events e" SUMMARY
+	    "SELECT " EVENT_COLS " FROM events e" SUMMARY
 	    " WHERE e.client_id = $1 AND e.environment = $2 AND e.id = $3" },
 	[A_DELIVERIES] = { "activity_deliveries",
-	    "SELECT d.id, d.webhook_id, w.url, d.status, d.attempts,"
-	    " CASE WHEN d.status = 'pending' THEN " DB_ISO("d.next_attempt_at") " END,"
-	    " d.last_status_code, d.last_error, d.replay_of, " DB_ISO("d.created_at") ","
-	    " " DB_ISO("d.updated_at") ", a.attempt, " DB_ISO("a.attempted_at") ", a.status_code,"
-	    " a.latency_ms, a.error"
-	    " FROM deliveries d JOIN webhooks w ON w.client_id = d.client_id AND w.id = d.webhook_id"
+	    "SELECT " DELIVERY_COLS " FROM deliveries d JOIN webhooks w ON w.client_id = d.client_id AND w.id = d.webhook_id"
 	    " LEFT JOIN delivery_attempts a ON a.client_id = d.client_id AND a.delivery_id = d.id"
 	    " WHERE d.client_id = $1 AND d.event_id = $2"
 	    " ORDER BY d.created_at, d.id, a.attempt" },
 	[A_WINDOW] = { "activity_window",
-	    "SELECT $1::timestamptz < $2::timestamptz,"
-	    " $2::timestamptz - $1::timestamptz <= make_interval(days => $3::int)" },
+	    "SELECT " WINDOW_COLS },
 	/*
 	 * One new delivery per (event, current enabled matching subscription),
 	 * replay_of = the latest delivery of that pair (the one it repeats;
@@ -195,12 +214,12 @@ summary_json(PGresult *res, int i, int c)
 {
 	struct json_object *o = json_object_new_object();
 
-	json_set_str(o, "status", PQgetvalue(res, i, c + 5));
-	json_set_int(o, "attempts", col_int(res, i, c + 4));
-	json_set_int(o, "deliveries", col_int(res, i, c));
-	json_set_int(o, "succeeded", col_int(res, i, c + 1));
-	json_set_int(o, "failed", col_int(res, i, c + 2));
-	json_set_int(o, "pending", col_int(res, i, c + 3));
+	json_set_str(o, "status", PQgetvalue(res, i, c + SUM_STATE));
+	json_set_int(o, "attempts", col_int(res, i, c + SUM_ATTEMPTS));
+	json_set_int(o, "deliveries", col_int(res, i, c + SUM_N));
+	json_set_int(o, "succeeded", col_int(res, i, c + SUM_OK));
+	json_set_int(o, "failed", col_int(res, i, c + SUM_BAD));
+	json_set_int(o, "pending", col_int(res, i, c + SUM_PEND));
 	return o;
 }
 
@@ -248,19 +267,19 @@ activity_list(struct req *r, struct json_object *out)
 	for (int i = 0; i < n && i < limit; i++) {
 		struct json_object *o = json_object_new_object();
 
-		json_set_str(o, "id", PQgetvalue(res, i, 0));
+		json_set_str(o, "id", PQgetvalue(res, i, L_ID));
 		json_set_str(o, "object", "event");
-		json_set_str(o, "type", PQgetvalue(res, i, 1));
-		json_set_str(o, "created_at", PQgetvalue(res, i, 2));
-		json_set(o, "delivery", summary_json(res, i, 4));
+		json_set_str(o, "type", PQgetvalue(res, i, L_TYPE));
+		json_set_str(o, "created_at", PQgetvalue(res, i, L_CREATED));
+		json_set(o, "delivery", summary_json(res, i, L_SUMMARY));
 		json_object_array_add(data, o);
 	}
 	json_set_str(out, "object", "list");
 	json_set(out, "data", json_object_get(data));
 	json_set_bool(out, "has_more", n > limit);
 	if (n > limit) {
-		const char *pos[2] = { PQgetvalue(res, (int)limit - 1, 3),
-		    PQgetvalue(res, (int)limit - 1, 0) };
+		const char *pos[2] = { PQgetvalue(res, (int)limit - 1, L_POS),
+		    PQgetvalue(res, (int)limit - 1, L_ID) };
 
 		json_set_str(out, "next_cursor", cursor_encode(r->arena, r->cfg->cursor_key,
 		    cursor_scope(r), pos, 2));
@@ -276,6 +295,23 @@ event_not_found(struct req *r, const char *id)
 	return api_error(r, 404, "NOT_FOUND", NULL, "no event %s", id);
 }
 
+/* The key's event id (EVENT_COLS) into *res: 0, or the 404 (a malformed,
+ * unknown, another client's or environment's id) or 503 written. */
+static int
+event_or_reply(struct req *r, const char *id, PGresult **res)
+{
+	const char *p[3] = { r->client_id, r->env, id };
+
+	*res = NULL;
+	if (!crypto_id_valid(id, "evt", 0))
+		return event_not_found(r, id);	/* no such id can exist: no query */
+	if ((*res = db_query(r, &stmts[A_EVENT], 3, p)) == NULL)
+		return api_db_error(r);
+	if (PQntuples(*res) != 1)
+		return event_not_found(r, id);
+	return 0;
+}
+
 /* The deliveries of event id, oldest first, each with its attempt log. */
 static struct json_object *
 deliveries_json(struct req *r, const char *id)
@@ -289,39 +325,39 @@ deliveries_json(struct req *r, const char *id)
 		return NULL;
 	arr = json_arr(r->arena);
 	for (int i = 0; i < PQntuples(res); i++) {
-		if (strcmp(prev, PQgetvalue(res, i, 0)) != 0) {
-			prev = PQgetvalue(res, i, 0);
+		if (strcmp(prev, PQgetvalue(res, i, D_ID)) != 0) {
+			prev = PQgetvalue(res, i, D_ID);
 			d = json_object_new_object();
 			log = json_object_new_array();
 			json_set_str(d, "id", prev);
 			json_set_str(d, "object", "delivery");
-			json_set_str(d, "webhook_id", PQgetvalue(res, i, 1));
-			json_set_str(d, "url", PQgetvalue(res, i, 2));
-			json_set_str(d, "status", PQgetvalue(res, i, 3));
-			json_set_int(d, "attempts", col_int(res, i, 4));
-			json_set_str(d, "next_attempt_at", col_str(r, res, i, 5));
-			if (PQgetisnull(res, i, 6))
+			json_set_str(d, "webhook_id", PQgetvalue(res, i, D_WEBHOOK_ID));
+			json_set_str(d, "url", PQgetvalue(res, i, D_URL));
+			json_set_str(d, "status", PQgetvalue(res, i, D_STATUS));
+			json_set_int(d, "attempts", col_int(res, i, D_ATTEMPTS));
+			json_set_str(d, "next_attempt_at", col_str(r, res, i, D_NEXT_ATTEMPT_AT));
+			if (PQgetisnull(res, i, D_LAST_STATUS_CODE))
 				json_set_null(d, "last_status_code");
 			else
-				json_set_int(d, "last_status_code", col_int(res, i, 6));
-			json_set_str(d, "last_error", col_str(r, res, i, 7));
-			json_set_str(d, "replay_of", col_str(r, res, i, 8));
-			json_set_str(d, "created_at", PQgetvalue(res, i, 9));
-			json_set_str(d, "updated_at", PQgetvalue(res, i, 10));
+				json_set_int(d, "last_status_code", col_int(res, i, D_LAST_STATUS_CODE));
+			json_set_str(d, "last_error", col_str(r, res, i, D_LAST_ERROR));
+			json_set_str(d, "replay_of", col_str(r, res, i, D_REPLAY_OF));
+			json_set_str(d, "created_at", PQgetvalue(res, i, D_CREATED_AT));
+			json_set_str(d, "updated_at", PQgetvalue(res, i, D_UPDATED_AT));
 			json_set(d, "attempt_log", log);
 			json_object_array_add(arr, d);
 		}
-		if (!PQgetisnull(res, i, 11)) {
+		if (!PQgetisnull(res, i, D_ATTEMPT)) {
 			struct json_object *a = json_object_new_object();
 
-			json_set_int(a, "attempt", col_int(res, i, 11));
-			json_set_str(a, "attempted_at", PQgetvalue(res, i, 12));
-			json_set_int(a, "status_code", col_int(res, i, 13));
-			if (PQgetisnull(res, i, 14))
+			json_set_int(a, "attempt", col_int(res, i, D_ATTEMPT));
+			json_set_str(a, "attempted_at", PQgetvalue(res, i, D_ATTEMPTED_AT));
+			json_set_int(a, "status_code", col_int(res, i, D_ATTEMPT_STATUS_CODE));
+			if (PQgetisnull(res, i, D_LATENCY_MS))
 				json_set_null(a, "latency_ms");
 			else
-				json_set_int(a, "latency_ms", col_int(res, i, 14));
-			json_set_str(a, "error", col_str(r, res, i, 15));
+				json_set_int(a, "latency_ms", col_int(res, i, D_LATENCY_MS));
+			json_set_str(a, "error", col_str(r, res, i, D_ERROR));
 			json_object_array_add(log, a);
 		}
 	}
@@ -334,47 +370,37 @@ int
 activity_get(struct req *r, struct json_object *out)
 {
 	const char *id = req_cap(r, "event_id"), *why;
-	const char *p[3] = { r->client_id, r->env, id };
-	struct json_object *env, *deliveries;
+	struct json_object *deliveries;
 	struct events_wire ev;
 	PGresult *res;
+	int rc;
 
-	if (!crypto_id_valid(id, "evt", 0))
-		return event_not_found(r, id);	/* no such id can exist: no query */
-	if ((res = db_query(r, &stmts[A_EVENT], 3, p)) == NULL)
-		return api_db_error(r);
-	if (PQntuples(res) != 1)
-		return event_not_found(r, id);
+	if ((rc = event_or_reply(r, id, &res)) != 0)
+		return rc;
 	if ((deliveries = deliveries_json(r, id)) == NULL)
 		return api_db_error(r);
 
 	memset(&ev, 0, sizeof(ev));
-	ev.id = col_str(r, res, 0, 0);
-	ev.type = col_str(r, res, 0, 1);
-	ev.created = col_int(res, 0, 2);
+	ev.id = col_str(r, res, 0, E_ID);
+	ev.type = col_str(r, res, 0, E_TYPE);
+	ev.created = col_int(res, 0, E_CREATED);
 	ev.client_id = r->client_id;
-	ev.mode = col_str(r, res, 0, 3);
+	ev.mode = col_str(r, res, 0, E_ENVIRONMENT);
 	/* events recorded before issue 5 carry no api_version */
-	ev.api_version = PQgetisnull(res, 0, 4) ? r->cfg->api_version : col_str(r, res, 0, 4);
-	ev.producer_service = col_str(r, res, 0, 5);
-	ev.correlation_id = col_str(r, res, 0, 6);
-	ev.request_id = col_str(r, res, 0, 7);
-	ev.idempotency_key = col_str(r, res, 0, 8);
-	ev.data = json_parse(r->arena, PQgetvalue(res, 0, 9), (size_t)PQgetlength(res, 0, 9), &why);
+	ev.api_version = PQgetisnull(res, 0, E_API_VERSION) ? r->cfg->api_version :
+	    col_str(r, res, 0, E_API_VERSION);
+	ev.producer_service = col_str(r, res, 0, E_PRODUCER);
+	ev.correlation_id = col_str(r, res, 0, E_CORRELATION_ID);
+	ev.request_id = col_str(r, res, 0, E_REQUEST_ID);
+	ev.idempotency_key = col_str(r, res, 0, E_IDEMPOTENCY_KEY);
+	ev.data = json_parse(r->arena, PQgetvalue(res, 0, E_DATA),
+	    (size_t)PQgetlength(res, 0, E_DATA), &why);
 	if (ev.data == NULL)
 		ev.data = json_obj(r->arena);
-	env = events_envelope(r->arena, &ev);
-	json_set(env, "delivery", summary_json(res, 0, 10));
-	json_set(env, "deliveries", json_object_get(deliveries));
-	r->out = env;
+	json_merge(out, events_envelope(r->arena, &ev));
+	json_set(out, "delivery", summary_json(res, 0, E_SUMMARY));
+	json_set(out, "deliveries", json_object_get(deliveries));
 	return 200;
-}
-
-/* Idempotency keys of the key API belong to the client in one environment. */
-static const char *
-idem_owner(struct req *r)
-{
-	return arena_printf(r->arena, "%s/%s", r->client_id, r->env);
 }
 
 /* The body's shape: event_id, or from and to (from < to, at most
@@ -398,12 +424,30 @@ replay_check(struct req *r, const char *event_id, const char *from, const char *
 		    "required", "is required with the other end of the window");
 	if ((res = db_query(r, &stmts[A_WINDOW], 3, p)) == NULL)
 		return query_failed(r, "from");
-	if (PQgetvalue(res, 0, 0)[0] != 't')
+	if (PQgetvalue(res, 0, WIN_ORDERED)[0] != 't')
 		return api_field_error(r, 400, "VALIDATION_ERROR", "to", "out_of_range",
 		    "must be after from");
-	if (PQgetvalue(res, 0, 1)[0] != 't')
+	if (PQgetvalue(res, 0, WIN_SHORT)[0] != 't')
 		return api_field_error(r, 400, "VALIDATION_ERROR", "to", "out_of_range",
 		    arena_printf(r->arena, "the window is at most %d days", ACTIVITY_WINDOW_DAYS));
+	return 0;
+}
+
+/* The key's webhook_id, enabled: 0, else 404 WEBHOOK_NOT_FOUND, 409
+ * WEBHOOK_DISABLED or 503 written. */
+static int
+replay_webhook_or_reply(struct req *r, const char *webhook_id)
+{
+	const char *p[3] = { r->client_id, r->env, webhook_id };
+	PGresult *res;
+
+	if ((res = db_query(r, &stmts[A_WEBHOOK], 3, p)) == NULL)
+		return api_db_error(r);
+	if (PQntuples(res) != 1)
+		return api_error(r, 404, "WEBHOOK_NOT_FOUND", NULL, "no webhook %s", webhook_id);
+	if (PQgetvalue(res, 0, ONE_VALUE)[0] != 't')
+		return api_error(r, 409, "WEBHOOK_DISABLED", "enable the webhook first",
+		    "webhook %s is disabled", webhook_id);
 	return 0;
 }
 
@@ -411,8 +455,9 @@ replay_check(struct req *r, const char *event_id, const char *from, const char *
  * Queue new deliveries of one event, or of every event in [from, to), to
  * the current enabled subscriptions that match (only webhook_id's when
  * given; only pairs whose latest delivery failed with only_failed). The
- * event id is kept, so receivers deduplicate. An Idempotency-Key, when
- * sent, makes a retry answer the first 202 without queueing again.
+ * event id is kept, so receivers deduplicate. ROUTE_IDEM: an
+ * Idempotency-Key, when sent, makes a retry answer the first 202 without
+ * queueing again; a refusal rolls the key back with everything else.
  */
 int
 activity_replay(struct req *r, struct json_object *out)
@@ -420,67 +465,33 @@ activity_replay(struct req *r, struct json_object *out)
 	const char *event_id = json_get_str(r->body, "event_id");
 	const char *from = json_get_str(r->body, "from"), *to = json_get_str(r->body, "to");
 	const char *webhook_id = json_get_str(r->body, "webhook_id");
-	const char *key = r->http.idempotency_key;
 	int only_failed = json_get_bool(r->body, "only_failed", 0);
 	const char *p[9] = { r->client_id, r->env, event_id, from, to,
 	    only_failed ? "true" : "false", webhook_id,
 	    arena_printf(r->arena, "%d", ACTIVITY_REPLAY_MAX + 1), ACTIVITY_ONLY_SQL };
-	const char *pe[3] = { r->client_id, r->env, event_id };
-	struct json_object *stored;
-	enum idem_state st;
 	PGresult *res;
-	int rc, status;
 	long long queued;
+	int rc;
 
-	if ((rc = replay_check(r, event_id, from, to)) != 0)
+	if ((rc = replay_check(r, event_id, from, to)) != 0 ||
+	    (event_id != NULL && (rc = event_or_reply(r, event_id, &res)) != 0) ||
+	    (webhook_id != NULL && (rc = replay_webhook_or_reply(r, webhook_id)) != 0))
 		return rc;
-	if (db_begin(r->db) != 0)
-		return api_db_error(r);
-	if (key != NULL) {
-		if ((rc = idem_begin(r, idem_owner(r), key, &st, &status, &stored)) != 0)
-			return rc;
-		if (st == IDEM_REPLAY) {
-			db_rollback(r->db);
-			r->out = stored;
-			return status;
-		}
-	}
-	if (event_id != NULL) {
-		if (!crypto_id_valid(event_id, "evt", 0))
-			return event_not_found(r, event_id);
-		if ((res = db_query(r, &stmts[A_EVENT], 3, pe)) == NULL)
-			return api_db_error(r);
-		if (PQntuples(res) != 1)
-			return event_not_found(r, event_id);
-	}
-	if (webhook_id != NULL) {
-		const char *pw[3] = { r->client_id, r->env, webhook_id };
-
-		if ((res = db_query(r, &stmts[A_WEBHOOK], 3, pw)) == NULL)
-			return api_db_error(r);
-		if (PQntuples(res) != 1)
-			return api_error(r, 404, "WEBHOOK_NOT_FOUND", NULL, "no webhook %s",
-			    webhook_id);
-		if (PQgetvalue(res, 0, 0)[0] != 't')
-			return api_error(r, 409, "WEBHOOK_DISABLED", "enable the webhook first",
-			    "webhook %s is disabled", webhook_id);
-	}
 	if ((res = db_query(r, &stmts[A_REPLAY], 9, p)) == NULL)
 		return query_failed(r, from != NULL ? "from" : NULL);
-	if ((queued = col_int(res, 0, 0)) > ACTIVITY_REPLAY_MAX)
+	if ((queued = col_int(res, 0, ONE_VALUE)) > ACTIVITY_REPLAY_MAX)
 		return api_error(r, 400, "REPLAY_TOO_LARGE", "replay a shorter window",
 		    "a replay may queue at most %d deliveries", ACTIVITY_REPLAY_MAX);
 	json_set_int(out, "queued", queued);
-	if ((key != NULL && idem_finish(r, idem_owner(r), key, 202, out) != 0) ||
-	    db_commit(r->db) != 0)
-		return api_db_error(r);
 	return 202;
 }
 
 /*
  * A synthetic event of the path's type (historic names normalised) whose
- * data.object is the body as sent (any object, {} when none), emitted to
- * every matching sandbox subscription of the client.
+ * data.object is the body as sent (any object, {} when none, at most
+ * ACTIVITY_TRIGGER_DATA_MAX bytes), emitted to every matching sandbox
+ * subscription of the client. ROUTE_IDEM: the same Idempotency-Key and
+ * body answer the first 202 (the same event) and emit nothing.
  */
 int
 activity_trigger(struct req *r, struct json_object *out)
@@ -491,9 +502,12 @@ activity_trigger(struct req *r, struct json_object *out)
 	if (type == NULL)
 		return api_field_error(r, 400, "VALIDATION_ERROR", "event_type",
 		    "unknown_event_type", "is not a deliverable event type");
-	if (db_begin(r->db) != 0 ||
-	    (id = events_emit(r, r->client_id, r->env, type, r->body, &n)) == NULL ||
-	    db_commit(r->db) != 0)
+	if (r->http.body_len > ACTIVITY_TRIGGER_DATA_MAX)
+		return api_error(r, 413, "PAYLOAD_TOO_LARGE",
+		    "send at most 64 KiB of event data",
+		    "the event data is %zu bytes; at most %d are accepted", r->http.body_len,
+		    ACTIVITY_TRIGGER_DATA_MAX);
+	if ((id = events_emit(r, r->client_id, r->env, type, r->body, &n)) == NULL)
 		return api_db_error(r);
 	json_set_str(out, "event_id", id);
 	json_set_str(out, "object", "event");

@@ -16,6 +16,7 @@ struct db_stmt_set;
 #define ACTIVITY_LIMIT_MAX	100
 #define ACTIVITY_WINDOW_DAYS	30	/* longest replay window; also the retention */
 #define ACTIVITY_REPLAY_MAX	10000	/* deliveries one replay may queue */
+#define ACTIVITY_TRIGGER_DATA_MAX 65536	/* bytes of a trigger's body (its event data) */
 
 /* GET /v1/activity: newest first, keyset cursor on (created_at, id). */
 int	 activity_list(struct req *, struct json_object *out);
@@ -23,8 +24,9 @@ int	 activity_list(struct req *, struct json_object *out);
 int	 activity_get(struct req *, struct json_object *out);
 /* POST /v1/activity/replay: 202 {queued}. */
 int	 activity_replay(struct req *, struct json_object *out);
-/* POST /v1/triggers/{event_type} (sandbox host, ROUTE_ANY_BODY): the body
- * becomes data.object; 202 {event_id, type, deliveries}. */
+/* POST /v1/triggers/{event_type} (sandbox host, ROUTE_ANY_BODY, ROUTE_IDEM):
+ * the body (at most ACTIVITY_TRIGGER_DATA_MAX bytes, else 413) becomes
+ * data.object; 202 {event_id, type, deliveries}. */
 int	 activity_trigger(struct req *, struct json_object *out);
 
 extern const struct vfield activity_list_query[], activity_replay_fields[];

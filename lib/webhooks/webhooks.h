@@ -26,6 +26,12 @@ struct db_stmt_set;
 #define WEBHOOKS_PER_ENVIRONMENT	20	/* subscriptions per client and environment */
 #define WEBHOOKS_ROTATE_HOURS		24	/* default grace window of a rotated secret */
 #define WEBHOOKS_ROTATE_HOURS_MAX	168
+/* A test delivery holds an API worker: a shorter budget than a delivery's
+ * 10 s (connect included), and a connect budget inside it. */
+#define WEBHOOKS_TEST_TIMEOUT_MS	5000
+#define WEBHOOKS_TEST_CONNECT_MS	2000
+/* The activity event of a deletion (no subscription can name it). */
+#define WEBHOOKS_DELETED_EVENT		"webhook_endpoint.deleted"
 
 /* ---- handlers (lib/routes.c) ---- */
 
@@ -78,66 +84,64 @@ int	 webhooks_url_check(struct req *, const char *field, const char *url,
 	    const char *environment);
 
 /*
+ * The …_or_reply operations run inside the dispatcher's transaction
+ * (ROUTE_TX) and return 0 when done, or the status already written: 404
+ * WEBHOOK_NOT_FOUND / CLIENT_NOT_FOUND, 400 WEBHOOK_LIMIT_REACHED, or the
+ * database's 503. Another client's (or environment's, when environment is
+ * not NULL) webhook id finds nothing.
+ */
+
+/*
  * Create a subscription from the validated body (url, events, optional
- * secret and enabled) for client and environment, in one transaction:
- * the client is locked (and must belong to user_id when it is not NULL:
- * else 404 CLIENT_NOT_FOUND), the Idempotency-Key header is claimed under
- * idem_owner (its retry is 409 IDEMPOTENCY_KEY_NOT_REPLAYABLE: the answer
- * held the secret), at most WEBHOOKS_PER_ENVIRONMENT per environment.
- * 0 with *row and *secret (arena), else the error status already written.
+ * secret and enabled) for client and environment: the client is locked
+ * (and must belong to user_id when it is not NULL), at most
+ * WEBHOOKS_PER_ENVIRONMENT per environment, the Idempotency-Key required
+ * (the route is ROUTE_ONCE: the answer holds the secret). 0 with *row and
+ * *secret (arena), else the error status already written.
  */
 int	 webhooks_create(struct req *, const char *user_id, const char *client_id,
-	    const char *environment, const char *idem_owner, struct webhooks_row *row,
-	    const char **secret);
-
-/* Lock the client row inside the caller's transaction, checking its owner
- * when user_id is not NULL. 1 found, 0 not (or not the owner's), -1 db. */
-int	 webhooks_client_lock(struct req *, const char *client_id, const char *user_id);
-/* (Reads check ownership with iam_clients_owned, lib/clients.h.) */
+	    const char *environment, struct webhooks_row *row, const char **secret);
+/* Lock the client row, checking its owner when user_id is not NULL. */
+int	 webhooks_client_lock_or_reply(struct req *, const char *client_id,
+	    const char *user_id);
+/* Room for one more subscription in (client, environment). */
+int	 webhooks_room_or_reply(struct req *, const char *client_id, const char *environment);
+/* One subscription; environment NULL: any. */
+int	 webhooks_get_or_reply(struct req *, const char *client_id, const char *environment,
+	    const char *id, struct webhooks_row *);
+/* Insert one; the secret is sealed. */
+int	 webhooks_insert_or_reply(struct req *, const char *client_id, const char *environment,
+	    const char *url, struct json_object *events, int enabled, const char *secret,
+	    struct webhooks_row *row);
+/* Change any of url, events (NULL: keep) and enabled (-1: keep). */
+int	 webhooks_update_or_reply(struct req *, const char *client_id, const char *environment,
+	    const char *id, const char *url, struct json_object *events, int enabled,
+	    struct webhooks_row *);
+/* Delete one and emit WEBHOOKS_DELETED_EVENT (an activity event: recorded
+ * with no delivery). */
+int	 webhooks_delete_or_reply(struct req *, const char *client_id, const char *environment,
+	    const char *id);
+/* New signing secret (*secret, arena); the old one stays valid for hours
+ * (0: not at all) as the previous secret. */
+int	 webhooks_rotate_or_reply(struct req *, const char *client_id, const char *environment,
+	    const char *id, int hours, struct webhooks_row *, const char **secret);
 
 /* Subscriptions of a client (environment NULL: all) as a JSON array in
  * creation order; NULL on a database failure. */
 struct json_object *webhooks_list_json(struct req *, const char *client_id,
 	    const char *environment, int iam);
-/* One subscription; environment NULL: any. 1 found, 0 none, -1 db. */
-int	 webhooks_get(struct req *, const char *client_id, const char *environment,
-	    const char *id, struct webhooks_row *);
-/* The environment's primary subscription: the oldest enabled one. */
+/* The environment's primary subscription: the oldest enabled one. 1 found,
+ * 0 none (PUT then creates one), -1 db. */
 int	 webhooks_primary(struct req *, const char *client_id, const char *environment,
 	    struct webhooks_row *);
-/* How many subscriptions (client, environment) has; -1 db. */
-long	 webhooks_count(struct req *, const char *client_id, const char *environment);
-/* Insert one (inside the caller's transaction); the secret is sealed.
- * 0 ok with *row, -1 db. */
-int	 webhooks_insert(struct req *, const char *client_id, const char *environment,
-	    const char *url, struct json_object *events, int enabled, const char *secret,
-	    struct webhooks_row *row);
-/* Change any of url, events (NULL: keep) and enabled (-1: keep). 1 updated,
- * 0 none such, -1 db. */
-int	 webhooks_update(struct req *, const char *client_id, const char *environment,
-	    const char *id, const char *url, struct json_object *events, int enabled,
-	    struct webhooks_row *);
-/* Delete one and record webhook_endpoint.deleted in the same (caller's)
- * transaction. 1 deleted, 0 none such, -1 db. */
-int	 webhooks_delete(struct req *, const char *client_id, const char *environment,
-	    const char *id);
-/* New signing secret; the old one stays valid for hours (0: not at all)
- * as the previous secret. 1 with *row and *secret, 0 none such, -1 db. */
-int	 webhooks_rotate(struct req *, const char *client_id, const char *environment,
-	    const char *id, int hours, struct webhooks_row *, const char **secret);
-
-/*
- * Record an activity event (table events) inside the caller's
- * transaction. data is the event's data member. 0 ok, -1 db.
- */
-int	 webhooks_event_record(struct req *, const char *client_id,
-	    const char *environment, const char *type, struct json_object *data);
 
 /*
  * POST a signed test event of event_type (validated) to subscription id of
- * client, now, with the 10 s limit, and answer 200 {success, status_code,
- * delivery_id, message}; 404 WEBHOOK_NOT_FOUND; 400 when event_type is not
- * in the subscription.
+ * client, now, within WEBHOOKS_TEST_TIMEOUT_MS, and answer 200 {success,
+ * status_code, delivery_id, event_id, message}; 404 WEBHOOK_NOT_FOUND; 400
+ * when event_type is not in the subscription; 429 with Retry-After when
+ * the developer already has a test running (WEBHOOK_TEST_IN_PROGRESS) or
+ * this host's test slots are all taken (WEBHOOK_TESTS_BUSY).
  */
 int	 webhooks_test_deliver(struct req *, struct json_object *out,
 	    const char *client_id, const char *id, const char *event_type);

@@ -3,8 +3,10 @@
  * subscription rows (secrets sealed at rest), URL checks, the activity
  * event of a deletion, and the signed test delivery.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <curl/curl.h>
 #include <sodium.h>
@@ -15,7 +17,6 @@
 #include "core/crypto.h"
 #include "core/db.h"
 #include "core/errors.h"
-#include "core/idem.h"
 #include "core/json.h"
 #include "core/log.h"
 #include "core/req.h"
@@ -28,6 +29,37 @@
 #define ROW_COLS "id, client_id, environment, url, events::text, enabled, disabled_reason, " \
 	DB_ISO("created_at") ", " DB_ISO("updated_at") ", CASE WHEN previous_secret_expires_at > now()" \
 	" THEN " DB_ISO("previous_secret_expires_at") " END"
+enum row_col {
+	RC_ID,
+	RC_CLIENT_ID,
+	RC_ENVIRONMENT,
+	RC_URL,
+	RC_EVENTS,
+	RC_ENABLED,
+	RC_DISABLED_REASON,
+	RC_CREATED_AT,
+	RC_UPDATED_AT,
+	RC_PREVIOUS_EXPIRES_AT,
+	RC__MAX
+};
+/* What a deletion reports in its activity event. */
+#define DELETED_COLS "environment, url"
+enum deleted_col { DC_ENVIRONMENT, DC_URL, DC__MAX };
+/* The live secrets: the current one, and the previous one in its window. */
+#define SECRET_COLS "secret, CASE WHEN previous_secret_expires_at > now() THEN previous_secret END"
+enum secret_col { SC_CURRENT, SC_PREVIOUS, SC__MAX };
+/* One count, one flag: single-column answers. */
+enum one_col { ONE_VALUE };
+
+/*
+ * Test deliveries hold an API worker while the endpoint answers, so they
+ * are bounded by PostgreSQL advisory locks on the worker's connection
+ * (session level, so a worker that dies or loses its connection frees
+ * them): one per developer, and WEBHOOKS_TEST_SLOTS slots per API host
+ * (its host name in the key) shared by that host's workers.
+ */
+#define TEST_DEV_KEY	"hashtextextended('bds-webhook-test/' || $1, 0)"
+#define TEST_SLOT_KEY	"hashtext('bds-webhook-test-host/' || $1)"
 
 enum {
 	W_CLIENT_LOCK,
@@ -40,7 +72,10 @@ enum {
 	W_DELETE,
 	W_ROTATE,
 	W_SECRETS,
-	W_EVENT,
+	W_TEST_DEV_LOCK,
+	W_TEST_DEV_UNLOCK,
+	W_TEST_SLOT_LOCK,
+	W_TEST_SLOT_UNLOCK,
 	W__MAX
 };
 static struct db_stmt stmts[W__MAX] = {
@@ -76,7 +111,7 @@ static struct db_stmt stmts[W__MAX] = {
 	    " RETURNING " ROW_COLS },
 	[W_DELETE] = { "webhooks_delete",
 	    "DELETE FROM webhooks WHERE client_id = $1 AND id = $2"
-	    " AND ($3::text IS NULL OR environment = $3) RETURNING environment, url" },
+	    " AND ($3::text IS NULL OR environment = $3) RETURNING " DELETED_COLS },
 	/* One statement: the current secret becomes the previous one (sealed
 	 * bytes moved as they are: both are bound to the row id). */
 	[W_ROTATE] = { "webhooks_rotate",
@@ -87,13 +122,19 @@ static struct db_stmt stmts[W__MAX] = {
 	    " secret = $4::bytea, updated_at = now()"
 	    " WHERE client_id = $1 AND id = $2 AND ($3::text IS NULL OR environment = $3)"
 	    " RETURNING " ROW_COLS },
-	/* The live secrets: the current one, and the previous one in its window. */
 	[W_SECRETS] = { "webhooks_secrets",
-	    "SELECT secret, CASE WHEN previous_secret_expires_at > now() THEN previous_secret END"
-	    " FROM webhooks WHERE client_id = $1 AND id = $2" },
-	[W_EVENT] = { "webhooks_event",
-	    "INSERT INTO events (client_id, id, environment, type, data, request_id,"
-	    " idempotency_key) VALUES ($1, $2, $3, $4, $5::jsonb, $6, $7)" },
+	    "SELECT " SECRET_COLS " FROM webhooks WHERE client_id = $1 AND id = $2" },
+	[W_TEST_DEV_LOCK] = { "webhooks_test_dev_lock",
+	    "SELECT pg_try_advisory_lock(" TEST_DEV_KEY ")" },
+	[W_TEST_DEV_UNLOCK] = { "webhooks_test_dev_unlock",
+	    "SELECT pg_advisory_unlock(" TEST_DEV_KEY ")" },
+	/* The first free slot of $2 (no row: all taken). Without ORDER BY the
+	 * scan stops at the first lock taken, so no other slot is held. */
+	[W_TEST_SLOT_LOCK] = { "webhooks_test_slot_lock",
+	    "SELECT s FROM generate_series(0, $2::int - 1) s"
+	    " WHERE pg_try_advisory_lock(" TEST_SLOT_KEY ", s) LIMIT 1" },
+	[W_TEST_SLOT_UNLOCK] = { "webhooks_test_slot_unlock",
+	    "SELECT pg_advisory_unlock(" TEST_SLOT_KEY ", $2::int)" },
 };
 const struct db_stmt_set webhooks_stmt_set = { "webhooks", stmts, W__MAX };
 
@@ -106,31 +147,20 @@ row_from(struct req *r, PGresult *res, int i, struct webhooks_row *w)
 #define COL(c) (PQgetisnull(res, i, c) ? NULL : arena_strdup(r->arena, PQgetvalue(res, i, c)))
 	const char *why;
 
-	w->id = COL(0);
-	w->client_id = COL(1);
-	w->environment = COL(2);
-	w->url = COL(3);
-	w->events = json_parse(r->arena, PQgetvalue(res, i, 4),
-	    (size_t)PQgetlength(res, i, 4), &why);
+	w->id = COL(RC_ID);
+	w->client_id = COL(RC_CLIENT_ID);
+	w->environment = COL(RC_ENVIRONMENT);
+	w->url = COL(RC_URL);
+	w->events = json_parse(r->arena, PQgetvalue(res, i, RC_EVENTS),
+	    (size_t)PQgetlength(res, i, RC_EVENTS), &why);
 	if (w->events == NULL)
 		w->events = json_arr(r->arena);
-	w->enabled = PQgetvalue(res, i, 5)[0] == 't';
-	w->disabled_reason = COL(6);
-	w->created_at = COL(7);
-	w->updated_at = COL(8);
-	w->previous_expires_at = COL(9);
+	w->enabled = PQgetvalue(res, i, RC_ENABLED)[0] == 't';
+	w->disabled_reason = COL(RC_DISABLED_REASON);
+	w->created_at = COL(RC_CREATED_AT);
+	w->updated_at = COL(RC_UPDATED_AT);
+	w->previous_expires_at = COL(RC_PREVIOUS_EXPIRES_AT);
 #undef COL
-}
-
-/* The first row of res into *w: 1, or 0 when none. */
-static int
-one_row(struct req *r, PGresult *res, struct webhooks_row *w)
-{
-	memset(w, 0, sizeof(*w));
-	if (PQntuples(res) != 1)
-		return 0;
-	row_from(r, res, 0, w);
-	return 1;
 }
 
 struct json_object *
@@ -157,22 +187,37 @@ webhooks_json(struct req *r, const struct webhooks_row *w, int iam, const char *
 }
 
 static int
-client_query(struct req *r, int stmt, const char *client_id, const char *user_id)
+not_found(struct req *r, const char *id)
+{
+	return api_error(r, 404, "WEBHOOK_NOT_FOUND", NULL, "no webhook %s", id);
+}
+
+/* A statement's one row into *w: 0, or the 404 (none) or 503 written. */
+static int
+row_or_reply(struct req *r, PGresult *res, const char *id, struct webhooks_row *w)
+{
+	memset(w, 0, sizeof(*w));
+	if (res == NULL)
+		return api_db_error(r);
+	if (PQntuples(res) != 1)
+		return not_found(r, id);
+	row_from(r, res, 0, w);
+	return 0;
+}
+
+int
+webhooks_client_lock_or_reply(struct req *r, const char *client_id, const char *user_id)
 {
 	const char *p[2] = { client_id, user_id };
 	PGresult *res;
 
 	if (!crypto_id_valid(client_id, "cli", 0))
-		return 0;	/* no such id can exist: no query */
-	if ((res = db_query(r, &stmts[stmt], 2, p)) == NULL)
-		return -1;
-	return PQntuples(res) == 1;
-}
-
-int
-webhooks_client_lock(struct req *r, const char *client_id, const char *user_id)
-{
-	return client_query(r, W_CLIENT_LOCK, client_id, user_id);
+		res = NULL;	/* no such id can exist: no query */
+	else if ((res = db_query(r, &stmts[W_CLIENT_LOCK], 2, p)) == NULL)
+		return api_db_error(r);
+	if (res == NULL || PQntuples(res) != 1)
+		return api_error(r, 404, "CLIENT_NOT_FOUND", NULL, "no client %s", client_id);
+	return 0;
 }
 
 struct json_object *
@@ -195,18 +240,14 @@ webhooks_list_json(struct req *r, const char *client_id, const char *environment
 }
 
 int
-webhooks_get(struct req *r, const char *client_id, const char *environment, const char *id,
-    struct webhooks_row *w)
+webhooks_get_or_reply(struct req *r, const char *client_id, const char *environment,
+    const char *id, struct webhooks_row *w)
 {
 	const char *p[3] = { client_id, id, environment };
-	PGresult *res;
 
-	memset(w, 0, sizeof(*w));
 	if (!crypto_id_valid(id, "whk", 0))
-		return 0;
-	if ((res = db_query(r, &stmts[W_GET], 3, p)) == NULL)
-		return -1;
-	return one_row(r, res, w);
+		return not_found(r, id);
+	return row_or_reply(r, db_query(r, &stmts[W_GET], 3, p), id, w);
 }
 
 int
@@ -216,24 +257,32 @@ webhooks_primary(struct req *r, const char *client_id, const char *environment,
 	const char *p[2] = { client_id, environment };
 	PGresult *res;
 
+	memset(w, 0, sizeof(*w));
 	if ((res = db_query(r, &stmts[W_PRIMARY], 2, p)) == NULL)
 		return -1;
-	return one_row(r, res, w);
+	if (PQntuples(res) != 1)
+		return 0;
+	row_from(r, res, 0, w);
+	return 1;
 }
 
-long
-webhooks_count(struct req *r, const char *client_id, const char *environment)
+int
+webhooks_room_or_reply(struct req *r, const char *client_id, const char *environment)
 {
 	const char *p[2] = { client_id, environment };
 	PGresult *res;
 
 	if ((res = db_query(r, &stmts[W_COUNT], 2, p)) == NULL)
-		return -1;
-	return atol(PQgetvalue(res, 0, 0));
+		return api_db_error(r);
+	if (atol(PQgetvalue(res, 0, ONE_VALUE)) >= WEBHOOKS_PER_ENVIRONMENT)
+		return api_error(r, 400, "WEBHOOK_LIMIT_REACHED", "delete an unused webhook first",
+		    "a client may have at most %d webhooks per environment",
+		    WEBHOOKS_PER_ENVIRONMENT);
+	return 0;
 }
 
 int
-webhooks_insert(struct req *r, const char *client_id, const char *environment,
+webhooks_insert_or_reply(struct req *r, const char *client_id, const char *environment,
     const char *url, struct json_object *events, int enabled, const char *secret,
     struct webhooks_row *w)
 {
@@ -243,85 +292,78 @@ webhooks_insert(struct req *r, const char *client_id, const char *environment,
 	    json_dump(r->arena, events, NULL), enabled ? "true" : "false", sealed };
 	PGresult *res;
 
-	if (sealed == NULL || (res = db_query(r, &stmts[W_INSERT], 7, p)) == NULL)
-		return -1;
-	return one_row(r, res, w) == 1 ? 0 : -1;
+	memset(w, 0, sizeof(*w));
+	if (sealed == NULL || (res = db_query(r, &stmts[W_INSERT], 7, p)) == NULL ||
+	    PQntuples(res) != 1)
+		return api_db_error(r);
+	row_from(r, res, 0, w);
+	return 0;
 }
 
 int
-webhooks_update(struct req *r, const char *client_id, const char *environment,
+webhooks_update_or_reply(struct req *r, const char *client_id, const char *environment,
     const char *id, const char *url, struct json_object *events, int enabled,
     struct webhooks_row *w)
 {
 	const char *p[6] = { client_id, id, environment, url,
 	    events != NULL ? json_dump(r->arena, events, NULL) : NULL,
 	    enabled < 0 ? NULL : enabled ? "true" : "false" };
-	PGresult *res;
 
-	memset(w, 0, sizeof(*w));
 	if (!crypto_id_valid(id, "whk", 0))
-		return 0;
-	if ((res = db_query(r, &stmts[W_UPDATE], 6, p)) == NULL)
-		return -1;
-	return one_row(r, res, w);
+		return not_found(r, id);
+	return row_or_reply(r, db_query(r, &stmts[W_UPDATE], 6, p), id, w);
 }
 
+/*
+ * The deletion is an activity event (webhook_endpoint.deleted) written by
+ * events_emit like every event: with api_version and the request, and no
+ * delivery (no subscription can name an activity-only type). The object
+ * carries webhook_id too, so the flat envelope has it beside the object.
+ */
 int
-webhooks_event_record(struct req *r, const char *client_id, const char *environment,
-    const char *type, struct json_object *data)
-{
-	const char *p[7] = { client_id, crypto_id_new(r->arena, "evt"), environment, type,
-	    json_dump(r->arena, data, NULL), r->http.request_id, r->http.idempotency_key };
-
-	return db_query(r, &stmts[W_EVENT], 7, p) != NULL ? 0 : -1;
-}
-
-int
-webhooks_delete(struct req *r, const char *client_id, const char *environment,
+webhooks_delete_or_reply(struct req *r, const char *client_id, const char *environment,
     const char *id)
 {
 	const char *p[3] = { client_id, id, environment };
-	struct json_object *data, *obj;
+	struct json_object *obj;
 	PGresult *res;
 
 	if (!crypto_id_valid(id, "whk", 0))
-		return 0;
+		return not_found(r, id);
 	if ((res = db_query(r, &stmts[W_DELETE], 3, p)) == NULL)
-		return -1;
+		return api_db_error(r);
 	if (PQntuples(res) != 1)
-		return 0;
-	data = json_obj(r->arena);
-	obj = json_object_new_object();
+		return not_found(r, id);
+	obj = json_obj(r->arena);
 	json_set_str(obj, "id", id);
 	json_set_str(obj, "object", "webhook_endpoint");
-	json_set_str(obj, "environment", PQgetvalue(res, 0, 0));
-	json_set_str(obj, "url", PQgetvalue(res, 0, 1));
-	json_set(data, "object", obj);
-	json_set_str(data, "webhook_id", id);
-	return webhooks_event_record(r, client_id, PQgetvalue(res, 0, 0),
-	    "webhook_endpoint.deleted", data) == 0 ? 1 : -1;
+	json_set_str(obj, "webhook_id", id);
+	json_set_str(obj, "environment", PQgetvalue(res, 0, DC_ENVIRONMENT));
+	json_set_str(obj, "url", PQgetvalue(res, 0, DC_URL));
+	if (events_emit(r, client_id, PQgetvalue(res, 0, DC_ENVIRONMENT),
+	    WEBHOOKS_DELETED_EVENT, obj, NULL) == NULL)
+		return api_db_error(r);
+	return 0;
 }
 
 int
-webhooks_rotate(struct req *r, const char *client_id, const char *environment,
+webhooks_rotate_or_reply(struct req *r, const char *client_id, const char *environment,
     const char *id, int hours, struct webhooks_row *w, const char **secret)
 {
 	const char *s = webhooks_secret_new(r->arena);
 	const char *p[5] = { client_id, id, environment,
 	    webhooks_secret_seal(r->arena, r->cfg->secret_key, id, s),
 	    arena_printf(r->arena, "%d", hours) };
-	PGresult *res;
-	int found;
+	int rc;
 
-	memset(w, 0, sizeof(*w));
 	*secret = NULL;
 	if (!crypto_id_valid(id, "whk", 0))
-		return 0;
-	if (p[3] == NULL || (res = db_query(r, &stmts[W_ROTATE], 5, p)) == NULL)
-		return -1;
-	if ((found = one_row(r, res, w)) == 1)
+		return not_found(r, id);
+	if (p[3] == NULL)
+		return api_db_error(r);
+	if ((rc = row_or_reply(r, db_query(r, &stmts[W_ROTATE], 5, p), id, w)) == 0)
 		*secret = s;
-	return found;
+	return rc;
 }
 
 /* ------------------------------------------------------------------ */
@@ -367,46 +409,29 @@ webhooks_url_check(struct req *r, const char *field, const char *url, const char
 
 int
 webhooks_create(struct req *r, const char *user_id, const char *client_id,
-    const char *environment, const char *idem_owner, struct webhooks_row *w,
-    const char **secret)
+    const char *environment, struct webhooks_row *w, const char **secret)
 {
 	const char *url = json_get_str(r->body, "url");
 	const char *s = json_get_str(r->body, "secret");
-	const char *key = r->http.idempotency_key;
-	struct json_object *events = NULL, *stored;
-	enum idem_state st;
-	int rc, status;
-	long n;
+	struct json_object *events = NULL;
+	int rc;
 
 	if ((rc = webhooks_url_check(r, "url", url, environment)) != 0)
 		return rc;
+	/* the dispatcher claims a key when one is sent (ROUTE_ONCE); here
+	 * one is required */
+	if (r->http.idempotency_key == NULL)
+		return api_field_error(r, 400, "VALIDATION_ERROR", "Idempotency-Key", "required",
+		    "the Idempotency-Key header must be 1 to 255 printable ASCII characters");
 	json_object_object_get_ex(r->body, "events", &events);
 	events = events_types_unique(r->arena, events);
 	if (s == NULL)
 		s = webhooks_secret_new(r->arena);
-
-	if (db_begin(r->db) != 0 || (rc = webhooks_client_lock(r, client_id, user_id)) < 0)
-		return api_db_error(r);
-	if (rc == 0)
-		return api_error(r, 404, "CLIENT_NOT_FOUND", NULL, "no client %s", client_id);
-	if ((rc = idem_begin(r, idem_owner, key, &st, &status, &stored)) != 0)
+	if ((rc = webhooks_client_lock_or_reply(r, client_id, user_id)) != 0 ||
+	    (rc = webhooks_room_or_reply(r, client_id, environment)) != 0 ||
+	    (rc = webhooks_insert_or_reply(r, client_id, environment, url, events,
+	    json_get_bool(r->body, "enabled", 1), s, w)) != 0)
 		return rc;
-	if (st == IDEM_REPLAY) {
-		/* never stored for this route (the answer holds the secret) */
-		return api_error(r, 409, "IDEMPOTENCY_KEY_NOT_REPLAYABLE",
-		    "use a new Idempotency-Key; the secret is never shown twice",
-		    "this Idempotency-Key was already used");
-	}
-	if ((n = webhooks_count(r, client_id, environment)) < 0)
-		return api_db_error(r);
-	if (n >= WEBHOOKS_PER_ENVIRONMENT)
-		return api_error(r, 400, "WEBHOOK_LIMIT_REACHED", "delete an unused webhook first",
-		    "a client may have at most %d webhooks per environment",
-		    WEBHOOKS_PER_ENVIRONMENT);
-	if (webhooks_insert(r, client_id, environment, url, events,
-	    json_get_bool(r->body, "enabled", 1), s, w) != 0 ||
-	    idem_finish(r, idem_owner, key, 201, NULL) != 0 || db_commit(r->db) != 0)
-		return api_db_error(r);
 	*secret = s;
 	return 0;
 }
@@ -471,7 +496,7 @@ live_secrets(struct req *r, const char *client_id, const char *id, const char **
 		return -1;
 	if (PQntuples(res) != 1)
 		return -2;
-	for (int c = 0; c < WEBHOOKS_MAX_SECRETS; c++) {
+	for (int c = SC_CURRENT; c < SC__MAX && c < WEBHOOKS_MAX_SECRETS; c++) {
 		const char *s;
 
 		if (PQgetisnull(res, 0, c))
@@ -487,23 +512,121 @@ live_secrets(struct req *r, const char *client_id, const char *id, const char **
 	return n;
 }
 
+/* The host's slot count: configured, else a quarter of the workers (at
+ * least one), so stuck tests never hold every worker. */
+static int
+test_slots(struct req *r)
+{
+	int n = r->cfg->webhook_test_slots;
+
+	if (n <= 0)
+		n = r->cfg->workers / 4;
+	return n > 0 ? n : 1;
+}
+
+/* This API host's name: the slots are per host (cached per process). */
+static const char *
+test_host(void)
+{
+	static char host[256];
+
+	if (host[0] == '\0' && (gethostname(host, sizeof(host) - 1) != 0 || host[0] == '\0'))
+		snprintf(host, sizeof(host), "localhost");
+	return host;
+}
+
+static int
+test_busy(struct req *r, const char *code, const char *hint, const char *message)
+{
+	req_header_add(r, "Retry-After",
+	    arena_printf(r->arena, "%d", (WEBHOOKS_TEST_TIMEOUT_MS + 999) / 1000));
+	return api_error(r, 429, code, hint, "%s", message);
+}
+
+/* Release what test_begin_or_reply took (slot < 0: none). */
+static void
+test_end(struct req *r, int slot)
+{
+	const char *pd[1] = { req_owner(r) };
+	const char *ps[2] = { test_host(), arena_printf(r->arena, "%d", slot) };
+
+	if (slot >= 0)
+		(void)db_query(r, &stmts[W_TEST_SLOT_UNLOCK], 2, ps);
+	(void)db_query(r, &stmts[W_TEST_DEV_UNLOCK], 1, pd);
+}
+
+/*
+ * Take the developer's one test and one of this host's slots: 0 with
+ * *slot, else 429 (Retry-After: the test budget) or 503 written, nothing
+ * held.
+ */
+static int
+test_begin_or_reply(struct req *r, int *slot)
+{
+	const char *pd[1] = { req_owner(r) };
+	const char *ps[2] = { test_host(), arena_printf(r->arena, "%d", test_slots(r)) };
+	PGresult *res;
+
+	*slot = -1;
+	if ((res = db_query(r, &stmts[W_TEST_DEV_LOCK], 1, pd)) == NULL)
+		return api_db_error(r);
+	if (PQgetvalue(res, 0, ONE_VALUE)[0] != 't')
+		return test_busy(r, "WEBHOOK_TEST_IN_PROGRESS",
+		    "wait for your running webhook test to finish",
+		    "one webhook test at a time: another of yours is running");
+	if ((res = db_query(r, &stmts[W_TEST_SLOT_LOCK], 2, ps)) == NULL ||
+	    PQntuples(res) != 1) {
+		test_end(r, -1);
+		return res == NULL ? api_db_error(r) : test_busy(r, "WEBHOOK_TESTS_BUSY",
+		    "try again in a few seconds",
+		    "too many webhook tests are running; try again shortly");
+	}
+	*slot = atoi(PQgetvalue(res, 0, ONE_VALUE));
+	return 0;
+}
+
+/* Send the signed test event to w's URL (checked again now) within the test
+ * budget; *res says what came back. */
+static void
+test_send(struct req *r, const struct webhooks_row *w, const struct events_wire *ev,
+    const char *body, size_t len, const char *sig, struct webhooks_result *res)
+{
+	struct urlsafe_target t;
+	const char *why;
+	CURL *c = NULL;
+
+	memset(res, 0, sizeof(*res));
+	/* The URL is checked again now: DNS may say otherwise than at registration. */
+	if (urlsafe_check(r->arena, w->url, url_flags(r, w->environment), &t, &why) != URLSAFE_OK) {
+		res->error = why;
+	} else if ((c = curl_easy_init()) == NULL ||
+	    webhooks_request(c, r->arena, &t, ev, body, len, sig, res) != 0 ||
+	    curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, (long)WEBHOOKS_TEST_TIMEOUT_MS) != CURLE_OK ||
+	    curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS,
+	    (long)WEBHOOKS_TEST_CONNECT_MS) != CURLE_OK) {
+		res->error = "the request could not be prepared";
+	} else {
+		webhooks_result_finish(c, curl_easy_perform(c), res);
+		if (res->status == 0 && res->curl_code == CURLE_OPERATION_TIMEDOUT)
+			res->error = arena_printf(r->arena, "no response within %d seconds",
+			    WEBHOOKS_TEST_TIMEOUT_MS / 1000);
+	}
+	curl_easy_cleanup(c);
+}
+
 int
 webhooks_test_deliver(struct req *r, struct json_object *out, const char *client_id,
     const char *id, const char *event_type)
 {
-	const char *secrets[WEBHOOKS_MAX_SECRETS], *why, *body, *sig;
+	const char *secrets[WEBHOOKS_MAX_SECRETS], *body, *sig;
 	struct webhooks_result res;
 	struct events_wire ev;
-	struct urlsafe_target t;
 	struct webhooks_row w;
-	CURL *c = NULL;
 	size_t len;
-	int found, n;
+	int rc, n, slot;
 
-	if ((found = webhooks_get(r, client_id, NULL, id, &w)) < 0)
-		return api_db_error(r);
-	if (found == 0)
-		return api_error(r, 404, "WEBHOOK_NOT_FOUND", NULL, "no webhook %s", id);
+	if ((rc = webhooks_get_or_reply(r, client_id, NULL, id, &w)) != 0)
+		return rc;
 	if (!events_types_match(w.events, event_type))
 		return api_field_error(r, 400, "EVENT_TYPE_NOT_SUBSCRIBED", "event_type",
 		    "not_subscribed", "the webhook is not subscribed to this event type");
@@ -528,17 +651,10 @@ webhooks_test_deliver(struct req *r, struct json_object *out, const char *client
 	for (int i = 0; i < n; i++)
 		sodium_memzero((void *)secrets[i], strlen(secrets[i]));
 
-	memset(&res, 0, sizeof(res));
-	/* The URL is checked again now: DNS may say otherwise than at registration. */
-	if (urlsafe_check(r->arena, w.url, url_flags(r, w.environment), &t, &why) != URLSAFE_OK) {
-		res.error = why;
-	} else if ((c = curl_easy_init()) == NULL ||
-	    webhooks_request(c, r->arena, &t, &ev, body, len, sig, &res) != 0) {
-		res.error = "the request could not be prepared";
-	} else {
-		webhooks_result_finish(c, curl_easy_perform(c), &res);
-	}
-	curl_easy_cleanup(c);
+	if ((rc = test_begin_or_reply(r, &slot)) != 0)
+		return rc;
+	test_send(r, &w, &ev, body, len, sig, &res);
+	test_end(r, slot);
 	log_msg("info", "request %s: webhook test %s event=%s type=%s status=%ld latency_ms=%lld%s%s",
 	    r->http.request_id, id, ev.id, event_type, res.status, res.latency_ms,
 	    res.status == 0 ? " error=" : "", res.status == 0 ?

@@ -9,9 +9,7 @@
 #include <string.h>
 
 #include "core/arena.h"
-#include "core/db.h"
 #include "core/errors.h"
-#include "core/idem.h"
 #include "core/json.h"
 #include "core/req.h"
 #include "core/validate.h"
@@ -46,19 +44,6 @@ const struct vfield webhooks_endpoints_rotate_fields[] = {
 	{ NULL }
 };
 
-static int
-not_found(struct req *r, const char *id)
-{
-	return api_error(r, 404, "WEBHOOK_NOT_FOUND", NULL, "no webhook endpoint %s", id);
-}
-
-/* Idempotency keys of this API belong to the client in one environment. */
-static const char *
-idem_owner(struct req *r)
-{
-	return arena_printf(r->arena, "%s/%s", r->client_id, r->env);
-}
-
 int
 webhooks_endpoints_list(struct req *r, struct json_object *out)
 {
@@ -74,6 +59,8 @@ webhooks_endpoints_list(struct req *r, struct json_object *out)
 	return 200;
 }
 
+/* ROUTE_ONCE: the Idempotency-Key (scoped to the key's client and
+ * environment) is not replayable. */
 int
 webhooks_endpoints_create(struct req *r, struct json_object *out)
 {
@@ -81,25 +68,21 @@ webhooks_endpoints_create(struct req *r, struct json_object *out)
 	struct webhooks_row w;
 	int rc;
 
-	if ((rc = webhooks_create(r, NULL, r->client_id, r->env, idem_owner(r), &w,
-	    &secret)) != 0)
+	if ((rc = webhooks_create(r, NULL, r->client_id, r->env, &w, &secret)) != 0)
 		return rc;
-	r->out = webhooks_json(r, &w, 0, secret);
+	json_merge(out, webhooks_json(r, &w, 0, secret));
 	return 201;
 }
 
 int
 webhooks_endpoints_get(struct req *r, struct json_object *out)
 {
-	const char *id = req_cap(r, "id");
 	struct webhooks_row w;
-	int found = webhooks_get(r, r->client_id, r->env, id, &w);
+	int rc;
 
-	if (found < 0)
-		return api_db_error(r);
-	if (found == 0)
-		return not_found(r, id);
-	r->out = webhooks_json(r, &w, 0, NULL);
+	if ((rc = webhooks_get_or_reply(r, r->client_id, r->env, req_cap(r, "id"), &w)) != 0)
+		return rc;
+	json_merge(out, webhooks_json(r, &w, 0, NULL));
 	return 200;
 }
 
@@ -120,11 +103,10 @@ webhooks_endpoints_update(struct req *r, struct json_object *out)
 		    "send any of url, events, enabled");
 	if (url != NULL && (rc = webhooks_url_check(r, "url", url, r->env)) != 0)
 		return rc;
-	if ((rc = webhooks_update(r, r->client_id, r->env, id, url, events, enabled, &w)) < 0)
-		return api_db_error(r);
-	if (rc == 0)
-		return not_found(r, id);
-	r->out = webhooks_json(r, &w, 0, NULL);
+	if ((rc = webhooks_update_or_reply(r, r->client_id, r->env, id, url, events, enabled,
+	    &w)) != 0)
+		return rc;
+	json_merge(out, webhooks_json(r, &w, 0, NULL));
 	return 200;
 }
 
@@ -134,12 +116,8 @@ webhooks_endpoints_delete(struct req *r, struct json_object *out)
 	const char *id = req_cap(r, "id");
 	int rc;
 
-	if (db_begin(r->db) != 0 || (rc = webhooks_delete(r, r->client_id, r->env, id)) < 0)
-		return api_db_error(r);
-	if (rc == 0)
-		return not_found(r, id);
-	if (db_commit(r->db) != 0)
-		return api_db_error(r);
+	if ((rc = webhooks_delete_or_reply(r, r->client_id, r->env, id)) != 0)
+		return rc;
 	json_set_str(out, "id", id);
 	json_set_str(out, "object", "webhook_endpoint");
 	json_set_bool(out, "deleted", 1);
@@ -149,36 +127,20 @@ webhooks_endpoints_delete(struct req *r, struct json_object *out)
 /*
  * A new signing secret, shown once; the old one keeps signing (a second v1)
  * until previous_secret_expires_at (expires_in_hours, default 24; 0 ends it
- * now). An Idempotency-Key is optional; with one, a retry is 409
- * IDEMPOTENCY_KEY_NOT_REPLAYABLE and rotates nothing.
+ * now). ROUTE_ONCE: an Idempotency-Key is optional; with one, a retry is
+ * 409 IDEMPOTENCY_KEY_NOT_REPLAYABLE and rotates nothing.
  */
 int
 webhooks_endpoints_rotate(struct req *r, struct json_object *out)
 {
-	const char *id = req_cap(r, "id"), *key = r->http.idempotency_key, *secret;
 	int hours = (int)json_get_int(r->body, "expires_in_hours", WEBHOOKS_ROTATE_HOURS);
-	struct json_object *stored;
+	const char *secret;
 	struct webhooks_row w;
-	enum idem_state st;
-	int rc, status;
+	int rc;
 
-	if (db_begin(r->db) != 0)
-		return api_db_error(r);
-	if (key != NULL) {
-		if ((rc = idem_begin(r, idem_owner(r), key, &st, &status, &stored)) != 0)
-			return rc;
-		if (st == IDEM_REPLAY)
-			return api_error(r, 409, "IDEMPOTENCY_KEY_NOT_REPLAYABLE",
-			    "use a new Idempotency-Key; the secret is never shown twice",
-			    "this Idempotency-Key was already used");
-	}
-	if ((rc = webhooks_rotate(r, r->client_id, r->env, id, hours, &w, &secret)) < 0)
-		return api_db_error(r);
-	if (rc == 0)
-		return not_found(r, id);
-	if ((key != NULL && idem_finish(r, idem_owner(r), key, 200, NULL) != 0) ||
-	    db_commit(r->db) != 0)
-		return api_db_error(r);
-	r->out = webhooks_json(r, &w, 0, secret);
+	if ((rc = webhooks_rotate_or_reply(r, r->client_id, r->env, req_cap(r, "id"), hours,
+	    &w, &secret)) != 0)
+		return rc;
+	json_merge(out, webhooks_json(r, &w, 0, secret));
 	return 200;
 }

@@ -7,7 +7,6 @@
 
 #include "core/arena.h"
 #include "iam/iam_clients.h"
-#include "core/db.h"
 #include "core/env.h"
 #include "core/errors.h"
 #include "core/json.h"
@@ -44,7 +43,7 @@ const struct vfield webhooks_iam_test_fields[] = {
 /* The {clientId} of the path when r's developer owns it: 0, else the 404
  * (or database error) written. */
 static int
-owned_client(struct req *r, const char **client_id)
+owned_client_or_reply(struct req *r, const char **client_id)
 {
 	int rc;
 
@@ -56,36 +55,29 @@ owned_client(struct req *r, const char **client_id)
 	return 0;
 }
 
-/* The {environment} of the path, or NULL with the 400 written. */
-static const char *
-path_environment(struct req *r, int *status)
-{
-	return env_path_or_reply(r, status);
-}
-
 static int
-answer(struct json_object *out, const char *message, struct json_object *webhook, int status)
+answer(struct req *r, struct json_object *out, const char *message,
+    const struct webhooks_row *w, const char *secret, int status)
 {
 	json_set_bool(out, "success", 1);
 	json_set_str(out, "message", message);
-	json_set(out, "webhook", json_object_get(webhook));
+	json_set(out, "webhook", json_object_get(webhooks_json(r, w, 1, secret)));
 	return status;
 }
 
+/* ROUTE_ONCE: the Idempotency-Key (scoped by the dispatcher to the
+ * developer and this client's path) is not replayable. */
 int
 webhooks_iam_create(struct req *r, struct json_object *out)
 {
-	const char *cid = req_cap(r, "clientId"), *secret;
+	const char *secret;
 	struct webhooks_row w;
 	int rc;
 
-	/* the key is scoped to the developer and the client it creates for */
-	rc = webhooks_create(r, r->user_id, cid, json_get_str(r->body, "environment"),
-	    arena_printf(r->arena, "%s/%s", r->user_id, cid), &w, &secret);
-	if (rc != 0)
+	if ((rc = webhooks_create(r, r->user_id, req_cap(r, "clientId"),
+	    json_get_str(r->body, "environment"), &w, &secret)) != 0)
 		return rc;
-	return answer(out, "webhook registered; the secret is shown only now",
-	    webhooks_json(r, &w, 1, secret), 201);
+	return answer(r, out, "webhook registered; the secret is shown only now", &w, secret, 201);
 }
 
 int
@@ -95,7 +87,7 @@ webhooks_iam_list(struct req *r, struct json_object *out)
 	const char *cid;
 	int rc;
 
-	if ((rc = owned_client(r, &cid)) != 0)
+	if ((rc = owned_client_or_reply(r, &cid)) != 0)
 		return rc;
 	if ((list = webhooks_list_json(r, cid, NULL, 1)) == NULL)
 		return api_db_error(r);
@@ -111,7 +103,7 @@ webhooks_iam_primary_get(struct req *r, struct json_object *out)
 	const char *cid, *env;
 	int rc = 0, found;
 
-	if ((env = path_environment(r, &rc)) == NULL || (rc = owned_client(r, &cid)) != 0)
+	if ((env = env_path_or_reply(r, &rc)) == NULL || (rc = owned_client_or_reply(r, &cid)) != 0)
 		return rc;
 	if ((found = webhooks_primary(r, cid, env, &w)) < 0)
 		return api_db_error(r);
@@ -124,20 +116,22 @@ webhooks_iam_primary_get(struct req *r, struct json_object *out)
 }
 
 /*
- * The environment's primary webhook: update it, or create it when there is
- * none (then url and events are required and the new secret is shown once,
- * 201). The client row lock makes concurrent PUTs create one webhook.
+ * The environment's primary webhook (ROUTE_TX): update it, or create it
+ * when there is none (then url and events are required and the new secret
+ * is shown once, 201). The client row lock makes concurrent PUTs create
+ * one webhook.
  */
 int
 webhooks_iam_primary_put(struct req *r, struct json_object *out)
 {
 	const char *cid = req_cap(r, "clientId"), *env, *url = json_get_str(r->body, "url");
+	const char *secret;
 	struct json_object *events = NULL;
+	struct verrs errs = { 0 };
 	struct webhooks_row w;
 	int rc = 0, found, enabled;
-	long n;
 
-	if ((env = path_environment(r, &rc)) == NULL)
+	if ((env = env_path_or_reply(r, &rc)) == NULL)
 		return rc;
 	if (json_object_object_get_ex(r->body, "events", &events))
 		events = events_types_unique(r->arena, events);
@@ -145,47 +139,33 @@ webhooks_iam_primary_put(struct req *r, struct json_object *out)
 	    json_get_bool(r->body, "enabled", 1) : -1;
 	if (url != NULL && (rc = webhooks_url_check(r, "url", url, env)) != 0)
 		return rc;
-	if (db_begin(r->db) != 0 || (rc = webhooks_client_lock(r, cid, r->user_id)) < 0)
-		return api_db_error(r);
-	if (rc == 0)
-		return api_error(r, 404, "CLIENT_NOT_FOUND", NULL, "no client %s", cid);
+	if ((rc = webhooks_client_lock_or_reply(r, cid, r->user_id)) != 0)
+		return rc;
 	if ((found = webhooks_primary(r, cid, env, &w)) < 0)
 		return api_db_error(r);
 	if (found) {
 		if (url == NULL && events == NULL && enabled < 0)
 			return api_field_error(r, 400, "VALIDATION_ERROR", "", "required",
 			    "send any of url, events, enabled");
-		if (webhooks_update(r, cid, env, w.id, url, events, enabled, &w) != 1 ||
-		    db_commit(r->db) != 0)
-			return api_db_error(r);
-		return answer(out, "webhook updated", webhooks_json(r, &w, 1, NULL), 200);
+		if ((rc = webhooks_update_or_reply(r, cid, env, w.id, url, events, enabled,
+		    &w)) != 0)
+			return rc;
+		return answer(r, out, "webhook updated", &w, NULL, 200);
 	}
-	if (url == NULL || events == NULL) {
-		struct verrs errs = { 0 };
-
-		if (url == NULL)
-			verrs_add(r->arena, &errs, "url", "required",
-			    "is required to create the %s webhook", env);
-		if (events == NULL)
-			verrs_add(r->arena, &errs, "events", "required",
-			    "is required to create the %s webhook", env);
+	if (url == NULL)
+		verrs_add(r->arena, &errs, "url", "required",
+		    "is required to create the %s webhook", env);
+	if (events == NULL)
+		verrs_add(r->arena, &errs, "events", "required",
+		    "is required to create the %s webhook", env);
+	if (errs.n > 0)
 		return api_verror(r, &errs);
-	}
-	if ((n = webhooks_count(r, cid, env)) < 0)
-		return api_db_error(r);
-	if (n >= WEBHOOKS_PER_ENVIRONMENT)
-		return api_error(r, 400, "WEBHOOK_LIMIT_REACHED", "delete an unused webhook first",
-		    "a client may have at most %d webhooks per environment",
-		    WEBHOOKS_PER_ENVIRONMENT);
-	{
-		const char *secret = webhooks_secret_new(r->arena);
-
-		if (webhooks_insert(r, cid, env, url, events, enabled != 0, secret, &w) != 0 ||
-		    db_commit(r->db) != 0)
-			return api_db_error(r);
-		return answer(out, "webhook registered; the secret is shown only now",
-		    webhooks_json(r, &w, 1, secret), 201);
-	}
+	secret = webhooks_secret_new(r->arena);
+	if ((rc = webhooks_room_or_reply(r, cid, env)) != 0 ||
+	    (rc = webhooks_insert_or_reply(r, cid, env, url, events, enabled != 0, secret,
+	    &w)) != 0)
+		return rc;
+	return answer(r, out, "webhook registered; the secret is shown only now", &w, secret, 201);
 }
 
 int
@@ -194,16 +174,9 @@ webhooks_iam_delete(struct req *r, struct json_object *out)
 	const char *cid = req_cap(r, "clientId"), *id = req_cap(r, "webhookId");
 	int rc;
 
-	if (db_begin(r->db) != 0 || (rc = webhooks_client_lock(r, cid, r->user_id)) < 0)
-		return api_db_error(r);
-	if (rc == 0)
-		return api_error(r, 404, "CLIENT_NOT_FOUND", NULL, "no client %s", cid);
-	if ((rc = webhooks_delete(r, cid, NULL, id)) < 0)
-		return api_db_error(r);
-	if (rc == 0)
-		return api_error(r, 404, "WEBHOOK_NOT_FOUND", NULL, "no webhook %s", id);
-	if (db_commit(r->db) != 0)
-		return api_db_error(r);
+	if ((rc = webhooks_client_lock_or_reply(r, cid, r->user_id)) != 0 ||
+	    (rc = webhooks_delete_or_reply(r, cid, NULL, id)) != 0)
+		return rc;
 	json_set_bool(out, "success", 1);
 	json_set_str(out, "message", "webhook deleted");
 	json_set_str(out, "webhook_id", id);
@@ -216,7 +189,7 @@ webhooks_iam_test(struct req *r, struct json_object *out)
 	const char *cid;
 	int rc;
 
-	if ((rc = owned_client(r, &cid)) != 0)
+	if ((rc = owned_client_or_reply(r, &cid)) != 0)
 		return rc;
 	return webhooks_test_deliver(r, out, cid, req_cap(r, "webhookId"),
 	    json_get_str(r->body, "event_type"));

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <arpa/inet.h>
@@ -414,6 +415,37 @@ drop(char *p, size_t s, size_t n, void *arg)
 	return s * n;
 }
 
+/* Resolution with a deadline: /etc/hosts and numeric names answer; a name
+ * that cannot resolve fails, and never later than the deadline (what a
+ * resolver that does not answer would otherwise hold). */
+START_TEST(resolve_within_deadline)
+{
+	struct addrinfo hints, *res = NULL;
+	struct timespec t0, t1;
+	long long ms;
+
+	memset(&hints, 0, sizeof(hints));
+	hints.ai_family = AF_UNSPEC;
+	hints.ai_socktype = SOCK_STREAM;
+	ck_assert_int_eq(urlsafe_resolve("localhost", &hints, 2000, &res), 0);
+	ck_assert_ptr_nonnull(res);
+	ck_assert_int_eq(urlsafe_classify(res->ai_addr), URLSAFE_LOOPBACK);
+	freeaddrinfo(res);
+	hints.ai_flags = AI_NUMERICHOST;
+	ck_assert_int_eq(urlsafe_resolve("10.1.2.3", &hints, 0, &res), 0);
+	ck_assert_int_eq(urlsafe_classify(res->ai_addr), URLSAFE_PRIVATE);
+	freeaddrinfo(res);
+	hints.ai_flags = 0;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	res = NULL;
+	ck_assert_int_ne(urlsafe_resolve("no-such-host.invalid", &hints, 300, &res), 0);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	ck_assert_ptr_null(res);
+	ms = (t1.tv_sec - t0.tv_sec) * 1000LL + (t1.tv_nsec - t0.tv_nsec) / 1000000;
+	ck_assert_msg(ms < 300 + 1000, "took %lld ms", ms);
+}
+END_TEST
+
 /* The URL names a host that does not exist and port 1; the pin sends the
  * connection to the listener, and the 302 it answers is not followed. */
 START_TEST(curl_pinned_no_redirect)
@@ -492,6 +524,7 @@ urlsafe_suite(void)
 
 	tc = tcase_create("curl");
 	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, resolve_within_deadline);
 	tcase_add_test(tc, curl_pinned_no_redirect);
 	tcase_add_test(tc, curl_pin_needs_address);
 	suite_add_tcase(s, tc);

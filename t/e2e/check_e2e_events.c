@@ -79,11 +79,17 @@ wh_sandbox(const struct devacct *d, const char *client, const char *events, stru
 	wh_register(d, client, "sandbox", "http://127.0.0.1:9/hook", events, w);
 }
 
-/* POST /v1/triggers/{type} with the sandbox key; 202 expected when want_id. */
+/* POST /v1/triggers/{type} with the sandbox key and extra headers. */
+static struct harness_resp *
+trigger_with(const char *key, const char *type, const char *body, const char *const extra[])
+{
+	return key_call(key, "POST", harness_fmt("/v1/triggers/%s", type), body, extra);
+}
+
 static struct harness_resp *
 trigger(const char *key, const char *type, const char *body)
 {
-	return key_call(key, "POST", harness_fmt("/v1/triggers/%s", type), body, NULL);
+	return trigger_with(key, type, body, NULL);
 }
 
 /* Trigger and return the event id (malloc'ed); deliveries into *n. */
@@ -106,6 +112,19 @@ static long long
 count_sql(const char *q, const char *p1, const char *p2)
 {
 	return devacct_sql_int(q, p1, p2);
+}
+
+/* How many events and deliveries a client has. */
+static long long
+events_of(const char *client)
+{
+	return count_sql("SELECT count(*) FROM events WHERE client_id = $1", client, NULL);
+}
+
+static long long
+deliveries_of(const char *client)
+{
+	return count_sql("SELECT count(*) FROM deliveries WHERE client_id = $1", client, NULL);
 }
 
 /* The webhook ids event's deliveries went to, sorted, comma-separated. */
@@ -366,8 +385,7 @@ START_TEST(trigger_unknown_type)
 	harness_assert_coded(r, 400, "VALIDATION_ERROR");
 	devacct_assert_error(r, "event_type", "unknown_event_type");
 	harness_resp_free(r);
-	ck_assert_int_eq(count_sql("SELECT count(*) FROM events WHERE client_id = $1",
-	    t.client, NULL), 0);
+	ck_assert_int_eq(events_of(t.client), 0);
 	tenant_free(&t);
 }
 END_TEST
@@ -397,8 +415,7 @@ START_TEST(trigger_live_host_404)
 	r = devacct_call("POST", "sandbox", "/v1/triggers/bill.created", NULL, "{}", NULL);
 	harness_assert_coded(r, 401, NULL);
 	harness_resp_free(r);
-	ck_assert_int_eq(count_sql("SELECT count(*) FROM events WHERE client_id = $1",
-	    t.client, NULL), 0);
+	ck_assert_int_eq(events_of(t.client), 0);
 	free(dkey);
 	tenant_free(&t);
 }
@@ -440,8 +457,7 @@ START_TEST(trigger_bodies)
 	r = trigger(t.key, "bill.created", "{\"client_id\":\"cli_0190a2b4-0000-7000-8000-000000000000\"}");
 	harness_assert_coded(r, 403, "CLIENT_ID_MISMATCH");
 	harness_resp_free(r);
-	ck_assert_int_eq(count_sql("SELECT count(*) FROM events WHERE client_id = $1",
-	    t.client, NULL), 3);
+	ck_assert_int_eq(events_of(t.client), 3);
 	tenant_free(&t);
 }
 END_TEST
@@ -502,10 +518,8 @@ START_TEST(emit_follows_the_transaction)
 	ck_assert_msg(id != NULL, "emit: %s", db_errmsg(db));
 	ck_assert_int_eq(n, 2);
 	db_rollback(db);
-	ck_assert_int_eq(count_sql("SELECT count(*) FROM events WHERE client_id = $1",
-	    t.client, NULL), 0);
-	ck_assert_int_eq(count_sql("SELECT count(*) FROM deliveries WHERE client_id = $1",
-	    t.client, NULL), 0);
+	ck_assert_int_eq(events_of(t.client), 0);
+	ck_assert_int_eq(deliveries_of(t.client), 0);
 
 	ck_assert_int_eq(db_begin(db), 0);
 	id = events_emit(&req, t.client, "sandbox", "bill.paid", obj, &n);
@@ -527,10 +541,8 @@ START_TEST(emit_follows_the_transaction)
 	ck_assert_ptr_nonnull(id);
 	ck_assert_int_eq(n, 0);
 	ck_assert_int_eq(db_commit(db), 0);
-	ck_assert_int_eq(count_sql("SELECT count(*) FROM deliveries WHERE client_id = $1",
-	    t.client, NULL), 1);
-	ck_assert_int_eq(count_sql("SELECT count(*) FROM events WHERE client_id = $1",
-	    t.client, NULL), 3);
+	ck_assert_int_eq(deliveries_of(t.client), 1);
+	ck_assert_int_eq(events_of(t.client), 3);
 
 	json_object_put(obj);
 	req_close();
@@ -1148,8 +1160,7 @@ START_TEST(replay_webhook_rules)
 	ck_assert_int_eq(replay_ok(t.key, harness_fmt("{\"event_id\":\"%s\",\"webhook_id\":\"%s\"}", ev,
 	    other_type.id)), 0);
 	ck_assert_int_eq(replays_of(ev), 0);
-	ck_assert_int_eq(count_sql("SELECT count(*) FROM deliveries WHERE client_id = $1",
-	    u.client, NULL), 0);
+	ck_assert_int_eq(deliveries_of(u.client), 0);
 	free(ev);
 	tenant_free(&t);
 	tenant_free(&u);
@@ -1315,6 +1326,130 @@ START_TEST(replay_idempotency)
 }
 END_TEST
 
+/*
+ * The trigger honours Idempotency-Key: the same key and body answer the
+ * first 202 (the same event) and deliver once; another body is 409 and
+ * emits nothing.
+ */
+START_TEST(trigger_idempotency)
+{
+	struct receiver *rc = receiver_start(NULL);
+	const char *extra[] = { "Idempotency-Key: trigger-once", NULL };
+	const char *body = "{\"id\":\"bill_i\",\"object\":\"bill\"}";
+	struct harness_resp *r;
+	struct tenant t;
+	struct wh w;
+	char url[256], *ev = NULL;
+
+	ck_assert_msg(rc != NULL, "receiver: %s", receiver_error());
+	tenant_new(&dev_a, &t);
+	wh_register(&dev_a, t.client, "sandbox", receiver_url(rc, "/idem", url, sizeof(url)),
+	    "[\"*\"]", &w);
+	for (int i = 0; i < 2; i++) {
+		r = trigger_with(t.key, "bill.created", body, extra);
+		harness_expect(r, 202);
+		ck_assert_int_eq(devacct_int(r, "deliveries"), 1);
+		if (ev == NULL)
+			ev = strdup(devacct_str(r, "event_id"));
+		ck_assert_pstr_eq(devacct_str(r, "event_id"), ev);
+		harness_resp_free(r);
+	}
+	r = trigger_with(t.key, "bill.created", "{\"id\":\"bill_j\",\"object\":\"bill\"}", extra);
+	harness_assert_coded(r, 409, "IDEMPOTENCY_CONFLICT");
+	harness_resp_free(r);
+	ck_assert_int_eq(events_of(t.client), 1);
+	ck_assert_int_eq(deliveries_of(t.client), 1);
+	/* the receiver sees it once */
+	ck_assert_int_eq(harness_deliver_once(), 0);
+	ck_assert_ptr_nonnull(receiver_wait(rc, 0, WAIT_MS));
+	ck_assert_int_eq(harness_deliver_once(), 0);
+	harness_sleep_ms(200);
+	ck_assert_uint_eq(receiver_count(rc), 1);
+	ck_assert_pstr_eq(receiver_header(receiver_wait(rc, 0, 0), "X-Webhook-Id"), ev);
+	receiver_stop(rc);
+	free(ev);
+	tenant_free(&t);
+}
+END_TEST
+
+/* {"pad":"xxx…"} of exactly len bytes (malloc'ed). */
+static char *
+padded_body(size_t len)
+{
+	char *b = malloc(len + 1);
+
+	ck_assert(len >= 10);
+	memset(b, 'x', len);
+	memcpy(b, "{\"pad\":\"", 8);
+	memcpy(b + len - 2, "\"}", 2);
+	b[len] = '\0';
+	return b;
+}
+
+/* Event data is capped at 64 KiB: more is 413 and nothing is emitted or
+ * forwarded (the issue's ~1 MB body among them); 64 KiB itself passes. */
+START_TEST(trigger_data_capped)
+{
+	static const size_t too_big[] = { ACTIVITY_TRIGGER_DATA_MAX + 1, 1000000 };
+	struct harness_resp *r;
+	struct tenant t;
+	struct wh w;
+	char *body, *ev;
+
+	tenant_new(&dev_a, &t);
+	wh_sandbox(&dev_a, t.client, "[\"*\"]", &w);
+	for (size_t i = 0; i < N(too_big); i++) {
+		body = padded_body(too_big[i]);
+		r = trigger(t.key, "bill.created", body);
+		harness_assert_coded(r, 413, "PAYLOAD_TOO_LARGE");
+		harness_resp_free(r);
+		free(body);
+	}
+	ck_assert_int_eq(events_of(t.client), 0);
+	ck_assert_int_eq(deliveries_of(t.client), 0);
+	body = padded_body(ACTIVITY_TRIGGER_DATA_MAX);
+	ev = trigger_ok(t.key, "bill.created", body, NULL);
+	ck_assert_int_eq(count_sql("SELECT length(data->'object'->>'pad') FROM events WHERE id = $1",
+	    ev, NULL), ACTIVITY_TRIGGER_DATA_MAX - 10);
+	free(body);
+	free(ev);
+	tenant_free(&t);
+}
+END_TEST
+
+/*
+ * A deleted subscription is an activity event written by events_emit: it
+ * carries api_version and the request, shows in the feed, and queues no
+ * delivery even to a "*" subscription that is left.
+ */
+START_TEST(webhook_deleted_is_an_event)
+{
+	struct harness_resp *r;
+	struct tenant t;
+	struct wh gone, left;
+	char *ev;
+
+	tenant_new(&dev_a, &t);
+	wh_sandbox(&dev_a, t.client, "[\"*\"]", &gone);
+	wh_sandbox(&dev_a, t.client, "[\"*\"]", &left);
+	r = key_call(t.key, "DELETE", harness_fmt("/v1/webhook-endpoints/%s", gone.id), NULL, NULL);
+	harness_expect(r, 200);
+	harness_resp_free(r);
+	ev = devacct_sql_value("SELECT id FROM events WHERE client_id = $1"
+	    " AND type = 'webhook_endpoint.deleted' AND api_version = '" API_VERSION "'"
+	    " AND request_id IS NOT NULL AND data->>'webhook_id' = $2", t.client, gone.id);
+	ck_assert_ptr_nonnull(ev);
+	ck_assert_int_eq(deliveries_of(t.client), 0);
+	r = get_ok(t.key, harness_fmt("/v1/activity/%s", ev), 200);
+	ck_assert_pstr_eq(devacct_str(r, "api_version"), API_VERSION);
+	ck_assert_pstr_eq(devacct_str(r, "data.object.id"), gone.id);
+	ck_assert_pstr_eq(devacct_str(r, "delivery.status"), "none");
+	harness_resp_free(r);
+	free(ev);
+	tenant_free(&t);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ */
 /* Retention                                                           */
 
@@ -1341,10 +1476,8 @@ START_TEST(retention_purges_after_30_days)
 	ck_assert_int_eq(count_sql("SELECT count(*) FROM deliveries WHERE event_id = $1", old, NULL), 0);
 	ck_assert_int_eq(count_sql("SELECT count(*) FROM delivery_attempts WHERE client_id = $1",
 	    t.client, NULL), 0);
-	ck_assert_int_eq(count_sql("SELECT count(*) FROM events WHERE client_id = $1", t.client,
-	    NULL), 2);
-	ck_assert_int_eq(count_sql("SELECT count(*) FROM deliveries WHERE client_id = $1", t.client,
-	    NULL), 2);
+	ck_assert_int_eq(events_of(t.client), 2);
+	ck_assert_int_eq(deliveries_of(t.client), 2);
 	free(old);
 	free(kept);
 	free(fresh);
@@ -1423,6 +1556,9 @@ events_suite(void)
 	tcase_add_loop_test(tc, replay_bad_input, 0, N(bad_replays));
 	tcase_add_test(tc, replay_unknown_event);
 	tcase_add_test(tc, replay_idempotency);
+	tcase_add_test(tc, trigger_idempotency);
+	tcase_add_test(tc, trigger_data_capped);
+	tcase_add_test(tc, webhook_deleted_is_an_event);
 	tcase_add_test(tc, retention_purges_after_30_days);
 	tcase_add_test(tc, trigger_delivered_and_shown);
 	suite_add_tcase(s, tc);
