@@ -59,6 +59,8 @@ static const struct centry entries[] = {
 	{ "webhook_concurrency", C_INT, F(webhook_concurrency), "64" },
 	{ "webhook_batch", C_INT, F(webhook_batch), "256" },
 	{ "webhook_lease", C_INT, F(webhook_lease), "120" },
+	/* iam (issue 9) */
+	{ "clients_max", C_INT, F(clients_max), "25" },
 };
 #undef F
 #define NENTRIES (sizeof(entries) / sizeof(entries[0]))

@@ -46,6 +46,9 @@ struct config {
 	int		 webhook_concurrency;	/* requests in flight at once */
 	int		 webhook_batch;		/* deliveries per claim */
 	int		 webhook_lease;		/* seconds a claim holds its rows */
+
+	/* iam (issue 9) */
+	int		 clients_max;		/* clients per developer */
 };
 
 /* Load defaults, file (may be NULL), env. 0 ok; -1 with err filled. */
