@@ -18,35 +18,37 @@ const struct route routes[] = {
 	{ M_GET,   "/v1/health/live",                       AUTH_NONE, NULL,                       NULL, health_live,              0 },
 	{ M_GET,   "/.well-known/jwks.json",                AUTH_NONE, NULL,                       NULL, iam_jwks,                 0 },
 
-	/* developer accounts (lib/iam_auth.c, lib/iam_account.c) */
+	/* developer accounts (lib/iam/iam_auth.c, lib/iam/iam_account.c); sign-in,
+	 * confirm and reset keep their own transactions: a wrong password or code
+	 * answers 4xx and its count must still commit */
 	{ M_GET,   "/v1/iam/auth/legal-documents",          AUTH_NONE, NULL,                       NULL, iam_legal_documents, 0 },
-	{ M_POST,  "/v1/iam/auth/signup",                   AUTH_NONE, iam_signup_fields,          NULL, iam_signup, 0 },
+	{ M_POST,  "/v1/iam/auth/signup",                   AUTH_NONE, iam_signup_fields,          NULL, iam_signup, ROUTE_TX },
 	{ M_POST,  "/v1/iam/auth/confirm-signup",           AUTH_NONE, iam_confirm_fields,         NULL, iam_confirm_signup, 0 },
 	{ M_POST,  "/v1/iam/auth/confirm-and-signin",       AUTH_NONE, iam_confirm_signin_fields,  NULL, iam_confirm_and_signin, 0 },
 	{ M_POST,  "/v1/iam/auth/signin",                   AUTH_NONE, iam_signin_fields,          NULL, iam_signin, 0 },
-	{ M_POST,  "/v1/iam/auth/signout",                  AUTH_JWT,  iam_signout_fields,         NULL, iam_signout, 0 },
+	{ M_POST,  "/v1/iam/auth/signout",                  AUTH_JWT,  iam_signout_fields,         NULL, iam_signout, ROUTE_TX },
 	{ M_POST,  "/v1/iam/auth/refresh",                  AUTH_NONE, iam_refresh_fields,         NULL, iam_refresh, 0 },
-	{ M_POST,  "/v1/iam/auth/forgot-password",          AUTH_NONE, iam_forgot_fields,          NULL, iam_forgot_password, 0 },
+	{ M_POST,  "/v1/iam/auth/forgot-password",          AUTH_NONE, iam_forgot_fields,          NULL, iam_forgot_password, ROUTE_TX },
 	{ M_POST,  "/v1/iam/auth/reset-password",           AUTH_NONE, iam_reset_fields,           NULL, iam_reset_password, 0 },
-	{ M_POST,  "/v1/iam/auth/change-password",          AUTH_JWT,  iam_change_password_fields, NULL, iam_change_password, 0 },
+	{ M_POST,  "/v1/iam/auth/change-password",          AUTH_JWT,  iam_change_password_fields, NULL, iam_change_password, ROUTE_TX },
 	{ M_GET,   "/v1/iam/auth/me",                       AUTH_JWT,  NULL,                       NULL, iam_me, 0 },
-	{ M_POST,  "/v1/iam/auth/email/request-verification", AUTH_JWT, NULL,                      NULL, iam_email_request, 0 },
-	{ M_POST,  "/v1/iam/auth/email/verify",             AUTH_JWT,  iam_verify_code_fields,     NULL, iam_email_verify, 0 },
+	{ M_POST,  "/v1/iam/auth/email/request-verification", AUTH_JWT, NULL,                      NULL, iam_email_request, ROUTE_TX },
+	{ M_POST,  "/v1/iam/auth/email/verify",             AUTH_JWT,  iam_verify_code_fields,     NULL, iam_email_verify, ROUTE_TX },
 	{ M_POST,  "/v1/iam/verification-request",          AUTH_JWT,  iam_verification_fields,    NULL, iam_verification_request, 0 },
 	{ M_POST,  "/v1/iam/request-live-access",           AUTH_JWT,  NULL,                       NULL, iam_request_live_access, 0 },
 
-	/* clients, client secrets and the key's identity (lib/iam_clients.c, lib/iam_secrets.c) */
+	/* clients, client secrets and the key's identity (lib/iam/iam_clients.c, lib/iam/iam_secrets.c) */
 	{ M_GET,   "/v1/iam/clients",                       AUTH_JWT,  NULL,                       NULL, iam_clients_list, 0 },
-	{ M_POST,  "/v1/iam/clients",                       AUTH_JWT,  iam_clients_create_fields,  NULL, iam_clients_create, 0 },
+	{ M_POST,  "/v1/iam/clients",                       AUTH_JWT,  iam_clients_create_fields,  NULL, iam_clients_create, ROUTE_TX },
 	{ M_GET,   "/v1/iam/clients/{id}",                  AUTH_JWT,  NULL,                       NULL, iam_clients_get, 0 },
-	{ M_PUT,   "/v1/iam/clients/{id}",                  AUTH_JWT,  iam_clients_update_fields,  NULL, iam_clients_update, 0 },
+	{ M_PUT,   "/v1/iam/clients/{id}",                  AUTH_JWT,  iam_clients_update_fields,  NULL, iam_clients_update, ROUTE_TX },
 	{ M_DELETE, "/v1/iam/clients/{id}",                 AUTH_JWT,  NULL,                       NULL, iam_clients_delete, 0 },
 	{ M_GET,   "/v1/iam/clients/{id}/embed-origins",    AUTH_NONE, NULL,                       NULL, iam_clients_embed_origins, 0 },
-	{ M_POST,  "/v1/iam/clients/{id}/client-secrets",   AUTH_JWT,  iam_secrets_create_fields,  NULL, iam_secrets_create, 0 },
+	{ M_POST,  "/v1/iam/clients/{id}/client-secrets",   AUTH_JWT,  iam_secrets_create_fields,  NULL, iam_secrets_create, ROUTE_ONCE },
 	{ M_GET,   "/v1/iam/clients/{id}/client-secrets",   AUTH_JWT,  NULL,                       NULL, iam_secrets_list, 0 },
 	{ M_GET,   "/v1/iam/clients/{id}/client-secrets/{environment}", AUTH_JWT, NULL,            NULL, iam_secrets_get, 0 },
 	{ M_DELETE, "/v1/iam/clients/{id}/client-secrets/{environment}", AUTH_JWT, NULL,           NULL, iam_secrets_revoke, 0 },
-	{ M_POST,  "/v1/iam/clients/{id}/client-secrets/{environment}/rotate", AUTH_JWT, iam_secrets_rotate_fields, NULL, iam_secrets_rotate, 0 },
+	{ M_POST,  "/v1/iam/clients/{id}/client-secrets/{environment}/rotate", AUTH_JWT, iam_secrets_rotate_fields, NULL, iam_secrets_rotate, ROUTE_ONCE },
 	{ M_GET,   "/v1/identity",                          AUTH_KEY,  NULL,                       NULL, iam_secrets_identity,     0 },
 
 	/* webhook subscriptions (lib/iam_webhooks.c: the developer's; lib/webhook_endpoints.c: the client's own, by API key) */

@@ -60,6 +60,8 @@ static const struct centry entries[] = {
 	{ "webhook_batch", C_INT, F(webhook_batch), "256" },
 	{ "webhook_lease", C_INT, F(webhook_lease), "120" },
 	{ "webhook_test_slots", C_INT, F(webhook_test_slots), "0" },
+	/* iam (issue 9) */
+	{ "clients_max", C_INT, F(clients_max), "25" },
 };
 #undef F
 #define NENTRIES (sizeof(entries) / sizeof(entries[0]))

@@ -49,6 +49,8 @@ struct config {
 
 	/* webhook test deliveries in the API (issue 9) */
 	int		 webhook_test_slots;	/* at once per API host; 0: workers / 4, at least 1 */
+	/* iam (issue 9) */
+	int		 clients_max;		/* clients per developer */
 };
 
 /* Load defaults, file (may be NULL), env. 0 ok; -1 with err filled. */

@@ -69,6 +69,9 @@ struct iam_user {
 int	 iam_user_by_email(struct req *, const char *email, struct iam_user *);
 int	 iam_user_by_id(struct req *, const char *id, struct iam_user *);
 char	*iam_email_normalise(struct req *, const char *email);
+/* The signed-in developer's row: 0 with *u filled, else the status already
+ * written (401 UNAUTHORIZED when the account is gone, or a database error). */
+int	 iam_user_or_reply(struct req *, const char *id, struct iam_user *);
 
 /* One-time codes. */
 enum iam_code {
@@ -111,6 +114,22 @@ struct iam_legal {
 	const char	*kind, *version, *effective_date;
 };
 int	 iam_legal_current(struct req *, struct iam_legal **docs, size_t *n);
+
+/*
+ * The operator's view of sign-in alerts: accounts whose failed sign-ins
+ * passed the account-wide ceiling (they are never locked for it), newest
+ * alert first. 0 with *alerts (arena array, *n entries, arena strings), -1
+ * on a database failure. For bdsctl; runs outside any request.
+ */
+struct iam_signin_alert {
+	const char	*email;
+	long long	 failures;	/* in the current window */
+	const char	*window_start, *alerted_at;	/* ISO 8601 UTC */
+};
+struct db;
+struct arena;
+int	 iam_signin_alerts(struct db *, struct arena *, struct iam_signin_alert **alerts,
+	    size_t *n);
 
 /* Answer a 200 with {success, message, error_code} (success false keeps 200:
  * the spec's "branch on success" bodies). Returns 200. */

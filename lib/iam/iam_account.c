@@ -54,6 +54,8 @@ static struct db_stmt stmts[B__MAX] = {
 	    " UPDATE users SET live_access = 'pending', updated_at = now()"
 	    " WHERE id = $1 AND live_access <> 'granted'" },
 };
+/* iam_legal_current's columns */
+enum legal_col { LG_KIND, LG_VERSION, LG_DATE, LG_FUTURE, LG__MAX };
 const struct db_stmt_set iam_account_stmt_set = { "iam_account", stmts, B__MAX };
 
 const struct vfield iam_verify_code_fields[] = {
@@ -102,15 +104,15 @@ iam_legal_current(struct req *r, struct iam_legal **docs, size_t *n)
 		return 0;
 	*docs = arena_alloc(r->arena, (size_t)rows * sizeof(**docs));
 	for (int i = 0; i < rows; i++) {
-		const char *kind = PQgetvalue(res, i, 0);
+		const char *kind = PQgetvalue(res, i, LG_KIND);
 
-		if (PQgetvalue(res, i, 3)[0] == 't')
+		if (PQgetvalue(res, i, LG_FUTURE)[0] == 't')
 			return 0;	/* a document not yet effective */
 		if (*n > 0 && strcmp((*docs)[*n - 1].kind, kind) == 0)
 			continue;	/* an older version of the same kind */
 		(*docs)[*n].kind = arena_strdup(r->arena, kind);
-		(*docs)[*n].version = arena_strdup(r->arena, PQgetvalue(res, i, 1));
-		(*docs)[*n].effective_date = arena_strdup(r->arena, PQgetvalue(res, i, 2));
+		(*docs)[*n].version = arena_strdup(r->arena, PQgetvalue(res, i, LG_VERSION));
+		(*docs)[*n].effective_date = arena_strdup(r->arena, PQgetvalue(res, i, LG_DATE));
 		(*n)++;
 	}
 	return 1;
@@ -153,28 +155,23 @@ iam_email_request(struct req *r, struct json_object *out)
 	struct iam_user u;
 	const char *code;
 	int64_t wait;
-	int issued, found = iam_user_by_id(r, r->user_id, &u);
+	int issued, rc;
 
-	if (found <= 0)
-		return found < 0 ? api_db_error(r) :
-		    api_error(r, 401, "UNAUTHORIZED", NULL, "the account no longer exists");
+	if ((rc = iam_user_or_reply(r, r->user_id, &u)) != 0)
+		return rc;
 	if (u.email_verified) {
 		iam_outcome(r, out, 1, "ALREADY_VERIFIED", "the e-mail address is already verified");
 		json_set_int(out, "cooldown_seconds", 0);
 		return 200;
 	}
-	if (db_begin(r->db) != 0 || (issued = iam_code_issue(r, u.id, "verify_email",
-	    VERIFY_CODE_TTL, IAM_COOLDOWN_SECONDS, &code)) < 0)
+	if ((issued = iam_code_issue(r, u.id, "verify_email", VERIFY_CODE_TTL,
+	    IAM_COOLDOWN_SECONDS, &code)) < 0)
 		return api_db_error(r);
 	if (issued == 0) {
-		const char *ra;
-
-		db_rollback(r->db);
 		if ((wait = iam_code_cooldown(r, u.id, "verify_email", IAM_COOLDOWN_SECONDS)) < 0)
 			return api_db_error(r);
 		wait = wait > 0 ? wait : 1;
-		ra = arena_printf(r->arena, "%lld", (long long)wait);
-		req_header_add(r, "Retry-After", ra);
+		req_header_add(r, "Retry-After", arena_printf(r->arena, "%lld", (long long)wait));
 		api_error(r, 429, "COOLDOWN", "wait before asking again",
 		    "a code was sent less than 5 minutes ago; try again in %lld seconds",
 		    (long long)wait);
@@ -184,9 +181,7 @@ iam_email_request(struct req *r, struct json_object *out)
 	}
 	if (mail_enqueue(r, "verify_email", u.email, "Verify your e-mail address",
 	    arena_printf(r->arena, "Hello,\n\nYour e-mail verification code is %s\n\n"
-	    "It expires in 30 minutes.\n\n-- Bill Data Service\n", code)) != 0 ||
-	    db_commit(r->db) != 0) {
-		db_rollback(r->db);
+	    "It expires in 30 minutes.\n\n-- Bill Data Service\n", code)) != 0) {
 		req_header_add(r, "Retry-After", "60");
 		return api_error(r, 503, "EMAIL_NOT_SENT", "try again later",
 		    "the verification e-mail could not be sent");
@@ -203,17 +198,17 @@ iam_email_verify(struct req *r, struct json_object *out)
 	struct iam_user u;
 	enum iam_code c;
 	int64_t retry;
-	int found = iam_user_by_id(r, r->user_id, &u);
+	int rc;
 
-	if (found <= 0)
-		return found < 0 ? api_db_error(r) :
-		    api_error(r, 401, "UNAUTHORIZED", NULL, "the account no longer exists");
+	if ((rc = iam_user_or_reply(r, r->user_id, &u)) != 0)
+		return rc;
 	if (u.email_verified)
 		return iam_outcome(r, out, 1, NULL, "the e-mail address is already verified");
-	if (db_begin(r->db) != 0 || iam_code_check(r, r->user_id, "verify_email",
+	/* A wrong code answers 200 (success false), so the dispatcher commits
+	 * the attempt count with it. */
+	if (iam_code_check(r, r->user_id, "verify_email",
 	    json_get_str(r->body, "code"), &c, &retry) != 0 ||
-	    (c == IAM_CODE_OK && db_query(r, &stmts[B_VERIFIED], 1, p) == NULL) ||
-	    db_commit(r->db) != 0)
+	    (c == IAM_CODE_OK && db_query(r, &stmts[B_VERIFIED], 1, p) == NULL))
 		return api_db_error(r);
 	switch (c) {
 	case IAM_CODE_OK:
@@ -258,12 +253,10 @@ iam_request_live_access(struct req *r, struct json_object *out)
 	struct verrs errs = { 0 };
 	struct iam_user u;
 	PGresult *res;
-	int found = iam_user_by_id(r, r->user_id, &u);
-	int production = strcmp(r->cfg->deployment, "production") == 0;
+	int rc, production = strcmp(r->cfg->deployment, "production") == 0;
 
-	if (found <= 0)
-		return found < 0 ? api_db_error(r) :
-		    api_error(r, 401, "UNAUTHORIZED", NULL, "the account no longer exists");
+	if ((rc = iam_user_or_reply(r, r->user_id, &u)) != 0)
+		return rc;
 	if (u.live_access != NULL && strcmp(u.live_access, "granted") == 0) {
 		json_set_bool(out, "success", 1);
 		json_set_str(out, "message", "live access is granted");

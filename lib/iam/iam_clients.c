@@ -4,10 +4,12 @@
  * another developer's client id finds nothing and answers 404.
  */
 #include <ctype.h>
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #include "core/arena.h"
+#include "core/config.h"
 #include "iam/iam_clients.h"
 #include "core/crypto.h"
 #include "core/db.h"
@@ -22,6 +24,14 @@
 
 #define CLIENT_COLS "id, name, description, redirect_uris::text, allowed_origins::text," \
 	" user_id, " DB_ISO("created_at") ", " DB_ISO("updated_at")
+enum client_col {
+	CC_ID, CC_NAME, CC_DESCRIPTION, CC_REDIRECT_URIS, CC_ALLOWED_ORIGINS,
+	CC_USER_ID, CC_CREATED_AT, CC_UPDATED_AT, CC__MAX
+};
+/* iam_clients_embed */
+enum { CE_ORIGINS, CE_PCI_APPROVED, CE__MAX };
+/* iam_clients_count */
+enum { CN_COUNT, CN__MAX };
 
 enum {
 	CL_LIST,
@@ -31,6 +41,7 @@ enum {
 	CL_DELETE,
 	CL_OWNED,
 	CL_EMBED,
+	CL_COUNT,
 	CL__MAX
 };
 static struct db_stmt stmts[CL__MAX] = {
@@ -59,6 +70,11 @@ static struct db_stmt stmts[CL__MAX] = {
 	    "SELECT 1 FROM clients WHERE id = $1 AND user_id = $2" },
 	[CL_EMBED] = { "iam_clients_embed",
 	    "SELECT allowed_origins::text, pci_approved FROM clients WHERE id = $1" },
+	/* The developer's row is locked so that parallel creates count in
+	 * turn and the cap holds (ROUTE_TX keeps the lock to the insert). */
+	[CL_COUNT] = { "iam_clients_count",
+	    "SELECT (SELECT count(*) FROM clients WHERE user_id = $1)"
+	    " FROM users WHERE id = $1 FOR UPDATE" },
 };
 const struct db_stmt_set iam_clients_stmt_set = { "iam_clients", stmts, CL__MAX };
 
@@ -150,8 +166,21 @@ check_origin(struct arena *a, struct json_object **v, const char **code,
 	return 0;
 }
 
+/* A name that says something: not only white space. */
+static int
+check_name(struct arena *a, struct json_object **v, const char **code, const char **msg)
+{
+	(void)a;
+	for (const unsigned char *p = (const unsigned char *)json_object_get_string(*v); *p; p++)
+		if (!isspace(*p))
+			return 0;
+	*code = "blank";
+	*msg = "must not be only spaces";
+	return -1;
+}
+
 #define CLIENT_FIELDS(name_flags)						\
-	{ "name", NULL, VT_STRING, name_flags, 1, 100 },			\
+	{ "name", NULL, VT_STRING, name_flags, 1, 100, .check = check_name },	\
 	{ "description", NULL, VT_STRING, V_NULLABLE, 0, 1000 },		\
 	{ "redirectUris", "redirect_uris", VT_ARRAY, 0, 0, CLIENTS_LIST_MAX,	\
 	  .items = VT_STRING, .format = VF_URL, .check = check_redirect_uri },	\
@@ -183,15 +212,15 @@ client_json(struct req *r, PGresult *res, int row)
 {
 	struct json_object *o = json_object_new_object();
 
-	json_set_str(o, "id", PQgetvalue(res, row, 0));
-	json_set_str(o, "name", PQgetvalue(res, row, 1));
-	json_set_str(o, "description", PQgetisnull(res, row, 2) ? NULL :
-	    PQgetvalue(res, row, 2));
-	set_json_array(r, o, "redirectUris", res, row, 3);
-	set_json_array(r, o, "allowedOrigins", res, row, 4);
-	json_set_str(o, "userId", PQgetvalue(res, row, 5));
-	json_set_str(o, "createdAt", PQgetvalue(res, row, 6));
-	json_set_str(o, "updatedAt", PQgetvalue(res, row, 7));
+	json_set_str(o, "id", PQgetvalue(res, row, CC_ID));
+	json_set_str(o, "name", PQgetvalue(res, row, CC_NAME));
+	json_set_str(o, "description", PQgetisnull(res, row, CC_DESCRIPTION) ? NULL :
+	    PQgetvalue(res, row, CC_DESCRIPTION));
+	set_json_array(r, o, "redirectUris", res, row, CC_REDIRECT_URIS);
+	set_json_array(r, o, "allowedOrigins", res, row, CC_ALLOWED_ORIGINS);
+	json_set_str(o, "userId", PQgetvalue(res, row, CC_USER_ID));
+	json_set_str(o, "createdAt", PQgetvalue(res, row, CC_CREATED_AT));
+	json_set_str(o, "updatedAt", PQgetvalue(res, row, CC_UPDATED_AT));
 	return o;
 }
 
@@ -200,6 +229,17 @@ not_found(struct req *r, const char *id)
 {
 	return api_error(r, 404, "CLIENT_NOT_FOUND", "list your clients with GET /v1/iam/clients",
 	    "no client %s", id);
+}
+
+/* Run a statement on the path's client (p[0]) that answers its row: 0
+ * with *res, else the status written (404 for none, as for another
+ * developer's client). */
+static int
+client_row_or_reply(struct req *r, int stmt, int n, const char *const *p, PGresult **res)
+{
+	if ((*res = db_query(r, &stmts[stmt], n, p)) == NULL)
+		return api_db_error(r);
+	return PQntuples(*res) == 1 ? 0 : not_found(r, p[0]);
 }
 
 /* The validated array member as JSON text, or NULL when absent. */
@@ -224,6 +264,16 @@ iam_clients_owned(struct req *r, const char *client_id, const char *user_id)
 	if (res == NULL)
 		return -1;
 	return PQntuples(res) == 1;
+}
+
+int
+iam_clients_own_or_reply(struct req *r, const char *client_id)
+{
+	int rc = iam_clients_owned(r, client_id, r->user_id);
+
+	if (rc < 0)
+		return api_db_error(r);
+	return rc == 1 ? 0 : not_found(r, client_id);
 }
 
 int
@@ -253,6 +303,12 @@ iam_clients_create(struct req *r, struct json_object *out)
 	    uris ? uris : "[]", origins ? origins : "[]" };
 	PGresult *res;
 
+	if ((res = db_query(r, &stmts[CL_COUNT], 1, &p[1])) == NULL || PQntuples(res) != 1)
+		return api_db_error(r);
+	if (atoll(PQgetvalue(res, 0, CN_COUNT)) >= r->cfg->clients_max)
+		return api_error(r, 409, "CLIENT_LIMIT_REACHED",
+		    "delete a client you no longer use with DELETE /v1/iam/clients/{id}",
+		    "a developer can have at most %d clients", r->cfg->clients_max);
 	if ((res = db_query(r, &stmts[CL_NEW], 6, p)) == NULL || PQntuples(res) != 1)
 		return api_db_error(r);
 	json_set_bool(out, "success", 1);
@@ -266,11 +322,10 @@ iam_clients_get(struct req *r, struct json_object *out)
 {
 	const char *p[2] = { req_cap(r, "id"), r->user_id };
 	PGresult *res;
+	int rc;
 
-	if ((res = db_query(r, &stmts[CL_GET], 2, p)) == NULL)
-		return api_db_error(r);
-	if (PQntuples(res) != 1)
-		return not_found(r, p[0]);
+	if ((rc = client_row_or_reply(r, CL_GET, 2, p, &res)) != 0)
+		return rc;
 	json_set_bool(out, "success", 1);
 	json_set(out, "client", client_json(r, res, 0));
 	return 200;
@@ -285,11 +340,10 @@ iam_clients_update(struct req *r, struct json_object *out)
 	    has_desc ? "true" : "false", desc ? json_object_get_string(desc) : NULL,
 	    array_param(r, "redirectUris"), array_param(r, "allowedOrigins") };
 	PGresult *res;
+	int rc;
 
-	if ((res = db_query(r, &stmts[CL_UPDATE], 7, p)) == NULL)
-		return api_db_error(r);
-	if (PQntuples(res) != 1)
-		return not_found(r, p[0]);
+	if ((rc = client_row_or_reply(r, CL_UPDATE, 7, p, &res)) != 0)
+		return rc;
 	json_set_bool(out, "success", 1);
 	json_set_str(out, "message", "client updated");
 	json_set(out, "client", client_json(r, res, 0));
@@ -301,11 +355,10 @@ iam_clients_delete(struct req *r, struct json_object *out)
 {
 	const char *p[2] = { req_cap(r, "id"), r->user_id };
 	PGresult *res;
+	int rc;
 
-	if ((res = db_query(r, &stmts[CL_DELETE], 2, p)) == NULL)
-		return api_db_error(r);
-	if (PQntuples(res) != 1)
-		return not_found(r, p[0]);
+	if ((rc = client_row_or_reply(r, CL_DELETE, 2, p, &res)) != 0)
+		return rc;
 	json_set_bool(out, "success", 1);
 	json_set_str(out, "message", "client deleted with its secrets and webhooks");
 	json_set_str(out, "id", p[0]);
@@ -323,8 +376,8 @@ iam_clients_embed_origins(struct req *r, struct json_object *out)
 	found = crypto_id_valid(p[0], "cli", 0) &&
 	    (res = db_query(r, &stmts[CL_EMBED], 1, p)) != NULL && PQntuples(res) == 1;
 	if (found) {
-		set_json_array(r, out, "allowed_embed_origins", res, 0, 0);
-		json_set_bool(out, "pci_approved", PQgetvalue(res, 0, 1)[0] == 't');
+		set_json_array(r, out, "allowed_embed_origins", res, 0, CE_ORIGINS);
+		json_set_bool(out, "pci_approved", PQgetvalue(res, 0, CE_PCI_APPROVED)[0] == 't');
 	} else {
 		json_set(out, "allowed_embed_origins", json_object_new_array());
 		json_set_bool(out, "pci_approved", 0);

@@ -16,7 +16,8 @@ struct db_stmt_set;
 
 /* GET /v1/iam/clients: 200 {success, clients} of the developer, newest first. */
 int	 iam_clients_list(struct req *, struct json_object *out);
-/* POST /v1/iam/clients: 201 {success, message, client}. */
+/* POST /v1/iam/clients (ROUTE_TX): 201 {success, message, client}; 409
+ * CLIENT_LIMIT_REACHED past the clients_max setting. */
 int	 iam_clients_create(struct req *, struct json_object *out);
 /* GET /v1/iam/clients/{id}: 200 {success, client}; 404 CLIENT_NOT_FOUND. */
 int	 iam_clients_get(struct req *, struct json_object *out);
@@ -56,5 +57,9 @@ extern const struct db_stmt_set iam_clients_stmt_set, iam_secrets_stmt_set;
 /* 1 when client_id names a client of user_id, 0 when not (unknown or
  * another developer's), -1 on a database failure. */
 int	 iam_clients_owned(struct req *, const char *client_id, const char *user_id);
+/* 0 when client_id names a client of the signed-in developer, else the
+ * status already written: 404 CLIENT_NOT_FOUND (unknown or another
+ * developer's, alike) or a database error. */
+int	 iam_clients_own_or_reply(struct req *, const char *client_id);
 
 #endif

@@ -11,6 +11,7 @@
 #include "core/config.h"
 #include "core/crypto.h"
 #include "core/db.h"
+#include "core/errors.h"
 #include "iam/iam.h"
 #include "core/json.h"
 #include "core/jwt.h"
@@ -20,6 +21,13 @@
 #define USER_COLS "id, email, password_hash, given_name, family_name, company_name, " \
 	DB_ISO("created_at") ", " DB_ISO("updated_at") ", live_access, " \
 	"confirmed_at IS NOT NULL, email_verified, billing_done_at IS NOT NULL"
+enum user_col {
+	UC_ID, UC_EMAIL, UC_PASSWORD_HASH, UC_GIVEN_NAME, UC_FAMILY_NAME,
+	UC_COMPANY_NAME, UC_CREATED_AT, UC_UPDATED_AT, UC_LIVE_ACCESS,
+	UC_CONFIRMED, UC_EMAIL_VERIFIED, UC_BILLING_DONE, UC__MAX
+};
+/* iam_code_get's columns */
+enum code_col { CC_HASH, CC_EXPIRED, CC_USED, CC_LOCKED_SECS, CC__MAX };
 
 enum {
 	C_USER_BY_EMAIL,
@@ -146,18 +154,18 @@ static void
 user_from_row(struct req *r, PGresult *res, struct iam_user *u)
 {
 #define COL(i) (PQgetisnull(res, 0, i) ? NULL : arena_strdup(r->arena, PQgetvalue(res, 0, i)))
-	u->id = COL(0);
-	u->email = COL(1);
-	u->password_hash = COL(2);
-	u->given_name = COL(3);
-	u->family_name = COL(4);
-	u->company_name = COL(5);
-	u->created_at = COL(6);
-	u->updated_at = COL(7);
-	u->live_access = COL(8);
-	u->confirmed = PQgetvalue(res, 0, 9)[0] == 't';
-	u->email_verified = PQgetvalue(res, 0, 10)[0] == 't';
-	u->billing_done = PQgetvalue(res, 0, 11)[0] == 't';
+	u->id = COL(UC_ID);
+	u->email = COL(UC_EMAIL);
+	u->password_hash = COL(UC_PASSWORD_HASH);
+	u->given_name = COL(UC_GIVEN_NAME);
+	u->family_name = COL(UC_FAMILY_NAME);
+	u->company_name = COL(UC_COMPANY_NAME);
+	u->created_at = COL(UC_CREATED_AT);
+	u->updated_at = COL(UC_UPDATED_AT);
+	u->live_access = COL(UC_LIVE_ACCESS);
+	u->confirmed = PQgetvalue(res, 0, UC_CONFIRMED)[0] == 't';
+	u->email_verified = PQgetvalue(res, 0, UC_EMAIL_VERIFIED)[0] == 't';
+	u->billing_done = PQgetvalue(res, 0, UC_BILLING_DONE)[0] == 't';
 #undef COL
 }
 
@@ -186,6 +194,18 @@ int
 iam_user_by_id(struct req *r, const char *id, struct iam_user *u)
 {
 	return user_lookup(r, C_USER_BY_ID, id, u);
+}
+
+int
+iam_user_or_reply(struct req *r, const char *id, struct iam_user *u)
+{
+	int found = user_lookup(r, C_USER_BY_ID, id, u);
+
+	if (found < 0)
+		return api_db_error(r);
+	if (found == 0)
+		return api_error(r, 401, "UNAUTHORIZED", NULL, "the account no longer exists");
+	return 0;
 }
 
 /* The keyed hash of a code, bound to its user, as hex. */
@@ -234,17 +254,17 @@ iam_code_check(struct req *r, const char *user_id, const char *purpose,
 		*out = IAM_CODE_INVALID;
 		return 0;
 	}
-	if ((locked = atoll(PQgetvalue(res, 0, 3))) > 0) {
+	if ((locked = atoll(PQgetvalue(res, 0, CC_LOCKED_SECS))) > 0) {
 		*out = IAM_CODE_LOCKED;
 		*retry_after = locked;
 		return 0;
 	}
-	if (PQgetvalue(res, 0, 2)[0] == 't') {
+	if (PQgetvalue(res, 0, CC_USED)[0] == 't') {
 		*out = IAM_CODE_INVALID;	/* single use */
 		return 0;
 	}
-	if (crypto_ct_streq(PQgetvalue(res, 0, 0), code_hash(r, user_id, purpose, code))) {
-		if (PQgetvalue(res, 0, 1)[0] == 't') {
+	if (crypto_ct_streq(PQgetvalue(res, 0, CC_HASH), code_hash(r, user_id, purpose, code))) {
+		if (PQgetvalue(res, 0, CC_EXPIRED)[0] == 't') {
 			*out = IAM_CODE_EXPIRED;
 			return 0;
 		}

@@ -3,11 +3,12 @@
  * GET /v1/identity, which reports on the key that called it.
  *
  * One live secret per (client, environment). A key is shown once, when it
- * is created or rotated; only its SHA-256 and a short prefix are stored,
- * and the idempotency record of those calls keeps no body, so a retry with
- * the same Idempotency-Key is 409 IDEMPOTENCY_KEY_NOT_REPLAYABLE.
+ * is created or rotated; only its SHA-256 and a short prefix are stored.
+ * Create and rotate are ROUTE_ONCE: the dispatcher claims the required
+ * Idempotency-Key and keeps no body, so a retry with the same key is 409
+ * IDEMPOTENCY_KEY_NOT_REPLAYABLE.
  *
- * Rotation is one transaction: lock the live row (FOR UPDATE NOWAIT),
+ * Rotation is one transaction (ROUTE_ONCE): lock the live row (FOR UPDATE NOWAIT),
  * revoke it, insert its successor. A rotation that finds the row locked, or
  * finds a successor younger than SECRETS_ROTATE_SETTLE seconds, lost a race
  * and answers 409 CLIENT_SECRET_ROTATION_CONFLICT with nothing changed.
@@ -21,7 +22,6 @@
 #include "core/db.h"
 #include "core/env.h"
 #include "core/errors.h"
-#include "core/idem.h"
 #include "core/json.h"
 #include "core/req.h"
 #include "core/validate.h"
@@ -71,6 +71,13 @@ static struct db_stmt stmts[S__MAX] = {
 	[S_USER] = { "iam_secrets_user",
 	    "SELECT email_verified, live_access FROM users WHERE id = $1" },
 };
+/* SECRET_COLS, and the extra column of iam_secrets_revoke / iam_secrets_lock */
+enum secret_col { SC_ID, SC_ENV, SC_PREFIX, SC_CREATED_AT, SC_ROTATED_FROM,
+	SC_EXTRA, SC__MAX };
+#define SC_REVOKED_AT	SC_EXTRA
+#define SC_TOO_YOUNG	SC_EXTRA
+/* iam_secrets_user */
+enum { SU_EMAIL_VERIFIED, SU_LIVE_ACCESS, SU__MAX };
 const struct db_stmt_set iam_secrets_stmt_set = { "iam_secrets", stmts, S__MAX };
 
 const struct vfield iam_secrets_create_fields[] = {
@@ -91,20 +98,15 @@ path_env(struct req *r, const char **env)
 	return (*env = env_path_or_reply(r, &status)) != NULL ? 0 : status;
 }
 
-/* 0 when the signed-in developer owns the path's client, else the error
- * status written (404 for anyone else's, as for an unknown id). */
+/* The Idempotency-Key the dispatcher claimed for a ROUTE_ONCE route is
+ * required here: 0 when sent, else the 400 written. */
 static int
-own_client(struct req *r)
+key_sent(struct req *r)
 {
-	const char *id = req_cap(r, "id");
-	int rc = iam_clients_owned(r, id, r->user_id);
-
-	if (rc < 0)
-		return api_db_error(r);
-	if (rc == 0)
-		return api_error(r, 404, "CLIENT_NOT_FOUND",
-		    "list your clients with GET /v1/iam/clients", "no client %s", id);
-	return 0;
+	if (r->http.idempotency_key != NULL)
+		return 0;
+	return api_field_error(r, 400, "VALIDATION_ERROR", "Idempotency-Key", "required",
+	    "the Idempotency-Key header must be 1 to 255 printable ASCII characters");
 }
 
 /* Development keys need a verified e-mail, production keys live access. */
@@ -120,11 +122,12 @@ env_allowed(struct req *r, const char *env)
 		return api_db_error(r);
 	if (PQntuples(res) != 1)
 		return api_error(r, 401, "UNAUTHORIZED", NULL, "the account no longer exists");
-	if (strcmp(env, "development") == 0 && PQgetvalue(res, 0, 0)[0] != 't')
+	if (strcmp(env, "development") == 0 && PQgetvalue(res, 0, SU_EMAIL_VERIFIED)[0] != 't')
 		return api_error(r, 403, "EMAIL_NOT_VERIFIED",
 		    "verify your e-mail with POST /v1/iam/auth/email/request-verification",
 		    "development secrets need a verified e-mail address");
-	if (strcmp(env, "production") == 0 && strcmp(PQgetvalue(res, 0, 1), "granted") != 0)
+	if (strcmp(env, "production") == 0 &&
+	    strcmp(PQgetvalue(res, 0, SU_LIVE_ACCESS), "granted") != 0)
 		return api_error(r, 403, "LIVE_ACCESS_REQUIRED",
 		    "request live access with POST /v1/iam/request-live-access",
 		    "production secrets need live access");
@@ -137,13 +140,13 @@ secret_json(struct req *r, PGresult *res, int row)
 {
 	struct json_object *o = json_object_new_object();
 
-	json_set_str(o, "id", PQgetvalue(res, row, 0));
+	json_set_str(o, "id", PQgetvalue(res, row, SC_ID));
 	json_set_str(o, "clientId", req_cap(r, "id"));
-	json_set_str(o, "environment", PQgetvalue(res, row, 1));
-	json_set_str(o, "prefix", PQgetvalue(res, row, 2));
-	json_set_str(o, "createdAt", PQgetvalue(res, row, 3));
-	if (!PQgetisnull(res, row, 4))
-		json_set_str(o, "rotatedFrom", PQgetvalue(res, row, 4));
+	json_set_str(o, "environment", PQgetvalue(res, row, SC_ENV));
+	json_set_str(o, "prefix", PQgetvalue(res, row, SC_PREFIX));
+	json_set_str(o, "createdAt", PQgetvalue(res, row, SC_CREATED_AT));
+	if (!PQgetisnull(res, row, SC_ROTATED_FROM))
+		json_set_str(o, "rotatedFrom", PQgetvalue(res, row, SC_ROTATED_FROM));
 	return o;
 }
 
@@ -158,34 +161,9 @@ secret_not_found(struct req *r, const char *env)
 static int
 rotation_conflict(struct req *r, const char *why)
 {
-	db_rollback(r->db);
 	return api_error(r, 409, "CLIENT_SECRET_ROTATION_CONFLICT",
 	    "another rotation of this secret just happened; list the secrets and use the new one",
 	    "the secret was not rotated: %s", why);
-}
-
-/*
- * Claim the Idempotency-Key inside the open transaction, scoped to the
- * (client, environment) slot. 0 to go on, else the status written. A one-
- * time secret is never stored, so a replay cannot happen; should a
- * replayable record exist, its answer is returned as it is.
- */
-static int
-claim_key(struct req *r, const char *env)
-{
-	const char *owner = arena_printf(r->arena, "%s:%s", req_cap(r, "id"), env);
-	struct json_object *stored;
-	enum idem_state st;
-	int rc, status;
-
-	if ((rc = idem_begin(r, owner, r->http.idempotency_key, &st, &status, &stored)) != 0)
-		return rc;
-	if (st == IDEM_REPLAY) {
-		db_rollback(r->db);
-		r->out = stored;
-		return status;
-	}
-	return 0;
 }
 
 /*
@@ -216,18 +194,6 @@ secret_insert(struct req *r, const char *env, const char *rotated_from,
 	return 1;
 }
 
-/* The idempotency record (no body: the key is shown once) and commit. */
-static int
-finish(struct req *r, const char *env, int status)
-{
-	const char *owner = arena_printf(r->arena, "%s:%s", req_cap(r, "id"), env);
-
-	if (idem_finish(r, owner, r->http.idempotency_key, status, NULL) != 0 ||
-	    db_commit(r->db) != 0)
-		return api_db_error(r);
-	return status;
-}
-
 /* ---- handlers ---- */
 
 int
@@ -236,23 +202,18 @@ iam_secrets_create(struct req *r, struct json_object *out)
 	const char *env = json_get_str(r->body, "environment");
 	int rc;
 
-	if ((rc = own_client(r)) != 0 || (rc = env_allowed(r, env)) != 0)
-		return rc;
-	if (db_begin(r->db) != 0)
-		return api_db_error(r);
-	if ((rc = claim_key(r, env)) != 0)
+	if ((rc = iam_clients_own_or_reply(r, req_cap(r, "id"))) != 0 ||
+	    (rc = env_allowed(r, env)) != 0 || (rc = key_sent(r)) != 0)
 		return rc;
 	if ((rc = secret_insert(r, env, NULL, out)) < 0)
 		return api_db_error(r);
-	if (rc == 0) {
-		db_rollback(r->db);
+	if (rc == 0)
 		return api_error(r, 409, "CLIENT_SECRET_EXISTS",
 		    "rotate it with POST .../client-secrets/{environment}/rotate, or revoke it first",
 		    "client %s already has a live %s secret", req_cap(r, "id"), env);
-	}
 	json_set_bool(out, "success", 1);
 	json_set_str(out, "message", "secret created; it is shown only once");
-	return finish(r, env, 201);
+	return 201;
 }
 
 int
@@ -263,7 +224,7 @@ iam_secrets_list(struct req *r, struct json_object *out)
 	PGresult *res;
 	int rc;
 
-	if ((rc = own_client(r)) != 0)
+	if ((rc = iam_clients_own_or_reply(r, p[0])) != 0)
 		return rc;
 	if ((res = db_query(r, &stmts[S_LIST], 1, p)) == NULL)
 		return api_db_error(r);
@@ -282,7 +243,8 @@ iam_secrets_get(struct req *r, struct json_object *out)
 	PGresult *res;
 	int rc;
 
-	if ((rc = path_env(r, &env)) != 0 || (rc = own_client(r)) != 0)
+	if ((rc = path_env(r, &env)) != 0 ||
+	    (rc = iam_clients_own_or_reply(r, req_cap(r, "id"))) != 0)
 		return rc;
 	p[0] = req_cap(r, "id");
 	p[1] = env;
@@ -303,7 +265,8 @@ iam_secrets_revoke(struct req *r, struct json_object *out)
 	PGresult *res;
 	int rc;
 
-	if ((rc = path_env(r, &env)) != 0 || (rc = own_client(r)) != 0)
+	if ((rc = path_env(r, &env)) != 0 ||
+	    (rc = iam_clients_own_or_reply(r, req_cap(r, "id"))) != 0)
 		return rc;
 	p[0] = req_cap(r, "id");
 	p[1] = env;
@@ -318,7 +281,7 @@ iam_secrets_revoke(struct req *r, struct json_object *out)
 	if (PQntuples(res) != 1)
 		return secret_not_found(r, env);
 	s = secret_json(r, res, 0);
-	json_set_str(s, "revokedAt", PQgetvalue(res, 0, 5));
+	json_set_str(s, "revokedAt", PQgetvalue(res, 0, SC_REVOKED_AT));
 	json_set_bool(out, "success", 1);
 	json_set_str(out, "message", "secret revoked; its key no longer works");
 	json_set(out, "secret", s);
@@ -332,12 +295,9 @@ iam_secrets_rotate(struct req *r, struct json_object *out)
 	PGresult *res;
 	int rc;
 
-	if ((rc = path_env(r, &env)) != 0 || (rc = own_client(r)) != 0 ||
-	    (rc = env_allowed(r, env)) != 0)
-		return rc;
-	if (db_begin(r->db) != 0)
-		return api_db_error(r);
-	if ((rc = claim_key(r, env)) != 0)
+	if ((rc = path_env(r, &env)) != 0 ||
+	    (rc = iam_clients_own_or_reply(r, req_cap(r, "id"))) != 0 ||
+	    (rc = env_allowed(r, env)) != 0 || (rc = key_sent(r)) != 0)
 		return rc;
 	p[0] = req_cap(r, "id");
 	p[1] = env;
@@ -354,13 +314,12 @@ iam_secrets_rotate(struct req *r, struct json_object *out)
 			return api_db_error(r);
 		if (PQntuples(res) == 1)
 			return rotation_conflict(r, "another rotation replaced it just now");
-		db_rollback(r->db);
 		return secret_not_found(r, env);
 	}
-	if (PQgetvalue(res, 0, 5)[0] == 't')
+	if (PQgetvalue(res, 0, SC_TOO_YOUNG)[0] == 't')
 		return rotation_conflict(r, arena_printf(r->arena,
 		    "it was itself rotated less than %d seconds ago", SECRETS_ROTATE_SETTLE));
-	old = arena_strdup(r->arena, PQgetvalue(res, 0, 0));
+	old = arena_strdup(r->arena, PQgetvalue(res, 0, SC_ID));
 	/* Revoke first: the live-secret index allows one at a time. */
 	if (db_query(r, &stmts[S_RETIRE], 1, &old) == NULL ||
 	    (rc = secret_insert(r, env, old, out)) < 0)
@@ -370,7 +329,7 @@ iam_secrets_rotate(struct req *r, struct json_object *out)
 	json_set_bool(out, "success", 1);
 	json_set_str(out, "message", "secret rotated; the old key no longer works and the new "
 	    "one is shown only once");
-	return finish(r, env, 200);
+	return 200;
 }
 
 int
@@ -385,8 +344,9 @@ iam_secrets_identity(struct req *r, struct json_object *out)
 		return api_error(r, 401, "UNAUTHORIZED", NULL, "missing or invalid credentials");
 	json_set_str(out, "client_id", r->client_id);
 	json_set_str(out, "environment", r->env);
-	json_set_bool(out, "email_verified", PQgetvalue(res, 0, 0)[0] == 't');
-	json_set_str(out, "live_access", PQgetvalue(res, 0, 1));
-	json_set_bool(out, "live_access_granted", strcmp(PQgetvalue(res, 0, 1), "granted") == 0);
+	json_set_bool(out, "email_verified", PQgetvalue(res, 0, SU_EMAIL_VERIFIED)[0] == 't');
+	json_set_str(out, "live_access", PQgetvalue(res, 0, SU_LIVE_ACCESS));
+	json_set_bool(out, "live_access_granted",
+	    strcmp(PQgetvalue(res, 0, SU_LIVE_ACCESS), "granted") == 0);
 	return 200;
 }

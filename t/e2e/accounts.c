@@ -374,7 +374,6 @@ acct_mail_start(struct acct_mail *mb)
 	ck_assert_msg(so.port > 0, "the stack has no smtp port");
 	mb->sink = smtp_sink_start(&so);
 	ck_assert_msg(mb->sink != NULL, "smtp sink: %s", smtp_sink_error());
-	memset(mb->taken, 0, sizeof(mb->taken));
 }
 
 void
@@ -394,35 +393,6 @@ deliver_once(void)
 	ck_assert_msg(rc == 0, "bds-deliver --once: %d %s", rc, rc < 0 ? harness_error() : "");
 }
 
-static int
-addressed_to(const struct smtp_msg *m, const char *to)
-{
-	return m->nrcpts == 1 && strcasecmp(m->rcpts[0], to) == 0;
-}
-
-/* The oldest message to `to` not taken yet, waiting up to wait_ms for
- * more to arrive; NULL when none. */
-static const struct smtp_msg *
-take(struct acct_mail *mb, const char *to, int wait_ms)
-{
-	long long end = harness_now_ms() + wait_ms;
-	const struct smtp_msg *m;
-	size_t i = 0;
-
-	for (;;) {
-		for (; i < smtp_sink_count(mb->sink) && i < ACCT_MAIL_MAX; i++) {
-			m = smtp_sink_wait(mb->sink, i, 0);
-			if (m != NULL && !mb->taken[i] && addressed_to(m, to)) {
-				mb->taken[i] = 1;
-				return m;
-			}
-		}
-		if (i >= ACCT_MAIL_MAX || harness_now_ms() >= end)
-			return NULL;
-		harness_sleep_ms(20);
-	}
-}
-
 const struct smtp_msg *
 acct_mail_code(struct acct_mail *mb, const char *to, char code[7])
 {
@@ -431,7 +401,7 @@ acct_mail_code(struct acct_mail *mb, const char *to, char code[7])
 	deliver_once();
 	/* bds-deliver has exited: whatever it sent has been accepted; the
 	 * wait only covers a slow sink thread. */
-	if ((m = take(mb, to, MAIL_WAIT_MS)) == NULL) {
+	if ((m = smtp_sink_take(mb->sink, to, MAIL_WAIT_MS)) == NULL) {
 		harness_dump_logs();
 		ck_abort_msg("no e-mail to %s arrived at the SMTP sink", to);
 	}
@@ -447,7 +417,7 @@ acct_mail_count(struct acct_mail *mb, const char *to)
 
 	deliver_once();
 	harness_sleep_ms(100);
-	while (take(mb, to, 0) != NULL)
+	while (smtp_sink_take(mb->sink, to, 0) != NULL)
 		n++;
 	return n;
 }

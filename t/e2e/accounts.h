@@ -114,11 +114,8 @@ const char *acct_check_success(const struct harness_resp *);
 /* ------------------------------------------------------------------ */
 /* Mail: the SMTP sink as a mailbox                                    */
 
-#define ACCT_MAIL_MAX	256
-
 struct acct_mail {
-	struct smtp_sink	*sink;
-	unsigned char		 taken[ACCT_MAIL_MAX];	/* message i was read */
+	struct smtp_sink	*sink;	/* read with smtp_sink_take() */
 };
 
 /* Start a sink on harness_smtp_port() (inside the test). */

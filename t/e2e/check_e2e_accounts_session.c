@@ -1133,7 +1133,8 @@ START_TEST(change_password_rotates)
 	/* the other device is signed out */
 	ck_assert_int_eq(me_status(a.access), 401);
 	ck_assert_int_eq(refresh_status(a.refresh), 401);
-	/* this one: the new pair works, the old refresh token does not */
+	/* this one: the new pair works, the old access and refresh tokens do not */
+	ck_assert_int_eq(me_status(b.access), 401);
 	ck_assert_int_eq(me_status(access), 200);
 	ck_assert_int_eq(refresh_status(b.refresh), 401);
 	ck_assert_int_eq(refresh_status(refresh), 200);

@@ -238,6 +238,8 @@ static const struct {
 	{ "{\"name\":123}",				0, "VALIDATION_ERROR", "name", "invalid_type" },
 	{ "{\"name\":null}",				0, "VALIDATION_ERROR", "name", "invalid_type" },
 	{ "{\"name\":\"\"}",				0, "VALIDATION_ERROR", "name", "too_short" },
+	{ "{\"name\":\"   \"}",				0, "VALIDATION_ERROR", "name", "blank" },
+	{ "{\"name\":\" \\t\\n \"}",			0, "VALIDATION_ERROR", "name", "blank" },
 	{ "{\"name\":\"@LONG@\"}",			101, "VALIDATION_ERROR", "name", "too_long" },
 	{ "{\"name\":\"@LONG@\"}",			5000, "VALIDATION_ERROR", "name", "too_long" },
 	{ "{\"name\":\"a\",\"description\":7}",		0, "VALIDATION_ERROR", "description", "invalid_type" },
@@ -343,6 +345,7 @@ static const struct {
 } bad_update[] = {
 	{ "{\"name\":null}",				"name", "invalid_type" },
 	{ "{\"name\":\"\"}",				"name", "too_short" },
+	{ "{\"name\":\"  \"}",				"name", "blank" },
 	{ "{\"redirectUris\":null}",			"redirectUris", "invalid_type" },
 	{ "{\"redirectUris\":[\"https://a.example\",\"http://b.example\"]}", "redirectUris[1]", "invalid_url" },
 	{ "{\"allowedOrigins\":[\"https://a.example/x\"]}", "allowedOrigins[0]", "invalid_origin" },
@@ -364,6 +367,39 @@ START_TEST(update_bad_input)
 	ck_assert_int_eq(json_object_array_length(devacct_json(r, "client.redirectUris")), 0);
 	harness_resp_free(r);
 	free(path);
+	free(id);
+}
+END_TEST
+
+/* The clients_max the harness writes into every stack's config. */
+#define CLIENTS_MAX	1000
+
+/* A developer at the cap: one more client is 409 CLIENT_LIMIT_REACHED and
+ * nothing is created; after a delete there is room for one again. */
+START_TEST(create_beyond_the_cap)
+{
+	struct devacct d;
+	struct harness_resp *r;
+	char have[16], *id;
+
+	devacct_new(&d, "cli-cap");
+	snprintf(have, sizeof(have), "%d", CLIENTS_MAX - 2);
+	/* sign-up made the first; these fill all but one place */
+	devacct_sql_exec("INSERT INTO clients (id, user_id, name) SELECT"
+	    " 'cli_' || md5($1 || g), $1, 'bulk' FROM generate_series(1, $2::int) g",
+	    d.user_id, have);
+	id = client_new(&d, "{\"name\":\"the last one\"}");
+	r = devacct_jwt(&d, "POST", "/v1/iam/clients", "{\"name\":\"one too many\"}", NULL);
+	devacct_assert_iam(r, 409, "CLIENT_LIMIT_REACHED");
+	harness_resp_free(r);
+	ck_assert_int_eq(devacct_sql_int("SELECT count(*) FROM clients WHERE user_id = $1",
+	    d.user_id, NULL), CLIENTS_MAX);
+	ck_assert_int_eq(devacct_sql_int("SELECT count(*) FROM clients WHERE user_id = $1"
+	    " AND name = 'one too many'", d.user_id, NULL), 0);
+	r = devacct_jwt(&d, "DELETE", harness_fmt("/v1/iam/clients/%s", id), NULL, NULL);
+	harness_assert_status(r, 200);
+	harness_resp_free(r);
+	free(client_new(&d, "{\"name\":\"room again\"}"));
 	free(id);
 }
 END_TEST
@@ -602,6 +638,7 @@ clients_suite(void)
 	tcase_add_test(tc, update_fields);
 	tcase_add_loop_test(tc, update_bad_input, 0, N(bad_update));
 	tcase_add_test(tc, delete_client);
+	tcase_add_test(tc, create_beyond_the_cap);
 	tcase_add_test(tc, tenant_isolation);
 	tcase_add_loop_test(tc, auth_required, 0, N(unauth));
 	tcase_add_test(tc, embed_origins);

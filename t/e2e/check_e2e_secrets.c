@@ -643,9 +643,11 @@ START_TEST(rotate_parallel)
 	    client, NULL), 2);
 	ck_assert_int_eq(key_status(winner, "sandbox"), 200);
 	ck_assert_int_eq(key_status(old, "sandbox"), 401);
-	/* the losers kept no Idempotency-Key: the create's and the winner's */
+	/* the losers kept no Idempotency-Key: the create's and the winner's
+	 * (one owner scope: the developer; the route names the client) */
 	ck_assert_int_eq(devacct_sql_int("SELECT count(*) FROM idempotency_keys"
-	    " WHERE owner_id = $1 || ':sandbox'", client, NULL), 2);
+	    " WHERE owner_id = $1 AND route LIKE '%/' || $2 || '/client-secrets%'",
+	    dev_a.user_id, client), 2);
 	for (int i = 0; i < ROTATIONS; i++)
 		harness_resp_free(xs[i].resp);
 	free(old);

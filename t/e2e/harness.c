@@ -1226,6 +1226,7 @@ write_config(const struct harness_opts *o)
 	    "jwt_seed = 0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0\n"
 	    "secret_key = a0b1c2d3e4f5061728394a5b6c7d8e9fa0b1c2d3e4f5061728394a5b6c7d8e9f\n"
 	    "allow_private_targets = 1\n"
+	    "clients_max = 1000\n"	/* iam slice: suites share one developer */
 	    "drain_timeout = %d\n"
 	    "sql_dir = %s/sql\n"
 	    "%s"
@@ -2737,4 +2738,21 @@ harness_slurp(const char *path)
 	fclose(f);
 	buf[len] = '\0';
 	return buf;
+}
+
+/* ---- iam slice ---------------------------------------------------- */
+
+struct harness_resp *
+harness_request_from(const char *src, const char *method, const char *host,
+    const char *path, const char *const headers[], const void *body, size_t body_len)
+{
+	struct xfer x;
+	CURLcode rc = CURLE_OK;
+	char iface[64];
+
+	xfer_init(&x, method, host, path, headers, body, body_len);
+	snprintf(iface, sizeof(iface), "host!%s", src);
+	if (!x.failed && (rc = curl_easy_setopt(x.c, CURLOPT_INTERFACE, iface)) == CURLE_OK)
+		rc = curl_easy_perform(x.c);
+	return xfer_finish(&x, rc);
 }

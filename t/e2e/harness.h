@@ -390,4 +390,15 @@ char	*harness_slurp(const char *path);
 long long harness_now_ms(void);
 void	 harness_sleep_ms(int ms);
 
+/* ---- iam slice ---------------------------------------------------- */
+
+/*
+ * harness_request() from the source address src (e.g. "127.0.0.2": all of
+ * 127.0.0.0/8 is loopback on Linux), so the API sees another client
+ * address in REMOTE_ADDR. A source that cannot be bound is status 0.
+ */
+struct harness_resp *harness_request_from(const char *src, const char *method,
+	    const char *host, const char *path, const char *const headers[],
+	    const void *body, size_t body_len);
+
 #endif

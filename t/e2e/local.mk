@@ -9,6 +9,7 @@ check_LIBRARIES += %reldir%/libe2e.a
 	%reldir%/smtp_sink.c %reldir%/smtp_sink.h
 E2E_SUITES += %reldir%/check_e2e_core %reldir%/check_e2e_faults %reldir%/check_e2e_mail \
 	%reldir%/check_e2e_accounts_signup %reldir%/check_e2e_accounts_session \
-	%reldir%/check_e2e_accounts_live %reldir%/check_e2e_clients \
+	%reldir%/check_e2e_accounts_live %reldir%/check_e2e_accounts_throttle \
+	%reldir%/check_e2e_clients \
 	%reldir%/check_e2e_secrets %reldir%/check_e2e_webhooks \
 	%reldir%/check_e2e_delivery %reldir%/check_e2e_events

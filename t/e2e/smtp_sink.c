@@ -348,6 +348,7 @@ do_data(struct sink_conn *c, struct session *t)
 		m->data = data != NULL ? data : xstrndup("", 0);
 		m->len = len;
 		m->authed = t->authed;
+		m->taken = 0;
 		t->from = NULL;
 		t->rcpts = NULL;
 		t->nrcpts = 0;
@@ -661,25 +662,55 @@ size_t smtp_sink_count(struct smtp_sink *s) { return counter(s, &s->nmsgs); }
 size_t smtp_sink_rejected(struct smtp_sink *s) { return counter(s, &s->rejected); }
 size_t smtp_sink_auths(struct smtp_sink *s) { return counter(s, &s->auths); }
 
+/* now + ms on the clock the condition variable waits on */
+static void
+deadline(struct timespec *end, int ms)
+{
+	clock_gettime(CLOCK_MONOTONIC, end);
+	end->tv_sec += ms / 1000;
+	end->tv_nsec += (long)(ms % 1000) * 1000000L;
+	if (end->tv_nsec >= 1000000000L) {
+		end->tv_sec++;
+		end->tv_nsec -= 1000000000L;
+	}
+}
+
 const struct smtp_msg *
 smtp_sink_wait(struct smtp_sink *s, size_t n, int timeout_ms)
 {
 	const struct smtp_msg *m = NULL;
 	struct timespec end;
 
-	clock_gettime(CLOCK_MONOTONIC, &end);
-	end.tv_sec += timeout_ms / 1000;
-	end.tv_nsec += (long)(timeout_ms % 1000) * 1000000L;
-	if (end.tv_nsec >= 1000000000L) {
-		end.tv_sec++;
-		end.tv_nsec -= 1000000000L;
-	}
+	deadline(&end, timeout_ms);
 	pthread_mutex_lock(&s->mu);
 	while (s->nmsgs <= n)
 		if (pthread_cond_timedwait(&s->cv, &s->mu, &end) == ETIMEDOUT)
 			break;
 	if (s->nmsgs > n)
 		m = s->msgs[n];
+	pthread_mutex_unlock(&s->mu);
+	return m;
+}
+
+const struct smtp_msg *
+smtp_sink_take(struct smtp_sink *s, const char *to, int timeout_ms)
+{
+	const struct smtp_msg *m = NULL;
+	struct timespec end;
+	size_t i = 0;
+
+	deadline(&end, timeout_ms);
+	pthread_mutex_lock(&s->mu);
+	for (;;) {
+		for (; i < s->nmsgs && m == NULL; i++)
+			if (!s->msgs[i]->taken && s->msgs[i]->nrcpts == 1 &&
+			    strcasecmp(s->msgs[i]->rcpts[0], to) == 0) {
+				s->msgs[i]->taken = 1;
+				m = s->msgs[i];
+			}
+		if (m != NULL || pthread_cond_timedwait(&s->cv, &s->mu, &end) == ETIMEDOUT)
+			break;
+	}
 	pthread_mutex_unlock(&s->mu);
 	return m;
 }

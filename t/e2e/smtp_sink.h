@@ -38,6 +38,7 @@ struct smtp_msg {
 	char		*data;		/* the message as sent: CRLF lines, unstuffed */
 	size_t		 len;
 	int		 authed;	/* the session had authenticated */
+	int		 taken;		/* handed out by smtp_sink_take() */
 };
 
 struct smtp_sink;
@@ -58,6 +59,10 @@ size_t	 smtp_sink_auths(struct smtp_sink *s);
 /* The n-th accepted message (0-based) once it has arrived; NULL after
  * timeout_ms. Valid until smtp_sink_stop(). */
 const struct smtp_msg *smtp_sink_wait(struct smtp_sink *s, size_t n, int timeout_ms);
+/* The sink as a mailbox: the oldest message to exactly `to` (its one
+ * recipient, case-insensitive) not taken yet, now taken; waits up to
+ * timeout_ms for one to arrive. NULL when none. */
+const struct smtp_msg *smtp_sink_take(struct smtp_sink *s, const char *to, int timeout_ms);
 
 /* The first header called name (case-insensitive), unfolded, with RFC 2047
  * B-encoded words decoded; malloc'ed, NULL when absent. */
