@@ -35,6 +35,14 @@ int	 idem_begin(struct req *, const char *owner, const char *key,
 int	 idem_finish(struct req *, const char *owner, const char *key, int status,
 	    struct json_object *body);
 
+/*
+ * For routes whose key is required (ROUTE_ONCE claims one only when sent):
+ * 0 when the request carries an Idempotency-Key, else the 400 written
+ * (VALIDATION_ERROR naming the header). A handler calls it after its own
+ * lookups, so another tenant's id is still a 404 first.
+ */
+int	 idem_required_or_reply(struct req *);
+
 extern const struct db_stmt_set idem_stmt_set;
 
 #endif

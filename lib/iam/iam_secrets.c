@@ -22,6 +22,7 @@
 #include "core/db.h"
 #include "core/env.h"
 #include "core/errors.h"
+#include "core/idem.h"
 #include "core/json.h"
 #include "core/req.h"
 #include "core/validate.h"
@@ -96,17 +97,6 @@ path_env(struct req *r, const char **env)
 	int status = 0;
 
 	return (*env = env_path_or_reply(r, &status)) != NULL ? 0 : status;
-}
-
-/* The Idempotency-Key the dispatcher claimed for a ROUTE_ONCE route is
- * required here: 0 when sent, else the 400 written. */
-static int
-key_sent(struct req *r)
-{
-	if (r->http.idempotency_key != NULL)
-		return 0;
-	return api_field_error(r, 400, "VALIDATION_ERROR", "Idempotency-Key", "required",
-	    "the Idempotency-Key header must be 1 to 255 printable ASCII characters");
 }
 
 /* Development keys need a verified e-mail, production keys live access. */
@@ -203,7 +193,7 @@ iam_secrets_create(struct req *r, struct json_object *out)
 	int rc;
 
 	if ((rc = iam_clients_own_or_reply(r, req_cap(r, "id"))) != 0 ||
-	    (rc = env_allowed(r, env)) != 0 || (rc = key_sent(r)) != 0)
+	    (rc = env_allowed(r, env)) != 0 || (rc = idem_required_or_reply(r)) != 0)
 		return rc;
 	if ((rc = secret_insert(r, env, NULL, out)) < 0)
 		return api_db_error(r);
@@ -297,7 +287,7 @@ iam_secrets_rotate(struct req *r, struct json_object *out)
 
 	if ((rc = path_env(r, &env)) != 0 ||
 	    (rc = iam_clients_own_or_reply(r, req_cap(r, "id"))) != 0 ||
-	    (rc = env_allowed(r, env)) != 0 || (rc = key_sent(r)) != 0)
+	    (rc = env_allowed(r, env)) != 0 || (rc = idem_required_or_reply(r)) != 0)
 		return rc;
 	p[0] = req_cap(r, "id");
 	p[1] = env;

@@ -17,6 +17,7 @@
 #include "core/crypto.h"
 #include "core/db.h"
 #include "core/errors.h"
+#include "core/idem.h"
 #include "core/json.h"
 #include "core/log.h"
 #include "core/req.h"
@@ -420,9 +421,8 @@ webhooks_create(struct req *r, const char *user_id, const char *client_id,
 		return rc;
 	/* the dispatcher claims a key when one is sent (ROUTE_ONCE); here
 	 * one is required */
-	if (r->http.idempotency_key == NULL)
-		return api_field_error(r, 400, "VALIDATION_ERROR", "Idempotency-Key", "required",
-		    "the Idempotency-Key header must be 1 to 255 printable ASCII characters");
+	if ((rc = idem_required_or_reply(r)) != 0)
+		return rc;
 	json_object_object_get_ex(r->body, "events", &events);
 	events = events_types_unique(r->arena, events);
 	if (s == NULL)
