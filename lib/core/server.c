@@ -112,16 +112,6 @@ on_stop(int sig)
 	worker_stop = 1;
 }
 
-struct fcgi_ctx {
-	FCGX_Request *fr;
-};
-
-static const char *
-fcgi_param(void *ctx, const char *name)
-{
-	return FCGX_GetParam(name, ((FCGX_Request *)ctx)->envp);
-}
-
 /* Read exactly the announced body; 0 ok, -1 short. */
 static int
 read_body(struct req *r, FCGX_Request *fr)
@@ -154,31 +144,56 @@ drain_body(FCGX_Request *fr)
 		total += n;
 }
 
+/* FCGX_PutStr of a literal */
+#define PUT_LIT(s, out) FCGX_PutStr((s), (int)sizeof(s) - 1, (out))
+
+static void
+put_num(unsigned long long v, FCGX_Stream *out)
+{
+	char d[24];
+	int i = (int)sizeof(d);
+
+	do {
+		d[--i] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v != 0);
+	FCGX_PutStr(d + i, (int)sizeof(d) - i, out);
+}
+
+/*
+ * Status, headers and the body, written in pieces (no formatting: this is
+ * on every request's path). Content-Length is always sent, so HEAD (answered
+ * as GET without the body) carries the same headers as GET.
+ */
 static void
 write_response(struct req *r, FCGX_Request *fr)
 {
-	const char *body = NULL, *head;
+	const char *body = NULL, *text = http_status_text(r->status);
 	size_t blen = 0;
-	char *extra = "";
 
 	if (r->out != NULL)
 		body = json_dump(r->arena, r->out, &blen);
-	for (size_t i = 0; i < r->nheaders; i++)
-		extra = arena_printf(r->arena, "%s%s: %s\r\n", extra,
-		    r->headers[i].key, r->headers[i].val);
-	head = arena_printf(r->arena,
-	    "Status: %d %s\r\n"
-	    "%s"
-	    "X-Request-Id: %s\r\n"
-	    "Cache-Control: no-store\r\n"
-	    "X-Content-Type-Options: nosniff\r\n"
-	    "%s"
-	    "\r\n",
-	    r->status, http_status_text(r->status),
-	    body ? "Content-Type: application/json; charset=utf-8\r\n" : "",
-	    r->http.request_id, extra);
-	FCGX_PutStr(head, (int)strlen(head), fr->out);
+	PUT_LIT("Status: ", fr->out);
+	put_num((unsigned)r->status, fr->out);
+	PUT_LIT(" ", fr->out);
+	FCGX_PutS(text, fr->out);
 	if (body != NULL)
+		PUT_LIT("\r\nContent-Type: application/json; charset=utf-8", fr->out);
+	if (r->status != 204) {
+		PUT_LIT("\r\nContent-Length: ", fr->out);
+		put_num(blen, fr->out);
+	}
+	PUT_LIT("\r\nX-Request-Id: ", fr->out);
+	FCGX_PutS(r->http.request_id, fr->out);
+	PUT_LIT("\r\nCache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\n", fr->out);
+	for (size_t i = 0; i < r->nheaders; i++) {
+		FCGX_PutS(r->headers[i].key, fr->out);
+		PUT_LIT(": ", fr->out);
+		FCGX_PutS(r->headers[i].val, fr->out);
+		PUT_LIT("\r\n", fr->out);
+	}
+	PUT_LIT("\r\n", fr->out);
+	if (body != NULL && !r->http.head)
 		FCGX_PutStr(body, (int)blen, fr->out);
 }
 
@@ -194,7 +209,8 @@ serve_one(FCGX_Request *fr, const struct config *cfg, struct db *db, struct aren
 	r.cfg = cfg;
 	r.db = db;
 	r.start_us = t0;
-	pr = http_parse_params(a, &r.http, fcgi_param, fr, (size_t)cfg->body_limit);
+	pr = http_parse_env(a, &r.http, (const char *const *)fr->envp,
+	    (size_t)cfg->body_limit);
 	r.iam = errors_iam_path(r.http.path);
 	if (pr == HTTP_PARSE_TOO_LARGE) {
 		drain_body(fr);
