@@ -72,7 +72,7 @@ main(int argc, char **argv)
 	} else {
 		if (socket_path == NULL)
 			socket_path = cfg.socket_path;
-		if ((fd = server_listen_path(socket_path, cfg.socket_mode)) < 0) {
+		if ((fd = server_listen_path(socket_path, cfg.socket_mode, cfg.socket_group)) < 0) {
 			fprintf(stderr, "bds-api: cannot listen on %s: %s\n", socket_path,
 			    strerror(errno));
 			return 1;

@@ -59,6 +59,7 @@ static const struct centry entries[] = {
 	{ "webhook_concurrency", C_INT, F(webhook_concurrency), "64" },
 	{ "webhook_batch", C_INT, F(webhook_batch), "256" },
 	{ "webhook_lease", C_INT, F(webhook_lease), "120" },
+	{ "socket_group", C_STR, F(socket_group), "" },
 };
 #undef F
 #define NENTRIES (sizeof(entries) / sizeof(entries[0]))

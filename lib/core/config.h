@@ -46,6 +46,10 @@ struct config {
 	int		 webhook_concurrency;	/* requests in flight at once */
 	int		 webhook_batch;		/* deliveries per claim */
 	int		 webhook_lease;		/* seconds a claim holds its rows */
+
+	/* request path (issue 9) */
+	char		*socket_group;		/* group of the created socket ("" = ours):
+						 * nginx's worker group, with socket_mode 0660 */
 };
 
 /* Load defaults, file (may be NULL), env. 0 ok; -1 with err filled. */

@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,13 +45,18 @@ now_us(void)
 }
 
 int
-server_listen_path(const char *path, int mode)
+server_listen_path(const char *path, int mode, const char *group)
 {
 	struct sockaddr_un sa;
 	struct stat st;
+	struct group *gr = NULL;
 	mode_t old;
 	int fd;
 
+	if (group != NULL && *group != '\0' && (gr = getgrnam(group)) == NULL) {
+		errno = ENOENT;
+		return -1;
+	}
 	memset(&sa, 0, sizeof(sa));
 	sa.sun_family = AF_UNIX;
 	if (strlen(path) >= sizeof(sa.sun_path)) {
@@ -65,6 +71,7 @@ server_listen_path(const char *path, int mode)
 		return -1;
 	old = umask(0177);
 	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0 ||
+	    (gr != NULL && chown(path, (uid_t)-1, gr->gr_gid) != 0) ||
 	    chmod(path, (mode_t)mode) != 0 || listen(fd, 1024) != 0) {
 		int e = errno;
 

@@ -8,9 +8,10 @@
 struct config;
 struct req;
 
-/* Listening socket: a unix path (created with mode), or inherited
- * (systemd LISTEN_FDS, or fd 0 as spawn-fcgi passes it). -1 on failure. */
-int	 server_listen_path(const char *path, int mode);
+/* Listening socket: a unix path (created with mode, and group when not
+ * NULL or ""), or inherited (systemd LISTEN_FDS, or fd 0 as spawn-fcgi
+ * passes it). -1 on failure (ENOENT: no such group). */
+int	 server_listen_path(const char *path, int mode, const char *group);
 int	 server_listen_inherited(void);
 
 /* Prefork master; returns the exit status. */
