@@ -327,7 +327,21 @@ struct master {
 	struct wslot		 w[MAX_WORKERS];
 	long long		 crash_window_us;
 	int			 crashes;
+	int			 adopted;	/* workers of the previous binary to stop */
 };
+
+/* What SIGHUP re-executes (server_set_exec); NULL: rolling reload only. */
+static const char *exec_path;
+static char *const *exec_argv;
+static const char *exec_unlink;	/* the socket path the new image removes at exit */
+
+void
+server_set_exec(const char *path, char *const argv[], const char *socket_to_unlink)
+{
+	exec_path = path;
+	exec_argv = argv;
+	exec_unlink = socket_to_unlink;
+}
 
 static const struct config *
 master_cfg(const struct master *m)
@@ -471,6 +485,106 @@ reload(struct master *m)
 	log_msg("info", "reload: replacing workers one by one");
 }
 
+/*
+ * Binary upgrade on SIGHUP (nginx's, in place): check that the program at
+ * the same path starts with this configuration (`--check`), then execve it
+ * in this process (same pid) with the listening socket and the running
+ * workers' pids in the environment. The new image starts its own workers
+ * and stops the old ones, which finish the request in flight. Returns only
+ * when there is nothing to exec, the check failed or execve did (the
+ * caller then does a rolling reload).
+ */
+static void
+upgrade(struct master *m)
+{
+	char fdbuf[16], pids[MAX_WORKERS * 12 + 1];
+	long long deadline;
+	size_t off = 0;
+	pid_t pid;
+	int st = -1, fl;
+
+	if (exec_path == NULL)
+		return;
+	fflush(NULL);
+	if ((pid = fork()) == 0) {
+		char *check[6] = { (char *)exec_path, "--check", NULL, NULL, NULL, NULL };
+
+		if (m->config_path != NULL) {
+			check[2] = "--config";
+			check[3] = (char *)m->config_path;
+		}
+		execvp(exec_path, check);
+		_exit(127);
+	}
+	if (pid < 0) {
+		log_msg("error", "upgrade: fork: %s", strerror(errno));
+		return;
+	}
+	deadline = now_us() + 10000000;
+	while (waitpid(pid, &st, WNOHANG) == 0) {
+		struct timespec ms = { 0, 10 * 1000000 };
+
+		if (now_us() > deadline) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &st, 0);
+			break;
+		}
+		nanosleep(&ms, NULL);
+	}
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+		log_msg("error", "upgrade: %s --check failed; keeping this binary", exec_path);
+		return;
+	}
+	for (int i = 0; i < MAX_WORKERS; i++)
+		if (m->w[i].pid != 0)
+			off += (size_t)snprintf(pids + off, sizeof(pids) - off, "%s%d",
+			    off ? "," : "", (int)m->w[i].pid);
+	pids[off] = '\0';
+	snprintf(fdbuf, sizeof(fdbuf), "%d", m->fd);
+	if ((fl = fcntl(m->fd, F_GETFD)) >= 0)
+		fcntl(m->fd, F_SETFD, fl & ~FD_CLOEXEC);
+	setenv("BDS_UPGRADE_FD", fdbuf, 1);
+	setenv("BDS_UPGRADE_WORKERS", pids, 1);
+	setenv("BDS_UPGRADE_UNLINK", exec_unlink ? exec_unlink : "", 1);
+	log_msg("info", "upgrade: executing %s (master %d keeps its pid)", exec_path,
+	    (int)getpid());
+	execvp(exec_path, exec_argv);
+	log_msg("error", "upgrade: exec %s: %s; keeping this binary", exec_path,
+	    strerror(errno));
+	unsetenv("BDS_UPGRADE_FD");
+	unsetenv("BDS_UPGRADE_WORKERS");
+	unsetenv("BDS_UPGRADE_UNLINK");
+}
+
+/* After an upgrade: the previous image's workers, to stop once ours run. */
+static void
+adopt(struct master *m)
+{
+	const char *s = getenv("BDS_UPGRADE_WORKERS");
+	long long t = now_us();
+	int n = 0;
+
+	if (s == NULL)
+		return;
+	while (*s != '\0' && n < MAX_WORKERS) {
+		char *end;
+		long v = strtol(s, &end, 10);
+
+		if (end == s)
+			break;
+		if (v > 0) {
+			m->w[n].pid = (pid_t)v;
+			m->w[n].gen = 0;
+			m->w[n].retiring = 1;
+			m->w[n].deadline_us = t + (long long)m->cfg->drain_timeout * 1000000;
+			n++;
+		}
+		s = *end == ',' ? end + 1 : end;
+	}
+	unsetenv("BDS_UPGRADE_WORKERS");
+	m->adopted = n;
+}
+
 static int
 drain_all(struct master *m)
 {
@@ -525,18 +639,28 @@ server_master(const struct config *cfg, const char *config_path, int fd, int wor
 	sigaddset(&set, SIGHUP);
 	sigprocmask(SIG_BLOCK, &set, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	adopt(m);
 	log_msg("info", "master %d starting %d workers", (int)getpid(), m->want);
 
 	for (;;) {
 		int sig;
 
 		top_up(m);
+		if (m->adopted) {
+			/* ours are forked: the previous binary's finish and go */
+			for (int i = 0; i < MAX_WORKERS; i++)
+				if (m->w[i].pid != 0 && m->w[i].gen == 0)
+					kill(m->w[i].pid, SIGTERM);
+			m->adopted = 0;
+		}
 		roll(m);
 		sig = sigtimedwait(&set, NULL, &tick);
 		if (sig == SIGTERM || sig == SIGINT)
 			break;
-		if (sig == SIGHUP)
+		if (sig == SIGHUP) {
+			upgrade(m);	/* returns only when there is nothing to exec */
 			reload(m);
+		}
 		reap(m, 0);
 	}
 	log_msg("info", "master %d draining", (int)getpid());
