@@ -11,6 +11,7 @@
 
 #include <check.h>
 #include <json-c/json.h>
+#include <sodium.h>
 
 #include "devacct.h"
 #include "harness.h"
@@ -514,32 +515,22 @@ START_TEST(head_is_get_without_body)
 }
 END_TEST
 
-/* Base64 of len bytes (NULs included), as "Basic ..." (static buffer). */
+/* "Basic base64(user:key)" where user may hold NULs (static buffer). */
 static const char *
 basic_raw(const char *user, size_t ulen, const char *key)
 {
-	static const char b64[] =
-	    "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 	static char out[512];
 	unsigned char in[256];
-	size_t n = 0, o, klen = strlen(key);
+	size_t klen = strlen(key), n = ulen + 1 + klen;
 
-	ck_assert_uint_lt(ulen + 1 + klen, sizeof(in));
+	ck_assert_uint_lt(n, sizeof(in));
+	ck_assert_uint_lt(sodium_base64_ENCODED_LEN(n, sodium_base64_VARIANT_ORIGINAL) + 6,
+	    sizeof(out));
 	memcpy(in, user, ulen);
 	in[ulen] = ':';
 	memcpy(in + ulen + 1, key, klen);
-	n = ulen + 1 + klen;
-	o = (size_t)sprintf(out, "Basic ");
-	for (size_t i = 0; i < n; i += 3) {
-		unsigned v = (unsigned)in[i] << 16 | (i + 1 < n ? (unsigned)in[i + 1] << 8 : 0) |
-		    (i + 2 < n ? in[i + 2] : 0);
-
-		out[o++] = b64[v >> 18 & 63];
-		out[o++] = b64[v >> 12 & 63];
-		out[o++] = i + 1 < n ? b64[v >> 6 & 63] : '=';
-		out[o++] = i + 2 < n ? b64[v & 63] : '=';
-	}
-	out[o] = '\0';
+	memcpy(out, "Basic ", 6);
+	sodium_bin2base64(out + 6, sizeof(out) - 6, in, n, sodium_base64_VARIANT_ORIGINAL);
 	return out;
 }
 
