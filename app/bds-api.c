@@ -19,12 +19,15 @@ static void
 usage(FILE *f)
 {
 	fprintf(f,
-	    "usage: bds-api [--config FILE] [--workers N] [--socket PATH]\n"
+	    "usage: bds-api [--config FILE] [--workers N] [--socket PATH] [--check]\n"
 	    "  --config FILE   settings file (key = value); BDS_<KEY> overrides\n"
 	    "  --workers N     prefork N workers (0: serve in this process)\n"
 	    "  --socket PATH   create the FastCGI socket at PATH; without it an\n"
 	    "                  inherited socket (systemd LISTEN_FDS or fd 0 from\n"
-	    "                  spawn-fcgi) is used, else socket_path from the config\n");
+	    "                  spawn-fcgi) is used, else socket_path from the config\n"
+	    "  --check         load the configuration and exit 0 when it is valid\n"
+	    "SIGHUP to the master re-executes the program at the same path (binary\n"
+	    "upgrade, same pid, socket kept, old workers drain); TERM drains and exits.\n");
 }
 
 int
@@ -36,18 +39,21 @@ main(int argc, char **argv)
 		{ "socket", required_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
+		{ "check", no_argument, NULL, 'k' },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *config_path = NULL, *socket_path = NULL;
 	struct config cfg;
 	char err[512];
-	int workers = -1, fd, ch, rc, created = 0;
+	const char *up = getenv("BDS_UPGRADE_FD");
+	int workers = -1, fd, ch, rc, created = 0, check = 0;
 
-	while ((ch = getopt_long(argc, argv, "c:w:s:hV", opts, NULL)) != -1) {
+	while ((ch = getopt_long(argc, argv, "c:w:s:hVk", opts, NULL)) != -1) {
 		switch (ch) {
 		case 'c': config_path = optarg; break;
 		case 'w': workers = atoi(optarg); break;
 		case 's': socket_path = optarg; break;
+		case 'k': check = 1; break;
 		case 'V': printf("bds-api %s\n", PACKAGE_VERSION); return 0;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
@@ -56,6 +62,10 @@ main(int argc, char **argv)
 	if (config_load(&cfg, config_path, err, sizeof(err)) != 0) {
 		fprintf(stderr, "bds-api: %s\n", err);
 		return 1;
+	}
+	if (check) {
+		config_free(&cfg);
+		return 0;
 	}
 	if (workers < 0)
 		workers = cfg.workers;
@@ -67,22 +77,33 @@ main(int argc, char **argv)
 		fprintf(stderr, "bds-api: libsodium failed to initialise\n");
 		return 1;
 	}
-	if (socket_path == NULL && (fd = server_listen_inherited()) >= 0) {
+	if (up != NULL) {
+		/* Re-executed by our own master on SIGHUP: its socket, as is. */
+		const char *path = getenv("BDS_UPGRADE_UNLINK");
+
+		fd = atoi(up);
+		created = path != NULL && *path != '\0';
+		socket_path = created ? path : NULL;	/* environ outlives main */
+		unsetenv("BDS_UPGRADE_FD");
+		unsetenv("BDS_UPGRADE_UNLINK");
+	} else if (socket_path == NULL && (fd = server_listen_inherited()) >= 0) {
 		/* inherited from systemd or spawn-fcgi */
 	} else {
 		if (socket_path == NULL)
 			socket_path = cfg.socket_path;
-		if ((fd = server_listen_path(socket_path, cfg.socket_mode)) < 0) {
+		if ((fd = server_listen_path(socket_path, cfg.socket_mode, cfg.socket_group)) < 0) {
 			fprintf(stderr, "bds-api: cannot listen on %s: %s\n", socket_path,
 			    strerror(errno));
 			return 1;
 		}
 		created = 1;
 	}
-	if (workers == 0)
+	if (workers == 0) {
 		rc = server_worker(&cfg, fd);
-	else
+	} else {
+		server_set_exec(argv[0], argv, created ? socket_path : NULL);
 		rc = server_master(&cfg, config_path, fd, workers);
+	}
 	if (created)
 		unlink(socket_path);
 	close(fd);

@@ -238,6 +238,14 @@ key_credential(struct req *r, const char **basic_client)
 		    (colon = memchr(dec, ':', len)) == NULL)
 			return NULL;
 	}
+	/*
+	 * No control character (NUL above all: "cli_x\0junk" would compare
+	 * equal to cli_x) in the client id or the key: refused before any
+	 * lookup.
+	 */
+	for (size_t i = 0; i < len; i++)
+		if (dec[i] < 0x20 || dec[i] == 0x7f)
+			return NULL;
 	*colon = '\0';
 	*basic_client = (const char *)dec;
 	return colon + 1;

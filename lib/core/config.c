@@ -62,6 +62,7 @@ static const struct centry entries[] = {
 	{ "webhook_test_slots", C_INT, F(webhook_test_slots), "0" },
 	/* iam (issue 9) */
 	{ "clients_max", C_INT, F(clients_max), "25" },
+	{ "socket_group", C_STR, F(socket_group), "" },
 };
 #undef F
 #define NENTRIES (sizeof(entries) / sizeof(entries[0]))

@@ -51,6 +51,9 @@ struct config {
 	int		 webhook_test_slots;	/* at once per API host; 0: workers / 4, at least 1 */
 	/* iam (issue 9) */
 	int		 clients_max;		/* clients per developer */
+	/* request path (issue 9) */
+	char		*socket_group;		/* group of the created socket ("" = ours):
+						 * nginx's worker group, with socket_mode 0660 */
 };
 
 /* Load defaults, file (may be NULL), env. 0 ok; -1 with err filled. */

@@ -138,7 +138,8 @@ run(struct req *r)
 	if (rc == 405) {
 		req_header_add(r, "Allow", r->match.allow);
 		return api_error(r, 405, "METHOD_NOT_ALLOWED", NULL,
-		    "%s is not allowed here; allowed: %s", r->http.method_str,
+		    "%s is not allowed here; allowed: %s",
+		    r->http.head ? "GET" : r->http.method_str,	/* HEAD: GET's answer */
 		    r->match.allow);
 	}
 	rt = r->match.route;

@@ -119,69 +119,149 @@ http_query_get(const struct http_req *h, const char *key)
 	return NULL;
 }
 
-static const char *
-param(struct arena *a, http_param_fn get, void *ctx, const char *name)
-{
-	const char *v = get(ctx, name);
+/* The CGI parameters the request reads, looked up once each. */
+enum http_param {
+	P_REQUEST_METHOD,
+	P_REQUEST_ID,
+	P_BDS_HOST_ENV,
+	P_REMOTE_ADDR,
+	P_HTTP_AUTHORIZATION,
+	P_HTTP_IDEMPOTENCY_KEY,
+	P_HTTP_X_CLIENT_USER_ID,
+	P_CONTENT_TYPE,
+	P_HTTP_COOKIE,
+	P_CONTENT_LENGTH,
+	P_REQUEST_URI,
+	P_DOCUMENT_URI,
+	P_QUERY_STRING,
+	P__MAX
+};
 
+#define PNAME(s) { s, sizeof(s) - 1 }
+static const struct {
+	const char	*name;
+	size_t		 len;
+} param_names[P__MAX] = {
+	[P_REQUEST_METHOD] = PNAME("REQUEST_METHOD"),
+	[P_REQUEST_ID] = PNAME("REQUEST_ID"),
+	[P_BDS_HOST_ENV] = PNAME("BDS_HOST_ENV"),
+	[P_REMOTE_ADDR] = PNAME("REMOTE_ADDR"),
+	[P_HTTP_AUTHORIZATION] = PNAME("HTTP_AUTHORIZATION"),
+	[P_HTTP_IDEMPOTENCY_KEY] = PNAME("HTTP_IDEMPOTENCY_KEY"),
+	[P_HTTP_X_CLIENT_USER_ID] = PNAME("HTTP_X_CLIENT_USER_ID"),
+	[P_CONTENT_TYPE] = PNAME("CONTENT_TYPE"),
+	[P_HTTP_COOKIE] = PNAME("HTTP_COOKIE"),
+	[P_CONTENT_LENGTH] = PNAME("CONTENT_LENGTH"),
+	[P_REQUEST_URI] = PNAME("REQUEST_URI"),
+	[P_DOCUMENT_URI] = PNAME("DOCUMENT_URI"),
+	[P_QUERY_STRING] = PNAME("QUERY_STRING"),
+};
+
+static const char *
+pdup(struct arena *a, const char *v)
+{
 	return v != NULL ? arena_strdup(a, v) : NULL;
 }
 
-enum http_parse
-http_parse_params(struct arena *a, struct http_req *h, http_param_fn get,
-    void *ctx, size_t body_limit)
+/* 1 when a header value is text (it reaches SQL parameters and logs). */
+static int
+is_text(const char *s)
+{
+	return s == NULL || validate_utf8(s, strlen(s));
+}
+
+/* Everything after collecting the parameters: v[] indexed by enum http_param. */
+static enum http_parse
+parse(struct arena *a, struct http_req *h, const char *const v[P__MAX], size_t body_limit)
 {
 	const char *uri, *q, *cl;
 	unsigned char rid[16];
 
 	memset(h, 0, sizeof(*h));
 	h->content_length = -1;
-	h->method_str = param(a, get, ctx, "REQUEST_METHOD");
+	h->method_str = pdup(a, v[P_REQUEST_METHOD]);
 	h->method = http_method_parse(h->method_str);
-	h->request_id = param(a, get, ctx, "REQUEST_ID");
+	/* HEAD is GET without the body: same route, status and headers. */
+	if (h->method_str != NULL && strcmp(h->method_str, "HEAD") == 0) {
+		h->method = M_GET;
+		h->head = 1;
+	}
+	h->request_id = pdup(a, v[P_REQUEST_ID]);
 	if (h->request_id == NULL || *h->request_id == '\0' ||
 	    strlen(h->request_id) > 64 || !validate_format(VF_PRINTABLE, h->request_id)) {
 		crypto_random_bytes(rid, sizeof(rid));
 		h->request_id = crypto_hex_encode(a, rid, sizeof(rid));
 	}
-	h->host_env = param(a, get, ctx, "BDS_HOST_ENV");
-	h->remote_addr = param(a, get, ctx, "REMOTE_ADDR");
-	h->authorization = param(a, get, ctx, "HTTP_AUTHORIZATION");
-	h->idempotency_key = param(a, get, ctx, "HTTP_IDEMPOTENCY_KEY");
-	h->client_user_id = param(a, get, ctx, "HTTP_X_CLIENT_USER_ID");
-	h->content_type = param(a, get, ctx, "CONTENT_TYPE");
-	h->cookie = param(a, get, ctx, "HTTP_COOKIE");
+	h->host_env = pdup(a, v[P_BDS_HOST_ENV]);
+	h->remote_addr = pdup(a, v[P_REMOTE_ADDR]);
+	h->authorization = pdup(a, v[P_HTTP_AUTHORIZATION]);
+	h->idempotency_key = pdup(a, v[P_HTTP_IDEMPOTENCY_KEY]);
+	h->client_user_id = pdup(a, v[P_HTTP_X_CLIENT_USER_ID]);
+	h->content_type = pdup(a, v[P_CONTENT_TYPE]);
+	h->cookie = pdup(a, v[P_HTTP_COOKIE]);
 
-	if ((cl = get(ctx, "CONTENT_LENGTH")) != NULL && *cl != '\0') {
+	if ((cl = v[P_CONTENT_LENGTH]) != NULL && *cl != '\0') {
 		char *end;
-		long long v;
+		long long n;
 
 		errno = 0;
-		v = strtoll(cl, &end, 10);
-		if (errno != 0 || *end != '\0' || v < 0 || !isdigit((unsigned char)*cl))
+		n = strtoll(cl, &end, 10);
+		if (errno != 0 || *end != '\0' || n < 0 || !isdigit((unsigned char)*cl))
 			return HTTP_PARSE_BAD;
-		h->content_length = v;
-		if ((unsigned long long)v > body_limit)
+		h->content_length = n;
+		if ((unsigned long long)n > body_limit)
 			return HTTP_PARSE_TOO_LARGE;
 	}
 
-	if ((uri = get(ctx, "REQUEST_URI")) == NULL || *uri == '\0')
-		uri = get(ctx, "DOCUMENT_URI");
+	if ((uri = v[P_REQUEST_URI]) == NULL || *uri == '\0')
+		uri = v[P_DOCUMENT_URI];
 	if (uri == NULL || uri[0] != '/')
 		return HTTP_PARSE_BAD;
 	q = strchr(uri, '?');
 	h->path = http_pct_decode(a, uri, q ? (size_t)(q - uri) : strlen(uri), 0);
 	if (h->path == NULL)
 		return HTTP_PARSE_BAD;
-	h->query_raw = q ? arena_strdup(a, q + 1) : param(a, get, ctx, "QUERY_STRING");
+	h->query_raw = q ? arena_strdup(a, q + 1) : pdup(a, v[P_QUERY_STRING]);
 	if (http_query_parse(a, h->query_raw, &h->query, &h->nquery) != 0)
 		return HTTP_PARSE_BAD;
-	/* Headers are echoed into SQL parameters and logs: keep them text. */
-	if ((h->idempotency_key && !validate_utf8(h->idempotency_key, strlen(h->idempotency_key))) ||
-	    (h->client_user_id && !validate_utf8(h->client_user_id, strlen(h->client_user_id))) ||
-	    (h->authorization && !validate_utf8(h->authorization, strlen(h->authorization))))
+	if (!is_text(h->idempotency_key) || !is_text(h->client_user_id) ||
+	    !is_text(h->authorization))
 		return HTTP_PARSE_BAD;
 	return HTTP_PARSE_OK;
+}
+
+enum http_parse
+http_parse_params(struct arena *a, struct http_req *h, http_param_fn get,
+    void *ctx, size_t body_limit)
+{
+	const char *v[P__MAX];
+
+	for (int i = 0; i < P__MAX; i++)
+		v[i] = get(ctx, param_names[i].name);
+	return parse(a, h, v, body_limit);
+}
+
+enum http_parse
+http_parse_env(struct arena *a, struct http_req *h, const char *const *envp,
+    size_t body_limit)
+{
+	const char *v[P__MAX] = { NULL };
+
+	for (; envp != NULL && *envp != NULL; envp++) {
+		const char *e = *envp, *eq = strchr(e, '=');
+		size_t klen;
+
+		if (eq == NULL)
+			continue;
+		klen = (size_t)(eq - e);
+		for (int i = 0; i < P__MAX; i++)
+			if (param_names[i].len == klen && v[i] == NULL &&
+			    memcmp(param_names[i].name, e, klen) == 0) {
+				v[i] = eq + 1;	/* the first one wins, as FCGX_GetParam */
+				break;
+			}
+	}
+	return parse(a, h, v, body_limit);
 }
 
 const char *

@@ -24,8 +24,9 @@ struct http_kv {
 };
 
 struct http_req {
-	enum http_method method;
-	const char	*method_str;
+	enum http_method method;	/* HEAD is M_GET with head set */
+	const char	*method_str;	/* as sent: "HEAD" for HEAD */
+	int		 head;		/* HEAD: answer as GET, without the body */
 	const char	*path;		/* percent-decoded path, no query */
 	const char	*query_raw;
 	struct http_kv	*query;		/* decoded pairs in order */
@@ -55,6 +56,10 @@ enum http_parse {
 /* Fill req from the CGI parameters; no body read yet. */
 enum http_parse http_parse_params(struct arena *, struct http_req *,
 	    http_param_fn, void *ctx, size_t body_limit);
+/* The same from a FastCGI environment ("NAME=value" strings, NULL-ended),
+ * read in one pass. */
+enum http_parse http_parse_env(struct arena *, struct http_req *,
+	    const char *const *envp, size_t body_limit);
 /* Decode an application/x-www-form-urlencoded string. 0 ok, -1 malformed. */
 int	 http_query_parse(struct arena *, const char *qs, struct http_kv **out, size_t *n);
 /* Percent-decode s ('+' kept as is); NULL on a bad escape, NUL byte or bad UTF-8. */

@@ -52,6 +52,109 @@ has_single_quote(const char *s, size_t len)
 	return 0;
 }
 
+/* The end of the string starting at s[i] == '"' (index of the closing quote). */
+static size_t
+string_end(const char *s, size_t len, size_t i)
+{
+	for (i++; i < len && s[i] != '"'; i++)
+		if (s[i] == '\\')
+			i++;
+	return i;
+}
+
+/* A key as its decoded text: escapes resolved by json-c itself. */
+static const char *
+key_text(struct arena *a, const char *s, size_t qlen, size_t *klen)
+{
+	struct json_object *k;
+	const char *t;
+
+	if (memchr(s, '\\', qlen) == NULL) {
+		*klen = qlen - 2;
+		return s + 1;
+	}
+	if ((k = json_tokener_parse(arena_strndup(a, s, qlen))) == NULL) {
+		*klen = qlen - 2;
+		return s + 1;
+	}
+	*klen = (size_t)json_object_get_string_len(k);
+	t = arena_memdup(a, json_object_get_string(k), *klen);
+	json_object_put(k);
+	return t;
+}
+
+struct seen_key {
+	size_t		 obj;	/* which object (1-based ordinal of its '{'); 0 = free */
+	const char	*key;
+	size_t		 klen;
+};
+
+/*
+ * The first key that appears twice in one object of the (well-formed) JSON
+ * text s, or NULL. json-c keeps the last value silently. Linear: one pass,
+ * one open-addressing table of (object, key) for the whole text.
+ */
+static const char *
+duplicate_key(struct arena *a, const char *s, size_t len)
+{
+	struct { int obj; int want_key; size_t id; } stack[JSON_MAX_DEPTH + 2];
+	struct seen_key *tab;
+	size_t nq = 0, cap = 16, objs = 0;
+	int depth = -1;
+
+	for (size_t i = 0; i < len; i++)
+		nq += s[i] == '"';
+	while (cap < nq + 16)	/* at most nq / 2 keys: load factor <= 1/2 */
+		cap <<= 1;
+	tab = arena_alloc(a, cap * sizeof(*tab));
+	memset(tab, 0, cap * sizeof(*tab));
+	for (size_t i = 0; i < len; i++) {
+		switch (s[i]) {
+		case '{':
+		case '[':
+			if (depth + 1 >= (int)(sizeof(stack) / sizeof(stack[0])))
+				return NULL;	/* json-c refused deeper already */
+			depth++;
+			stack[depth].obj = s[i] == '{';
+			stack[depth].want_key = s[i] == '{';
+			stack[depth].id = s[i] == '{' ? ++objs : 0;
+			break;
+		case '}':
+		case ']':
+			depth--;
+			break;
+		case ',':
+			if (depth >= 0 && stack[depth].obj)
+				stack[depth].want_key = 1;
+			break;
+		case '"': {
+			size_t e = string_end(s, len, i), klen, h;
+			const char *k;
+
+			if (depth >= 0 && stack[depth].obj && stack[depth].want_key) {
+				stack[depth].want_key = 0;
+				k = key_text(a, s + i, e - i + 1, &klen);
+				h = 2166136261u ^ stack[depth].id;
+				for (size_t j = 0; j < klen; j++)
+					h = (h ^ (unsigned char)k[j]) * 16777619u;
+				for (h &= cap - 1; tab[h].obj != 0; h = (h + 1) & (cap - 1))
+					if (tab[h].obj == stack[depth].id && tab[h].klen == klen &&
+					    memcmp(tab[h].key, k, klen) == 0)
+						return arena_strndup(a, k, klen);
+				tab[h].obj = stack[depth].id;
+				tab[h].key = k;
+				tab[h].klen = klen;
+			}
+			i = e;
+			break;
+		}
+		default:
+			break;
+		}
+	}
+	return NULL;
+}
+
 struct json_object *
 json_parse(struct arena *a, const char *s, size_t len, const char **why)
 {
@@ -102,6 +205,18 @@ json_parse(struct arena *a, const char *s, size_t len, const char **why)
 		*why = json_tokener_error_desc(jerr);
 	}
 	json_tokener_free(tok);
+	if (*why == NULL && memchr(s, '{', len) != NULL) {
+		const char *dup = duplicate_key(a, s, len);
+
+		if (dup != NULL) {
+			size_t n = strlen(dup);
+
+			if (n > 64)	/* cut long keys at a character boundary */
+				for (n = 64; n > 0 && ((unsigned char)dup[n] & 0xc0) == 0x80; n--)
+					;
+			*why = arena_printf(a, "duplicate key \"%.*s\"", (int)n, dup);
+		}
+	}
 	if (*why != NULL) {
 		json_object_put(o);
 		return NULL;

@@ -20,9 +20,11 @@ struct json_object *json_own(struct arena *, struct json_object *o);
 
 /*
  * Parse a request body strictly: one JSON value, no trailing bytes, valid
- * UTF-8, depth <= JSON_MAX_DEPTH, strings in double quotes. NULL on failure
- * with *why set to a short static reason; NULL with *why NULL for the JSON
- * value null. The result is owned by the arena.
+ * UTF-8, depth <= JSON_MAX_DEPTH, strings in double quotes, no key twice in
+ * one object (at any depth; json-c would keep the last silently). NULL on
+ * failure with *why set to a short reason (an arena string naming the key
+ * for a duplicate); NULL with *why NULL for the JSON value null. The result
+ * is owned by the arena.
  */
 struct json_object *json_parse(struct arena *, const char *, size_t, const char **why);
 

@@ -7,6 +7,7 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,13 +45,18 @@ now_us(void)
 }
 
 int
-server_listen_path(const char *path, int mode)
+server_listen_path(const char *path, int mode, const char *group)
 {
 	struct sockaddr_un sa;
 	struct stat st;
+	struct group *gr = NULL;
 	mode_t old;
 	int fd;
 
+	if (group != NULL && *group != '\0' && (gr = getgrnam(group)) == NULL) {
+		errno = ENOENT;
+		return -1;
+	}
 	memset(&sa, 0, sizeof(sa));
 	sa.sun_family = AF_UNIX;
 	if (strlen(path) >= sizeof(sa.sun_path)) {
@@ -65,6 +71,7 @@ server_listen_path(const char *path, int mode)
 		return -1;
 	old = umask(0177);
 	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) != 0 ||
+	    (gr != NULL && chown(path, (uid_t)-1, gr->gr_gid) != 0) ||
 	    chmod(path, (mode_t)mode) != 0 || listen(fd, 1024) != 0) {
 		int e = errno;
 
@@ -112,16 +119,6 @@ on_stop(int sig)
 	worker_stop = 1;
 }
 
-struct fcgi_ctx {
-	FCGX_Request *fr;
-};
-
-static const char *
-fcgi_param(void *ctx, const char *name)
-{
-	return FCGX_GetParam(name, ((FCGX_Request *)ctx)->envp);
-}
-
 /* Read exactly the announced body; 0 ok, -1 short. */
 static int
 read_body(struct req *r, FCGX_Request *fr)
@@ -154,31 +151,56 @@ drain_body(FCGX_Request *fr)
 		total += n;
 }
 
+/* FCGX_PutStr of a literal */
+#define PUT_LIT(s, out) FCGX_PutStr((s), (int)sizeof(s) - 1, (out))
+
+static void
+put_num(unsigned long long v, FCGX_Stream *out)
+{
+	char d[24];
+	int i = (int)sizeof(d);
+
+	do {
+		d[--i] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v != 0);
+	FCGX_PutStr(d + i, (int)sizeof(d) - i, out);
+}
+
+/*
+ * Status, headers and the body, written in pieces (no formatting: this is
+ * on every request's path). Content-Length is always sent, so HEAD (answered
+ * as GET without the body) carries the same headers as GET.
+ */
 static void
 write_response(struct req *r, FCGX_Request *fr)
 {
-	const char *body = NULL, *head;
+	const char *body = NULL, *text = http_status_text(r->status);
 	size_t blen = 0;
-	char *extra = "";
 
 	if (r->out != NULL)
 		body = json_dump(r->arena, r->out, &blen);
-	for (size_t i = 0; i < r->nheaders; i++)
-		extra = arena_printf(r->arena, "%s%s: %s\r\n", extra,
-		    r->headers[i].key, r->headers[i].val);
-	head = arena_printf(r->arena,
-	    "Status: %d %s\r\n"
-	    "%s"
-	    "X-Request-Id: %s\r\n"
-	    "Cache-Control: no-store\r\n"
-	    "X-Content-Type-Options: nosniff\r\n"
-	    "%s"
-	    "\r\n",
-	    r->status, http_status_text(r->status),
-	    body ? "Content-Type: application/json; charset=utf-8\r\n" : "",
-	    r->http.request_id, extra);
-	FCGX_PutStr(head, (int)strlen(head), fr->out);
+	PUT_LIT("Status: ", fr->out);
+	put_num((unsigned)r->status, fr->out);
+	PUT_LIT(" ", fr->out);
+	FCGX_PutS(text, fr->out);
 	if (body != NULL)
+		PUT_LIT("\r\nContent-Type: application/json; charset=utf-8", fr->out);
+	if (r->status != 204) {
+		PUT_LIT("\r\nContent-Length: ", fr->out);
+		put_num(blen, fr->out);
+	}
+	PUT_LIT("\r\nX-Request-Id: ", fr->out);
+	FCGX_PutS(r->http.request_id, fr->out);
+	PUT_LIT("\r\nCache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\n", fr->out);
+	for (size_t i = 0; i < r->nheaders; i++) {
+		FCGX_PutS(r->headers[i].key, fr->out);
+		PUT_LIT(": ", fr->out);
+		FCGX_PutS(r->headers[i].val, fr->out);
+		PUT_LIT("\r\n", fr->out);
+	}
+	PUT_LIT("\r\n", fr->out);
+	if (body != NULL && !r->http.head)
 		FCGX_PutStr(body, (int)blen, fr->out);
 }
 
@@ -194,7 +216,8 @@ serve_one(FCGX_Request *fr, const struct config *cfg, struct db *db, struct aren
 	r.cfg = cfg;
 	r.db = db;
 	r.start_us = t0;
-	pr = http_parse_params(a, &r.http, fcgi_param, fr, (size_t)cfg->body_limit);
+	pr = http_parse_env(a, &r.http, (const char *const *)fr->envp,
+	    (size_t)cfg->body_limit);
 	r.iam = errors_iam_path(r.http.path);
 	if (pr == HTTP_PARSE_TOO_LARGE) {
 		drain_body(fr);
@@ -304,7 +327,21 @@ struct master {
 	struct wslot		 w[MAX_WORKERS];
 	long long		 crash_window_us;
 	int			 crashes;
+	int			 adopted;	/* workers of the previous binary to stop */
 };
+
+/* What SIGHUP re-executes (server_set_exec); NULL: rolling reload only. */
+static const char *exec_path;
+static char *const *exec_argv;
+static const char *exec_unlink;	/* the socket path the new image removes at exit */
+
+void
+server_set_exec(const char *path, char *const argv[], const char *socket_to_unlink)
+{
+	exec_path = path;
+	exec_argv = argv;
+	exec_unlink = socket_to_unlink;
+}
 
 static const struct config *
 master_cfg(const struct master *m)
@@ -448,6 +485,106 @@ reload(struct master *m)
 	log_msg("info", "reload: replacing workers one by one");
 }
 
+/*
+ * Binary upgrade on SIGHUP (nginx's, in place): check that the program at
+ * the same path starts with this configuration (`--check`), then execve it
+ * in this process (same pid) with the listening socket and the running
+ * workers' pids in the environment. The new image starts its own workers
+ * and stops the old ones, which finish the request in flight. Returns only
+ * when there is nothing to exec, the check failed or execve did (the
+ * caller then does a rolling reload).
+ */
+static void
+upgrade(struct master *m)
+{
+	char fdbuf[16], pids[MAX_WORKERS * 12 + 1];
+	long long deadline;
+	size_t off = 0;
+	pid_t pid;
+	int st = -1, fl;
+
+	if (exec_path == NULL)
+		return;
+	fflush(NULL);
+	if ((pid = fork()) == 0) {
+		char *check[6] = { (char *)exec_path, "--check", NULL, NULL, NULL, NULL };
+
+		if (m->config_path != NULL) {
+			check[2] = "--config";
+			check[3] = (char *)m->config_path;
+		}
+		execvp(exec_path, check);
+		_exit(127);
+	}
+	if (pid < 0) {
+		log_msg("error", "upgrade: fork: %s", strerror(errno));
+		return;
+	}
+	deadline = now_us() + 10000000;
+	while (waitpid(pid, &st, WNOHANG) == 0) {
+		struct timespec ms = { 0, 10 * 1000000 };
+
+		if (now_us() > deadline) {
+			kill(pid, SIGKILL);
+			waitpid(pid, &st, 0);
+			break;
+		}
+		nanosleep(&ms, NULL);
+	}
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+		log_msg("error", "upgrade: %s --check failed; keeping this binary", exec_path);
+		return;
+	}
+	for (int i = 0; i < MAX_WORKERS; i++)
+		if (m->w[i].pid != 0)
+			off += (size_t)snprintf(pids + off, sizeof(pids) - off, "%s%d",
+			    off ? "," : "", (int)m->w[i].pid);
+	pids[off] = '\0';
+	snprintf(fdbuf, sizeof(fdbuf), "%d", m->fd);
+	if ((fl = fcntl(m->fd, F_GETFD)) >= 0)
+		fcntl(m->fd, F_SETFD, fl & ~FD_CLOEXEC);
+	setenv("BDS_UPGRADE_FD", fdbuf, 1);
+	setenv("BDS_UPGRADE_WORKERS", pids, 1);
+	setenv("BDS_UPGRADE_UNLINK", exec_unlink ? exec_unlink : "", 1);
+	log_msg("info", "upgrade: executing %s (master %d keeps its pid)", exec_path,
+	    (int)getpid());
+	execvp(exec_path, exec_argv);
+	log_msg("error", "upgrade: exec %s: %s; keeping this binary", exec_path,
+	    strerror(errno));
+	unsetenv("BDS_UPGRADE_FD");
+	unsetenv("BDS_UPGRADE_WORKERS");
+	unsetenv("BDS_UPGRADE_UNLINK");
+}
+
+/* After an upgrade: the previous image's workers, to stop once ours run. */
+static void
+adopt(struct master *m)
+{
+	const char *s = getenv("BDS_UPGRADE_WORKERS");
+	long long t = now_us();
+	int n = 0;
+
+	if (s == NULL)
+		return;
+	while (*s != '\0' && n < MAX_WORKERS) {
+		char *end;
+		long v = strtol(s, &end, 10);
+
+		if (end == s)
+			break;
+		if (v > 0) {
+			m->w[n].pid = (pid_t)v;
+			m->w[n].gen = 0;
+			m->w[n].retiring = 1;
+			m->w[n].deadline_us = t + (long long)m->cfg->drain_timeout * 1000000;
+			n++;
+		}
+		s = *end == ',' ? end + 1 : end;
+	}
+	unsetenv("BDS_UPGRADE_WORKERS");
+	m->adopted = n;
+}
+
 static int
 drain_all(struct master *m)
 {
@@ -502,18 +639,28 @@ server_master(const struct config *cfg, const char *config_path, int fd, int wor
 	sigaddset(&set, SIGHUP);
 	sigprocmask(SIG_BLOCK, &set, NULL);
 	signal(SIGPIPE, SIG_IGN);
+	adopt(m);
 	log_msg("info", "master %d starting %d workers", (int)getpid(), m->want);
 
 	for (;;) {
 		int sig;
 
 		top_up(m);
+		if (m->adopted) {
+			/* ours are forked: the previous binary's finish and go */
+			for (int i = 0; i < MAX_WORKERS; i++)
+				if (m->w[i].pid != 0 && m->w[i].gen == 0)
+					kill(m->w[i].pid, SIGTERM);
+			m->adopted = 0;
+		}
 		roll(m);
 		sig = sigtimedwait(&set, NULL, &tick);
 		if (sig == SIGTERM || sig == SIGINT)
 			break;
-		if (sig == SIGHUP)
+		if (sig == SIGHUP) {
+			upgrade(m);	/* returns only when there is nothing to exec */
 			reload(m);
+		}
 		reap(m, 0);
 	}
 	log_msg("info", "master %d draining", (int)getpid());

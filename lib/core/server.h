@@ -8,12 +8,23 @@
 struct config;
 struct req;
 
-/* Listening socket: a unix path (created with mode), or inherited
- * (systemd LISTEN_FDS, or fd 0 as spawn-fcgi passes it). -1 on failure. */
-int	 server_listen_path(const char *path, int mode);
+/* Listening socket: a unix path (created with mode, and group when not
+ * NULL or ""), or inherited (systemd LISTEN_FDS, or fd 0 as spawn-fcgi
+ * passes it). -1 on failure (ENOENT: no such group). */
+int	 server_listen_path(const char *path, int mode, const char *group);
 int	 server_listen_inherited(void);
 
-/* Prefork master; returns the exit status. */
+/*
+ * What the master re-executes on SIGHUP (binary upgrade, same pid): path
+ * (searched in PATH when it has no '/') and argv, both kept by the caller;
+ * socket_to_unlink is passed on (NULL: the socket was inherited). Without
+ * it, or when `path --check` fails, SIGHUP is a rolling reload of the
+ * workers with the re-read configuration.
+ */
+void	 server_set_exec(const char *path, char *const argv[], const char *socket_to_unlink);
+/* Prefork master; returns the exit status. After an upgrade it adopts the
+ * previous image's workers (BDS_UPGRADE_WORKERS) and stops them once its
+ * own are forked. */
 int	 server_master(const struct config *, const char *config_path, int listen_fd, int workers);
 /* Worker loop until SIGTERM (drains the request in flight); exit status. */
 int	 server_worker(const struct config *, int listen_fd);

@@ -70,8 +70,9 @@ static const struct {
 	    M_PATCH, "PATCH", "/v1/x", NULL, 0, { { NULL } }, -1 },
 	{ { { { "REQUEST_METHOD", "DELETE" }, { "REQUEST_URI", "/v1/x" } } },
 	    M_DELETE, "DELETE", "/v1/x", NULL, 0, { { NULL } }, -1 },
+	/* HEAD is GET without the body (head set, checked below) */
 	{ { { { "REQUEST_METHOD", "HEAD" }, { "REQUEST_URI", "/v1/x" } } },
-	    M__MAX, "HEAD", "/v1/x", NULL, 0, { { NULL } }, -1 },
+	    M_GET, "HEAD", "/v1/x", NULL, 0, { { NULL } }, -1 },
 	{ { { { "REQUEST_METHOD", "OPTIONS" }, { "REQUEST_URI", "/v1/x" } } },
 	    M__MAX, "OPTIONS", "/v1/x", NULL, 0, { { NULL } }, -1 },
 	{ { { { "REQUEST_METHOD", "get" }, { "REQUEST_URI", "/v1/x" } } },
@@ -150,38 +151,71 @@ static const struct {
 	    { { NULL } }, LIMIT },
 };
 
-START_TEST(test_parse_valid)
+/*
+ * The same case through the getter (http_parse_params) or through a
+ * FastCGI environment array read in one pass (http_parse_env).
+ */
+static enum http_parse
+parse_case(struct http_req *h, const struct env *e, int via_env)
+{
+	const char *envp[MAXP + 1];
+	size_t n = 0;
+
+	if (!via_env)
+		return http_parse_params(&a, h, get_param, (void *)e, LIMIT);
+	for (size_t i = 0; i < MAXP && e->kv[i][0] != NULL; i++)
+		if (e->kv[i][1] != NULL)
+			envp[n++] = arena_printf(&a, "%s=%s", e->kv[i][0], e->kv[i][1]);
+	envp[n] = NULL;
+	return http_parse_env(&a, h, envp, LIMIT);
+}
+
+static void
+check_valid(int i, int via_env)
 {
 	struct http_req h;
 	enum http_parse rc;
 
 	memset(&h, 0xa5, sizeof(h));
-	rc = http_parse_params(&a, &h, get_param, (void *)&valid[_i].env, LIMIT);
+	rc = parse_case(&h, &valid[i].env, via_env);
 	ck_assert_int_eq(rc, HTTP_PARSE_OK);
-	ck_assert_int_eq(h.method, valid[_i].method);
-	if (valid[_i].method_str == NULL)
+	ck_assert_int_eq(h.method, valid[i].method);
+	if (valid[i].method_str == NULL)
 		ck_assert_ptr_null(h.method_str);
 	else
-		ck_assert_str_eq(h.method_str, valid[_i].method_str);
-	ck_assert_str_eq(h.path, valid[_i].path);
-	if (valid[_i].query_raw == NULL)
+		ck_assert_str_eq(h.method_str, valid[i].method_str);
+	ck_assert_int_eq(h.head, valid[i].method_str != NULL &&
+	    strcmp(valid[i].method_str, "HEAD") == 0);
+	ck_assert_str_eq(h.path, valid[i].path);
+	if (valid[i].query_raw == NULL)
 		ck_assert_ptr_null(h.query_raw);
 	else
-		ck_assert_str_eq(h.query_raw, valid[_i].query_raw);
-	ck_assert_uint_eq(h.nquery, valid[_i].nquery);
-	for (size_t k = 0; k < valid[_i].nquery; k++) {
-		ck_assert_str_eq(h.query[k].key, valid[_i].q[k][0]);
-		ck_assert_str_eq(h.query[k].val, valid[_i].q[k][1]);
+		ck_assert_str_eq(h.query_raw, valid[i].query_raw);
+	ck_assert_uint_eq(h.nquery, valid[i].nquery);
+	for (size_t k = 0; k < valid[i].nquery; k++) {
+		ck_assert_str_eq(h.query[k].key, valid[i].q[k][0]);
+		ck_assert_str_eq(h.query[k].val, valid[i].q[k][1]);
 	}
-	if (valid[_i].nquery > 0)
-		ck_assert_str_eq(http_query_get(&h, valid[_i].q[0][0]), valid[_i].q[0][1]);
+	if (valid[i].nquery > 0)
+		ck_assert_str_eq(http_query_get(&h, valid[i].q[0][0]), valid[i].q[0][1]);
 	ck_assert_ptr_null(http_query_get(&h, "no-such-key"));
-	ck_assert_int_eq(h.content_length, valid[_i].content_length);
+	ck_assert_int_eq(h.content_length, valid[i].content_length);
 	ck_assert_ptr_null(h.body);
 	ck_assert_uint_eq(h.body_len, 0);
 	/* no header given: all NULL */
 	ck_assert_ptr_null(h.authorization);
 	ck_assert_ptr_null(h.host_env);
+}
+
+START_TEST(test_parse_valid)
+{
+	check_valid(_i, 0);
+}
+END_TEST
+
+START_TEST(test_parse_valid_env)
+{
+	check_valid(_i, 1);
 }
 END_TEST
 
@@ -251,17 +285,29 @@ static const struct {
 	{ { { GET("/v1/x"), { "HTTP_X_CLIENT_USER_ID", "u\xed\xa0\x80" } } }, HTTP_PARSE_BAD, -1 },
 };
 
-START_TEST(test_parse_invalid)
+static void
+check_invalid(int i, int via_env)
 {
 	struct http_req h;
 	enum http_parse rc;
 
-	rc = http_parse_params(&a, &h, get_param, (void *)&invalid[_i].env, LIMIT);
-	ck_assert_int_eq(rc, invalid[_i].rc);
-	ck_assert_int_eq(h.content_length, invalid[_i].content_length);
+	rc = parse_case(&h, &invalid[i].env, via_env);
+	ck_assert_int_eq(rc, invalid[i].rc);
+	ck_assert_int_eq(h.content_length, invalid[i].content_length);
 	/* The error envelope needs a request id even for a refused request. */
 	ck_assert_ptr_nonnull(h.request_id);
 	ck_assert_uint_eq(strlen(h.request_id), 32);
+}
+
+START_TEST(test_parse_invalid)
+{
+	check_invalid(_i, 0);
+}
+END_TEST
+
+START_TEST(test_parse_invalid_env)
+{
+	check_invalid(_i, 1);
 }
 END_TEST
 
@@ -485,6 +531,8 @@ http_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_loop_test(tc, test_parse_valid, 0, sizeof(valid) / sizeof(valid[0]));
 	tcase_add_loop_test(tc, test_parse_invalid, 0, sizeof(invalid) / sizeof(invalid[0]));
+	tcase_add_loop_test(tc, test_parse_valid_env, 0, sizeof(valid) / sizeof(valid[0]));
+	tcase_add_loop_test(tc, test_parse_invalid_env, 0, sizeof(invalid) / sizeof(invalid[0]));
 	tcase_add_loop_test(tc, test_request_id, 0, sizeof(rids) / sizeof(rids[0]));
 	tcase_add_test(tc, test_header_fields);
 	tcase_add_loop_test(tc, test_pct_decode, 0, sizeof(pct) / sizeof(pct[0]));

@@ -1,5 +1,6 @@
 /* json_parse: the strict body parser every request goes through. */
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -24,6 +25,30 @@ static const struct jcase valid[] = {
 	{ S("{\"url\":\"https://x/y\"}"), "{\"url\":\"https://x/y\"}" },
 	{ S("0"), "0" },
 	{ S("null"), "null" },
+	/* the same key in different objects, and key-like values, are fine */
+	{ S("{\"a\":{\"a\":1},\"b\":[{\"a\":1},{\"a\":2}]}"),
+	    "{\"a\":{\"a\":1},\"b\":[{\"a\":1},{\"a\":2}]}" },
+	{ S("{\"a\":\"a\",\"b\":\"a\"}"), "{\"a\":\"a\",\"b\":\"a\"}" },
+	{ S("{\"a\\\"\":1,\"a\":2}"), "{\"a\\\"\":1,\"a\":2}" },
+	{ S("{\"x\":\"{\\\"a\\\":1,\\\"a\\\":2}\"}"),
+	    "{\"x\":\"{\\\"a\\\":1,\\\"a\\\":2}\"}" },
+	{ S("[{\"k\":1},{\"k\":2}]"), "[{\"k\":1},{\"k\":2}]" },
+};
+
+/* A key twice in one object, at any depth: refused, naming the key. */
+static const struct {
+	const char	*in;
+	const char	*why;
+} dups[] = {
+	{ "{\"a\":1,\"a\":2}", "duplicate key \"a\"" },
+	{ "{\"a\":1,\"a\":1}", "duplicate key \"a\"" },
+	{ "{\"x\":{\"b\":1,\"c\":[],\"b\":{}}}", "duplicate key \"b\"" },
+	{ "[{\"k\":1},{\"k\":1,\"k\":2}]", "duplicate key \"k\"" },
+	{ "{\"a\":{\"z\":1,\"y\":[1,{\"a\":1}]},\"a\":2}", "duplicate key \"a\"" },
+	{ "{\"amount\":1,\"\\u0061mount\":2}", "duplicate key \"amount\"" },
+	{ "{\"\":1,\"\":2}", "duplicate key \"\"" },
+	{ "{\"q\\\"\":1, \"q\\\"\" : 2}", "duplicate key \"q\"\"" },
+	{ "{\"caf\u00e9\":1,\"caf\xc3\xa9\":2}", "duplicate key \"caf\xc3\xa9\"" },
 };
 
 static const char *const invalid[] = {
@@ -56,6 +81,49 @@ START_TEST(test_invalid)
 	arena_init(&a);
 	ck_assert_ptr_null(json_parse(&a, invalid[_i], strlen(invalid[_i]), &why));
 	ck_assert_ptr_nonnull(why);
+	arena_free(&a);
+}
+END_TEST
+
+START_TEST(test_duplicate)
+{
+	struct arena a;
+	const char *why = NULL;
+
+	arena_init(&a);
+	ck_assert_ptr_null(json_parse(&a, dups[_i].in, strlen(dups[_i].in), &why));
+	ck_assert_ptr_nonnull(why);
+	ck_assert_str_eq(why, dups[_i].why);
+	arena_free(&a);
+}
+END_TEST
+
+/* Many distinct keys pass; a long duplicate key is named in 64 bytes. */
+START_TEST(test_duplicate_many)
+{
+	struct arena a;
+	const char *why = NULL;
+	char *body, *p;
+	size_t n = 5000;
+
+	arena_init(&a);
+	p = body = arena_alloc(&a, n * 16 + 300);
+	*p++ = '{';
+	for (size_t i = 0; i < n; i++)
+		p += sprintf(p, "%s\"k%zu\":%zu", i ? "," : "", i, i);
+	strcpy(p, "}");
+	ck_assert_ptr_nonnull(json_parse(&a, body, strlen(body), &why));
+	ck_assert_ptr_null(why);
+	/* the same with k4999 once more, then a 100-byte key twice */
+	p[0] = '\0';
+	strcpy(p, ",\"k4999\":1}");
+	ck_assert_ptr_null(json_parse(&a, body, strlen(body), &why));
+	ck_assert_str_eq(why, "duplicate key \"k4999\"");
+	ck_assert_ptr_null(json_parse(&a, "{\"" "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+	    "\":1,\"" "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+	    "\":2}", 211, &why));
+	ck_assert_str_eq(why, "duplicate key \""
+	    "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx\"");
 	arena_free(&a);
 }
 END_TEST
@@ -131,6 +199,8 @@ main(void)
 
 	tcase_add_loop_test(tc, test_valid, 0, sizeof(valid) / sizeof(valid[0]));
 	tcase_add_loop_test(tc, test_invalid, 0, sizeof(invalid) / sizeof(invalid[0]));
+	tcase_add_loop_test(tc, test_duplicate, 0, sizeof(dups) / sizeof(dups[0]));
+	tcase_add_test(tc, test_duplicate_many);
 	tcase_add_test(tc, test_trailing_nul);
 	tcase_add_test(tc, test_depth);
 	tcase_add_test(tc, test_getters);

@@ -11,7 +11,9 @@
 
 #include <check.h>
 #include <json-c/json.h>
+#include <sodium.h>
 
+#include "devacct.h"
 #include "harness.h"
 
 #define APP_BODY_LIMIT	65536
@@ -48,7 +50,7 @@ json_of_size(size_t len)
 
 /* ------------------------------------------------------------------ */
 
-static const char *const all_hosts[] = { "api", "sandbox", "link" };
+static const char *const all_hosts[] = { "api", "sandbox" };
 
 START_TEST(health_ok)
 {
@@ -70,6 +72,61 @@ START_TEST(health_live_ok)
 	harness_assert_common(r);
 	ck_assert_pstr_eq(harness_json_string(r, "status"), "ok");
 	harness_resp_free(r);
+}
+END_TEST
+
+/*
+ * The link host serves its pages and the connect-session routes only:
+ * every other /v1 path (and the JWKS) is nginx's 404 envelope there, while
+ * the same path on the api host reaches the app.
+ */
+static const struct {
+	const char	*method;
+	const char	*path;
+	long		 api_status;	/* the same request on the api host */
+} link_closed[] = {
+	{ "GET",	"/v1/health",			200 },
+	{ "GET",	"/v1/health/live",		200 },
+	{ "GET",	"/v1/identity",			401 },
+	{ "GET",	"/v1/webhook-endpoints",	401 },
+	{ "POST",	"/v1/iam/auth/signin",		400 },
+	{ "GET",	"/v1/link-sessionsx",		404 },
+	{ "GET",	"/v1/x/link-sessions",		404 },
+	{ "GET",	"/.well-known/jwks.json",	200 },
+};
+
+START_TEST(link_host_closed)
+{
+	struct harness_resp *r = harness_request(link_closed[_i].method, "link",
+	    link_closed[_i].path, json_ct, "{}", 2);
+
+	harness_assert_coded(r, 404, "NOT_FOUND");
+	harness_resp_free(r);
+	r = harness_request(link_closed[_i].method, "api", link_closed[_i].path,
+	    json_ct, "{}", 2);
+	harness_assert_status(r, link_closed[_i].api_status);
+	harness_resp_free(r);
+}
+END_TEST
+
+/*
+ * The connect-session routes reach the app on the link host (no handler
+ * yet: the app's own 404, which names the path; nginx's says "no such
+ * resource"), as does /v1/health on the api host.
+ */
+START_TEST(link_host_sessions_reach_app)
+{
+	static const char *const paths[] = { "/v1/link-sessions", "/v1/link-sessions/current" };
+
+	for (size_t i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+		struct harness_resp *r = harness_get("link", paths[i]);
+
+		harness_assert_status(r, 404);
+		harness_assert_common(r);
+		ck_assert_pstr_eq(harness_json_string(r, "error_message"),
+		    harness_fmt("no such endpoint: %s", paths[i]));
+		harness_resp_free(r);
+	}
 }
 END_TEST
 
@@ -170,7 +227,26 @@ static const struct {
 	{ "/v1/iam/nope",	"{\"a\":\"\xff\"}",		400, "INVALID_UTF8", 1 },
 	{ "/v1/nope",		"{\"a\":\"\xc3\xa9\"}",		404, "NOT_FOUND", 0 },
 	{ "/v1/health",		"{\"a\":1}",			405, "METHOD_NOT_ALLOWED", 0 },
+	/* a key twice in one object, at any depth (json-c would keep the last) */
+	{ "/v1/nope",		"{\"a\":1,\"a\":2}",		400, "INVALID_JSON", 0 },
+	{ "/v1/health",		"{\"x\":[{\"b\":1,\"b\":1}]}",	400, "INVALID_JSON", 0 },
+	{ "/v1/iam/nope",	"{\"a\":1,\"\\u0061\":2}",	400, "INVALID_JSON", 1 },
 };
+
+/* The duplicate is named in the message, so the client can find it. */
+START_TEST(duplicate_key_named)
+{
+	static const char body[] = "{\"amount\":1,\"currency\":\"EUR\",\"amount\":2}";
+	struct harness_resp *r = harness_request("POST", "api", "/v1/nope", json_ct,
+	    body, sizeof(body) - 1);
+
+	harness_assert_coded(r, 400, "INVALID_JSON");
+	ck_assert_msg(strstr(harness_json_string(r, "error_message"),
+	    "duplicate key \"amount\"") != NULL, "message: %s",
+	    harness_json_string(r, "error_message"));
+	harness_resp_free(r);
+}
+END_TEST
 
 START_TEST(body_checked_before_routing)
 {
@@ -409,6 +485,97 @@ START_TEST(rate_limit_per_key)
 }
 END_TEST
 
+/*
+ * HEAD is GET without the body, through nginx: the same status and headers
+ * (Content-Length of the GET body included), and no body.
+ */
+static const char *const head_paths[] = {
+	"/v1/health/live", "/v1/health", "/v1/nope", "/v1/iam/auth/signin",
+};
+
+START_TEST(head_is_get_without_body)
+{
+	static const char *const same[] = {
+		"Content-Type", "Content-Length", "Cache-Control", "X-Content-Type-Options",
+		"Allow",
+	};
+	struct harness_resp *g = harness_get("api", head_paths[_i]);
+	struct harness_resp *h = harness_request("HEAD", "api", head_paths[_i], NULL, NULL, 0);
+
+	ck_assert_msg(g->status >= 200, "GET: %s", g->error);
+	ck_assert_int_eq(h->status, g->status);
+	ck_assert_uint_gt(g->body_len, 0);
+	ck_assert_uint_eq(h->body_len, 0);
+	ck_assert_pstr_eq(harness_header(h, "Content-Length"), harness_fmt("%zu", g->body_len));
+	for (size_t i = 0; i < sizeof(same) / sizeof(same[0]); i++)
+		ck_assert_pstr_eq(harness_header(h, same[i]), harness_header(g, same[i]));
+	ck_assert_ptr_nonnull(harness_header(h, "X-Request-Id"));
+	harness_resp_free(g);
+	harness_resp_free(h);
+}
+END_TEST
+
+/* "Basic base64(user:key)" where user may hold NULs (static buffer). */
+static const char *
+basic_raw(const char *user, size_t ulen, const char *key)
+{
+	static char out[512];
+	unsigned char in[256];
+	size_t klen = strlen(key), n = ulen + 1 + klen;
+
+	ck_assert_uint_lt(n, sizeof(in));
+	ck_assert_uint_lt(sodium_base64_ENCODED_LEN(n, sodium_base64_VARIANT_ORIGINAL) + 6,
+	    sizeof(out));
+	memcpy(in, user, ulen);
+	in[ulen] = ':';
+	memcpy(in + ulen + 1, key, klen);
+	memcpy(out, "Basic ", 6);
+	sodium_bin2base64(out + 6, sizeof(out) - 6, in, n, sodium_base64_VARIANT_ORIGINAL);
+	return out;
+}
+
+/*
+ * A Basic client id with a NUL or any other control character is refused
+ * (401), never compared as the C string before it: "<client>\0junk" must
+ * not authenticate as <client>.
+ */
+START_TEST(basic_auth_control_chars)
+{
+	static const char *const tails[] = { "\0junk", "\0", "\x01", "\n", "\t", "\x7f", "\x1f" };
+	struct devacct d;
+	char *key, id[160];
+	struct harness_resp *r;
+
+	devacct_legal();
+	devacct_new(&d, "core-basic");
+	key = devacct_key_new(&d, d.client_id, "sandbox");
+	r = devacct_call("GET", "sandbox", "/v1/identity",
+	    basic_raw(d.client_id, strlen(d.client_id), key), NULL, NULL);
+	harness_assert_status(r, 200);
+	harness_resp_free(r);
+	for (size_t i = 0; i < sizeof(tails) / sizeof(tails[0]); i++) {
+		size_t n = strlen(d.client_id), tl = tails[i][0] == '\0' ?
+		    1 + strlen(tails[i] + 1) : strlen(tails[i]);
+
+		memcpy(id, d.client_id, n);
+		memcpy(id + n, tails[i], tl);
+		r = devacct_call("GET", "sandbox", "/v1/identity", basic_raw(id, n + tl, key),
+		    NULL, NULL);
+		ck_assert_msg(r->status == 401, "tail %zu: %ld", i, r->status);
+		harness_assert_coded(r, 401, "UNAUTHORIZED");
+		harness_resp_free(r);
+		/* leading, too */
+		memcpy(id, tails[i], tl);
+		memcpy(id + tl, d.client_id, n);
+		r = devacct_call("GET", "sandbox", "/v1/identity", basic_raw(id, n + tl, key),
+		    NULL, NULL);
+		harness_assert_coded(r, 401, "UNAUTHORIZED");
+		harness_resp_free(r);
+	}
+	free(key);
+}
+END_TEST
+
 /* Last: with bds-api gone nginx answers 502 in the envelope; then the app
  * comes back and health is 200 again. */
 START_TEST(app_down_is_502)
@@ -444,10 +611,13 @@ core_suite(void)
 	tcase_set_timeout(tc, 60);
 	tcase_add_loop_test(tc, health_ok, 0, N(all_hosts));
 	tcase_add_test(tc, health_live_ok);
+	tcase_add_loop_test(tc, link_host_closed, 0, N(link_closed));
+	tcase_add_test(tc, link_host_sessions_reach_app);
 	tcase_add_loop_test(tc, unknown_v1_is_404, 0, N(unknown_v1));
 	tcase_add_loop_test(tc, non_v1_is_nginx_404, 0, N(unknown_other));
 	tcase_add_loop_test(tc, wrong_method_is_405, 0, N(wrong_method));
 	tcase_add_loop_test(tc, body_checked_before_routing, 0, N(bodies));
+	tcase_add_test(tc, duplicate_key_named);
 	tcase_add_loop_test(tc, app_body_limit, 0, N(app_sizes));
 	tcase_add_test(tc, app_body_limit_fastcgi);
 	tcase_add_test(tc, nginx_body_limit);
@@ -457,6 +627,8 @@ core_suite(void)
 	tcase_add_test(tc, request_id_everywhere);
 	tcase_add_test(tc, request_id_passed_through);
 	tcase_add_test(tc, rate_limit_per_key);
+	tcase_add_loop_test(tc, head_is_get_without_body, 0, N(head_paths));
+	tcase_add_test(tc, basic_auth_control_chars);
 	tcase_add_test(tc, app_down_is_502);	/* last: it restarts bds-api */
 	suite_add_tcase(s, tc);
 	return s;

@@ -1,8 +1,9 @@
 /*
  * The process model under faults, end to end: a worker killed mid-request
  * is replaced; PostgreSQL going away is a 503 and coming back heals without
- * a restart; SIGTERM lets the request in flight finish; SIGHUP replaces
- * every worker under load with no failed request. One stack for the suite
+ * a restart; SIGTERM lets the request in flight finish; SIGHUP re-executes
+ * the program at its path (a new binary) and replaces every worker under
+ * load with no failed request. One stack for the suite
  * (2 workers); each test starts from a healthy stack (checked fixture), and
  * the SIGTERM test, which ends bds-api, runs last.
  */
@@ -13,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 
 #include <check.h>
@@ -220,45 +222,121 @@ load_thread(void *arg)
 	return NULL;
 }
 
+/* LOAD_THREADS clients on /v1/health until load_finish. */
+static struct load *
+load_start(pthread_t th[LOAD_THREADS])
+{
+	struct load *l = calloc(1, sizeof(*l));
+
+	ck_assert_ptr_nonnull(l);
+	pthread_mutex_init(&l->mu, NULL);
+	snprintf(l->url, sizeof(l->url), "%s/v1/health", harness_base_url("api"));
+	l->end = harness_now_ms() + LOAD_MS;
+	for (int i = 0; i < LOAD_THREADS; i++)
+		ck_assert_int_eq(pthread_create(&th[i], NULL, load_thread, l), 0);
+	harness_sleep_ms(300);
+	return l;
+}
+
+/* Stop the load (after a little more on the new workers): none failed,
+ * some ran after the signals, and it was a load. */
+static void
+load_finish(struct load *l, pthread_t th[LOAD_THREADS])
+{
+	int total;
+
+	harness_sleep_ms(300);
+	atomic_store(&l->stop, 1);
+	for (int i = 0; i < LOAD_THREADS; i++)
+		pthread_join(th[i], NULL);
+	total = atomic_load(&l->total);
+	ck_assert_msg(atomic_load(&l->failed) == 0, "%d of %d requests failed; first: %s",
+	    atomic_load(&l->failed), total, l->first_failure);
+	ck_assert_msg(atomic_load(&l->after_hup) > 0, "no load after the last SIGHUP");
+	ck_assert_msg(total >= 100, "only %d requests: not a load", total);
+	pthread_mutex_destroy(&l->mu);
+	free(l);
+}
+
 START_TEST(sighup_under_load_fails_nothing)
 {
 	pid_t master = harness_api_pid(), old[WORKERS], now[WORKERS];
 	pthread_t th[LOAD_THREADS];
-	struct load *l = calloc(1, sizeof(*l));
-	int i, total, replaced;
+	struct load *l;
+	int i, replaced;
 
-	ck_assert_ptr_nonnull(l);
 	ck_assert_uint_eq(harness_api_workers(old, WORKERS), WORKERS);
-	pthread_mutex_init(&l->mu, NULL);
-	snprintf(l->url, sizeof(l->url), "%s/v1/health", harness_base_url("api"));
-	l->end = harness_now_ms() + LOAD_MS;
-	for (i = 0; i < LOAD_THREADS; i++)
-		ck_assert_int_eq(pthread_create(&th[i], NULL, load_thread, l), 0);
-
-	harness_sleep_ms(300);
+	l = load_start(th);
 	ck_assert_msg(harness_api_signal(SIGHUP) == 0, "%s", harness_error());
 	harness_sleep_ms(1000);
 	ck_assert_msg(harness_api_signal(SIGHUP) == 0, "%s", harness_error());
 	atomic_store(&l->hup_done, 1);
 	replaced = harness_api_wait_workers(WORKERS, old, WORKERS, 10000);
-	harness_sleep_ms(300);		/* and a little load on the new workers */
-	atomic_store(&l->stop, 1);
-	for (i = 0; i < LOAD_THREADS; i++)
-		pthread_join(th[i], NULL);
-
-	total = atomic_load(&l->total);
-	ck_assert_msg(atomic_load(&l->failed) == 0, "%d of %d requests failed; first: %s",
-	    atomic_load(&l->failed), total, l->first_failure);
-	ck_assert_msg(atomic_load(&l->after_hup) > 0, "no load after the second SIGHUP");
-	ck_assert_msg(total >= 100, "only %d requests: not a load", total);
+	load_finish(l, th);
 
 	ck_assert_msg(replaced == 0, "workers not all replaced within 10 s of the SIGHUPs");
 	ck_assert_int_eq(harness_api_pid(), master);
 	ck_assert_uint_eq(harness_api_workers(now, WORKERS), WORKERS);
 	for (i = 0; i < WORKERS; i++)
 		ck_assert_msg(!pid_in(now[i], old, WORKERS), "worker %d not replaced", (int)now[i]);
-	pthread_mutex_destroy(&l->mu);
-	free(l);
+}
+END_TEST
+
+/* The inode of the program a process runs. */
+static ino_t
+exe_ino(pid_t pid)
+{
+	struct stat st;
+
+	ck_assert_int_eq(stat(harness_fmt("/proc/%d/exe", (int)pid), &st), 0);
+	return st.st_ino;
+}
+
+/*
+ * Binary upgrade: the file at bds-api's path is replaced (a byte-identical
+ * copy renamed over it, so other suites sharing the build are unaffected:
+ * what counts is the new inode); SIGHUP under load; no request fails, the
+ * master keeps its pid and socket, and it and every worker now run the
+ * new file.
+ */
+START_TEST(sighup_execs_new_binary)
+{
+	pid_t master = harness_api_pid(), old[WORKERS], now[WORKERS];
+	pthread_t th[LOAD_THREADS];
+	char bin[4096], tmp[4200];
+	struct stat st;
+	struct load *l;
+	ssize_t n;
+	ino_t before;
+
+	ck_assert_uint_eq(harness_api_workers(old, WORKERS), WORKERS);
+	n = readlink(harness_fmt("/proc/%d/exe", (int)master), bin, sizeof(bin) - 1);
+	ck_assert_int_gt(n, 0);
+	bin[n] = '\0';
+	ck_assert_msg(strstr(bin, " (deleted)") == NULL, "%s", bin);
+	before = exe_ino(master);
+	snprintf(tmp, sizeof(tmp), "%s.upgrade-%d", bin, (int)getpid());
+	ck_assert_int_eq(system(harness_fmt("cp -p '%s' '%s'", bin, tmp)), 0);
+	ck_assert_int_eq(rename(tmp, bin), 0);
+	ck_assert_int_eq(stat(bin, &st), 0);
+	ck_assert(st.st_ino != before);
+	ck_assert(exe_ino(master) == before);
+
+	l = load_start(th);
+	ck_assert_msg(harness_api_signal(SIGHUP) == 0, "%s", harness_error());
+	atomic_store(&l->hup_done, 1);
+	ck_assert_msg(harness_api_wait_workers(WORKERS, old, WORKERS, 10000) == 0,
+	    "workers not all replaced within 10 s of SIGHUP");
+	load_finish(l, th);
+
+	ck_assert_int_eq(harness_api_pid(), master);
+	ck_assert_msg(exe_ino(master) == st.st_ino, "the master still runs the old file");
+	ck_assert_uint_eq(harness_api_workers(now, WORKERS), WORKERS);
+	for (int i = 0; i < WORKERS; i++) {
+		ck_assert_msg(!pid_in(now[i], old, WORKERS), "worker %d not replaced", (int)now[i]);
+		ck_assert_msg(exe_ino(now[i]) == st.st_ino, "worker %d runs the old file",
+		    (int)now[i]);
+	}
 }
 END_TEST
 
@@ -316,6 +394,7 @@ faults_suite(void)
 	tcase_add_test(tc, worker_killed_mid_request_is_respawned);
 	tcase_add_test(tc, database_down_is_503_then_heals);
 	tcase_add_test(tc, sighup_under_load_fails_nothing);
+	tcase_add_test(tc, sighup_execs_new_binary);
 	tcase_add_test(tc, sigterm_drains_request_in_flight);	/* last: ends bds-api */
 	suite_add_tcase(s, tc);
 	return s;

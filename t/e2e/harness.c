@@ -1216,7 +1216,8 @@ write_config(const struct harness_opts *o)
 	    "# written by the e2e harness\n"
 	    "database_url = %s\n"
 	    "socket_path = %s\n"
-	    "socket_mode = 0666\n"
+	    "socket_mode = 0660\n"
+	    "%s"
 	    "workers = %d\n"
 	    "body_limit = %lld\n"
 	    "deployment = development\n"
@@ -1231,7 +1232,9 @@ write_config(const struct harness_opts *o)
 	    "sql_dir = %s/sql\n"
 	    "%s"
 	    "%s%s",
-	    H->dburl, H->sock, o->workers, o->body_limit, o->docs_url, H->reqlog,
+	    H->dburl, H->sock,
+	    /* nginx's workers run as nobody:nogroup when we are root */
+	    geteuid() == 0 ? "socket_group = nogroup\n" : "", o->workers, o->body_limit, o->docs_url, H->reqlog,
 	    o->drain_timeout, H->srcdir, mail,
 	    o->extra_config ? o->extra_config : "",
 	    o->extra_config && *o->extra_config ? "\n" : "");
