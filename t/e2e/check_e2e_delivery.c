@@ -209,20 +209,7 @@ recover(void)
 }
 
 /* ------------------------------------------------------------------ */
-/* Schema                                                              */
-
-START_TEST(statements_prepare)
-{
-	struct db *db = db_new(harness_database_url());
-
-	ck_assert_ptr_nonnull(db);
-	ck_assert_int_eq(db_ensure(db), 0);
-	for (size_t i = 0; i < webhooks_deliver_stmt_set.n; i++)
-		ck_assert_msg(db_prepare(db, &webhooks_deliver_stmt_set.stmts[i]) == 0, "%s: %s",
-		    webhooks_deliver_stmt_set.stmts[i].name, db_errmsg(db));
-	db_free(db);
-}
-END_TEST
+/* Settings                                                            */
 
 START_TEST(schedule_parse)
 {
@@ -715,7 +702,6 @@ delivery_suite(void)
 	tcase_add_unchecked_fixture(tc, stack, harness_fixture_stop);
 	tcase_add_checked_fixture(tc, recover, NULL);
 	tcase_set_timeout(tc, 120);
-	tcase_add_test(tc, statements_prepare);
 	tcase_add_test(tc, schedule_parse);
 	tcase_add_test(tc, delivers_signed_envelopes);
 	tcase_add_test(tc, rotation_signs_with_both_secrets);

@@ -408,17 +408,6 @@ smtp_stack(void)
 	harness_fixture_start(&o);
 }
 
-/* Every statement of the module prepares against the migrated schema. */
-START_TEST(statements_prepare)
-{
-	size_t i;
-
-	for (i = 0; i < mail_stmt_set.n; i++)
-		ck_assert_msg(db_prepare(db, &mail_stmt_set.stmts[i]) == 0, "%s: %s",
-		    mail_stmt_set.stmts[i].name, db_errmsg(db));
-}
-END_TEST
-
 #define CODE		"482913"
 #define SUBJECT		"Votre code de v\xc3\xa9rification"
 #define TEXT		"Hello,\n\nYour code is " CODE ".\n.hidden line\n.\nBye"
@@ -902,7 +891,6 @@ mail_suite(void)
 	tcase_add_unchecked_fixture(tc, smtp_stack, harness_fixture_stop);
 	tcase_add_checked_fixture(tc, test_setup, test_teardown);
 	tcase_set_timeout(tc, 120);
-	tcase_add_test(tc, statements_prepare);
 	tcase_add_test(tc, smtp_delivers_sealed_message);
 	tcase_add_test(tc, smtp_rolled_back_sends_nothing);
 	tcase_add_test(tc, smtp_451_retries_later);
