@@ -27,6 +27,7 @@
 #include "core/crypto.h"
 #include "core/db.h"
 #include "core/queue.h"
+#include "devacct.h"
 #include "harness.h"
 
 #define CHANNEL		"bds_queue_test"
@@ -63,7 +64,6 @@ static char seen[MAX_SEEN][64];
 static int seen_attempt[MAX_SEEN];
 static size_t nseen;
 
-static PGconn *pg;		/* the test's own connection: setup and inspection */
 static struct db *db;		/* the runner's */
 static struct arena arena;
 static volatile sig_atomic_t stopping;
@@ -120,46 +120,10 @@ tsender(struct queue_sender *s, int batch, int lease, int max_attempts, int jitt
 	s->send = tsend;
 }
 
-static PGresult *
-sql(const char *q, const char *p0)
-{
-	const char *p[1] = { p0 };
-	PGresult *res = PQexecParams(pg, q, p0 != NULL ? 1 : 0, NULL, p, NULL, NULL, 0);
-	ExecStatusType st = PQresultStatus(res);
-
-	ck_assert_msg(st == PGRES_TUPLES_OK || st == PGRES_COMMAND_OK, "%s: %s", q,
-	    PQerrorMessage(pg));
-	return res;
-}
-
-static void
-sql_exec(const char *q, const char *p0)
-{
-	PQclear(sql(q, p0));
-}
-
-/* The first column of the first row as a string (malloc'ed). */
-static char *
-sql_value(const char *q, const char *p0)
-{
-	PGresult *res = sql(q, p0);
-	char *v;
-
-	ck_assert_msg(PQntuples(res) == 1, "%s: %d rows", q, PQntuples(res));
-	v = strdup(PQgetvalue(res, 0, 0));
-	PQclear(res);
-	return v;
-}
-
-static long long
-sql_int(const char *q, const char *p0)
-{
-	char *v = sql_value(q, p0);
-	long long n = strtoll(v, NULL, 10);
-
-	free(v);
-	return n;
-}
+/* Setup and inspection on the test's own connection (devacct's). */
+#define sql_value(q, p0)	devacct_sql_value((q), (p0), NULL)
+#define sql_int(q, p0)		devacct_sql_int((q), (p0), NULL)
+#define sql_exec(q, p0)		devacct_sql_exec((q), (p0), NULL)
 
 /* n rows tagged tag, ids <tag>-<i>. */
 static void
@@ -179,10 +143,9 @@ stack(void)
 static void
 test_setup(void)
 {
+	PGconn *pg = devacct_pg();
 	PGresult *res;
 
-	pg = PQconnectdb(harness_database_url());
-	ck_assert_msg(PQstatus(pg) == CONNECTION_OK, "%s", PQerrorMessage(pg));
 	PQclear(PQexec(pg, "SET client_min_messages = warning"));
 	res = PQexec(pg, schema);	/* several statements: the simple protocol */
 	ck_assert_msg(PQresultStatus(res) == PGRES_COMMAND_OK, "%s", PQerrorMessage(pg));
@@ -199,7 +162,6 @@ test_teardown(void)
 {
 	arena_free(&arena);
 	db_free(db);
-	PQfinish(pg);
 }
 
 /* ------------------------------------------------------------------ */
@@ -285,8 +247,9 @@ START_TEST(claim_skips_locked_rows)
 	rows(10, "ok");
 	/* the other runner: the test's own connection, inside a transaction */
 	sql_exec("BEGIN", NULL);
-	held = PQexecParams(pg, stmts[QT_CLAIM].sql, 2, NULL, p, NULL, NULL, 0);
-	ck_assert_msg(PQresultStatus(held) == PGRES_TUPLES_OK, "%s", PQerrorMessage(pg));
+	held = PQexecParams(devacct_pg(), stmts[QT_CLAIM].sql, 2, NULL, p, NULL, NULL, 0);
+	ck_assert_msg(PQresultStatus(held) == PGRES_TUPLES_OK, "%s",
+	    PQerrorMessage(devacct_pg()));
 	ck_assert_int_eq(PQntuples(held), 5);
 	/* a claim that waited for the lock would hit this instead */
 	ck_assert_int_eq(db_ensure(db), 0);
@@ -358,8 +321,9 @@ retried(const char *tag, int n, double lo, double hi)
 	rows(n, tag);
 	tsender(&s, n, 60, 3, 10);
 	ck_assert_int_eq(queue_batch_run(db, &arena, &s, NULL), n);
-	res = sql("SELECT extract(epoch FROM next_attempt_at - now())::float8, status,"
-	    " attempts, lease_until IS NULL, last_error FROM queue_test", NULL);
+	res = PQexec(devacct_pg(), "SELECT extract(epoch FROM next_attempt_at - now())::float8,"
+	    " status, attempts, lease_until IS NULL, last_error FROM queue_test");
+	ck_assert_int_eq(PQresultStatus(res), PGRES_TUPLES_OK);
 	ck_assert_int_eq(PQntuples(res), n);
 	for (int i = 0; i < PQntuples(res); i++) {
 		double d = atof(PQgetvalue(res, i, 0));
