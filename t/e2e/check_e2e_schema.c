@@ -175,12 +175,17 @@ bdsctl_log_size(void)
 }
 
 /* A second migrate finds everything applied; seed twice is harmless;
- * jobs runs each module's sweep. */
+ * legal add/list and live-access list answer through iam_ops; jobs runs
+ * each module's sweep. */
 START_TEST(bdsctl_runs_through_modules)
 {
 	static const char *const migrate[] = { "migrate", NULL };
 	static const char *const seed[] = { "seed", NULL };
 	static const char *const jobs[] = { "jobs", NULL };
+	static const char *const add[] = { "legal", "add", "dpa", "schema-v1", "2026-02-03",
+	    NULL };
+	static const char *const list[] = { "legal", "list", NULL };
+	static const char *const pending[] = { "live-access", "list", NULL };
 	static const char *const sweeps[] = {
 		"jobs: expired idempotency keys removed: ",
 		"jobs: stale sign-in throttles removed: ",
@@ -198,6 +203,18 @@ START_TEST(bdsctl_runs_through_modules)
 
 	ck_assert_int_eq(harness_bdsctl(seed), 0);
 	ck_assert_int_eq(harness_bdsctl(seed), 0);
+
+	at = bdsctl_log_size();
+	ck_assert_int_eq(harness_bdsctl(add), 0);
+	ck_assert_int_ne(harness_bdsctl(add), 0);	/* already registered */
+	ck_assert_int_eq(harness_bdsctl(list), 0);
+	ck_assert_int_eq(harness_bdsctl(pending), 0);
+	out = bdsctl_output(at);
+	ck_assert_msg(strstr(out, "registered dpa schema-v1 effective 2026-02-03\n") != NULL &&
+	    strstr(out, "dpa schema-v1 is already registered") != NULL &&
+	    strstr(out, "dpa      schema-v1        2026-02-03\n") != NULL &&
+	    strstr(out, "0 pending\n") != NULL, "bdsctl said: %s", out);
+	free(out);
 
 	at = bdsctl_log_size();
 	ck_assert_int_eq(harness_bdsctl(jobs), 0);
