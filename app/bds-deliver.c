@@ -23,6 +23,16 @@
 #include "mail/mail.h"
 #include "webhooks/webhooks_deliver.h"
 
+/* What the outbox tables' insert triggers notify (sql/003, sql/007). */
+#define DELIVER_CHANNEL	"bds_outbox"
+
+/* The queues bds-deliver drains: a new one is one more line. */
+static const struct queue_kind kinds[] = {
+	{ "mail", mail_sender_init, NULL },
+	{ "webhook", webhooks_sender_init, webhooks_sender_free },
+};
+#define NKINDS	(sizeof(kinds) / sizeof(kinds[0]))
+
 static volatile sig_atomic_t stop;
 
 static void
@@ -72,15 +82,15 @@ main(int argc, char **argv)
 		{ "version", no_argument, NULL, 'V' },
 		{ NULL, 0, NULL, 0 }
 	};
-	struct queue_opts o = { 0, 55, 1000, &stop };
-	struct queue_sender mail, webhook;
-	struct queue_sender *senders[] = { &mail, &webhook };
+	struct queue_opts o = { 0, 55, 1000, DELIVER_CHANNEL, &stop };
+	struct queue_sender sender[NKINDS], *senders[NKINDS];
 	const char *config_path = NULL, *log_path = NULL;
 	struct sigaction sa;
 	struct config cfg;
 	struct db *db;
 	char err[512];
-	int ch, rc;
+	size_t i, ready = 0;
+	int ch, rc = 0;
 
 	while ((ch = getopt_long(argc, argv, "c:1m:p:l:hV", opts, NULL)) != -1) {
 		switch (ch) {
@@ -142,22 +152,23 @@ main(int argc, char **argv)
 		config_free(&cfg);
 		return 1;
 	}
-	mail_sender_init(&mail, &cfg);
-	if (webhooks_sender_init(&webhook, &cfg, err, sizeof(err)) != 0) {
-		fprintf(stderr, "bds-deliver: %s\n", err);
-		webhooks_sender_free(&webhook);
-		db_free(db);
-		curl_global_cleanup();
-		config_free(&cfg);
-		return 1;
+	memset(sender, 0, sizeof(sender));
+	for (i = 0; i < NKINDS && rc == 0; i++, ready++) {
+		senders[i] = &sender[i];
+		if ((rc = kinds[i].init(&sender[i], &cfg, err, sizeof(err))) != 0)
+			fprintf(stderr, "bds-deliver: %s: %s\n", kinds[i].name, err);
 	}
-	log_msg("info", "deliver: started (mail_transport=%s, webhook_concurrency=%d, %s)",
-	    cfg.mail_transport, cfg.webhook_concurrency,
-	    o.once ? "once" : "listening on " QUEUE_CHANNEL);
-	rc = queue_run(db, senders, sizeof(senders) / sizeof(senders[0]), &o);
-	log_msg(rc == 0 ? "info" : "error", "deliver: %s", rc == 0 ? "done" :
-	    "stopped: the database failed");
-	webhooks_sender_free(&webhook);
+	if (rc == 0) {
+		log_msg("info", "deliver: started (mail_transport=%s, webhook_concurrency=%d,"
+		    " %s)", cfg.mail_transport, cfg.webhook_concurrency,
+		    o.once ? "once" : "listening on " DELIVER_CHANNEL);
+		rc = queue_run(db, senders, NKINDS, &o);
+		log_msg(rc == 0 ? "info" : "error", "deliver: %s", rc == 0 ? "done" :
+		    "stopped: the database failed");
+	}
+	for (i = 0; i < ready; i++)
+		if (kinds[i].free != NULL)
+			kinds[i].free(&sender[i]);
 	db_free(db);
 	curl_global_cleanup();
 	config_free(&cfg);

@@ -145,6 +145,19 @@ db_prepare(struct db *d, struct db_stmt *s)
 	return ok ? 0 : -1;
 }
 
+int
+db_prepare_set(struct db *d, const struct db_stmt_set *set, const char **failed)
+{
+	*failed = NULL;
+	for (size_t i = 0; i < set->n; i++) {
+		if (db_prepare(d, &set->stmts[i]) != 0) {
+			*failed = set->stmts[i].name;
+			return -1;
+		}
+	}
+	return 0;
+}
+
 static void
 clear_cb(void *res)
 {
@@ -184,6 +197,15 @@ db_exec(struct db *d, struct arena *a, struct db_stmt *s, int nparams,
 	return NULL;
 }
 
+long long
+db_exec_count(struct db *d, struct arena *a, struct db_stmt *s, int nparams,
+    const char *const *params)
+{
+	PGresult *res = db_exec(d, a, s, nparams, params);
+
+	return res == NULL ? -1 : strtoll(PQcmdTuples(res), NULL, 10);
+}
+
 PGresult *
 db_query(struct req *r, struct db_stmt *s, int nparams, const char *const *params)
 {
@@ -205,6 +227,27 @@ simple(struct db *d, const char *sql, const char *expect)
 		set_err(d, DB_ERROR, res);
 	PQclear(res);
 	return ok ? 0 : -1;
+}
+
+int
+db_exec_script(struct db *d, const char *sql)
+{
+	PGresult *res;
+	ExecStatusType st;
+
+	if (db_ensure(d) != 0)
+		return -1;
+	res = PQexec(d->conn, sql);
+	st = PQresultStatus(res);
+	if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK || st == PGRES_EMPTY_QUERY) {
+		PQclear(res);
+		d->fail = DB_OK;
+		return 0;
+	}
+	if (!conn_lost(d))
+		set_err(d, DB_ERROR, res);
+	PQclear(res);
+	return -1;
 }
 
 int

@@ -22,13 +22,24 @@ struct db_stmt {
 	unsigned	 gen;		/* connection generation it was prepared on */
 };
 
-/* A module's statements, for the test that prepares every one. */
+/* One enum-indexed statement array of a module. */
 struct db_stmt_set {
 	const char	*module;
 	struct db_stmt	*stmts;
 	size_t		 n;
 };
-extern const struct db_stmt_set *const db_stmt_sets[];
+
+/*
+ * A module as the schema knows it (nginx's ngx_module_t on a small scale):
+ * its name and its statement sets, NULL-terminated. lib/stmts.c lists every
+ * module in db_modules[] (ended by a NULL name); one test walks them and
+ * prepares every statement against the migrated schema.
+ */
+struct db_module {
+	const char	*name;
+	const struct db_stmt_set *const *sets;
+};
+extern const struct db_module db_modules[];
 
 enum db_fail {
 	DB_OK = 0,
@@ -55,6 +66,10 @@ int	 db_connected(const struct db *);
  */
 PGresult *db_exec(struct db *, struct arena *, struct db_stmt *,
 	    int nparams, const char *const *params);
+/* db_exec for a statement whose row count is the answer (UPDATE,
+ * DELETE): the rows it touched, or -1. */
+long long db_exec_count(struct db *, struct arena *, struct db_stmt *,
+	    int nparams, const char *const *params);
 /* Same through the request's handles. */
 PGresult *db_query(struct req *, struct db_stmt *, int nparams,
 	    const char *const *params);
@@ -68,8 +83,18 @@ int	 db_in_tx(const struct db *);
 enum db_fail db_last_fail(const struct db *);
 const char *db_sqlstate(const struct db *);	/* "23505"..., or "" */
 const char *db_errmsg(const struct db *);	/* for the log only */
-PGconn	*db_conn(struct db *);			/* for tools (bdsctl) */
+PGconn	*db_conn(struct db *);			/* LISTEN, tests */
 /* Prepare a statement on the current connection now (tests). 0 ok. */
 int	 db_prepare(struct db *, struct db_stmt *);
+/* Prepare every statement of set now. 0 ok; -1 with *failed naming the
+ * first one that did not prepare (db_errmsg says why). */
+int	 db_prepare_set(struct db *, const struct db_stmt_set *set,
+	    const char **failed);
+/*
+ * Run a trusted script (a migration file: several statements, no
+ * parameters) with the simple query protocol. Never for input. 0 ok, -1
+ * with the reason in db_errmsg().
+ */
+int	 db_exec_script(struct db *, const char *sql);
 
 #endif

@@ -12,6 +12,8 @@
 #endif
 
 enum { HEALTH_PING, HEALTH__MAX };
+/* Columns of HEALTH_PING. */
+enum { HEALTH_COL_VERSION, HEALTH_COL__MAX };
 static struct db_stmt stmts[HEALTH__MAX] = {
 	/* One index lookup: the same cost as any primary-key read. */
 	[HEALTH_PING] = { "health_schema",
@@ -42,7 +44,8 @@ health_get(struct req *r, struct json_object *out)
 	json_set_str(o, "status", up ? "ok" : "unavailable");
 	json_set_str(o, "process", "ok");
 	json_set_str(o, "database", up ? "ok" : "unavailable");
-	json_set_str(o, "schema", up && PQntuples(res) > 0 ? PQgetvalue(res, 0, 0) : NULL);
+	json_set_str(o, "schema", up && PQntuples(res) > 0 ?
+	    PQgetvalue(res, 0, HEALTH_COL_VERSION) : NULL);
 	json_set_str(o, "version", PACKAGE_VERSION);
 	json_set_int(o, "pid", getpid());
 	return up ? 200 : r->status;

@@ -11,7 +11,10 @@
 #include "core/req.h"
 #include "core/validate.h"
 
-enum { I_CLAIM, I_GET, I_FINISH, I__MAX };
+enum { I_CLAIM, I_GET, I_FINISH, I_SWEEP, I__MAX };
+/* Columns of I_GET. */
+#define I_GET_COLS "encode(body_sha256, 'hex'), status, response, replayable"
+enum { I_COL_SHA256, I_COL_STATUS, I_COL_RESPONSE, I_COL_REPLAYABLE, I_COL__MAX };
 static struct db_stmt stmts[I__MAX] = {
 	/* An expired key is taken over as if new. */
 	[I_CLAIM] = { "idem_claim",
@@ -23,12 +26,13 @@ static struct db_stmt stmts[I__MAX] = {
 	    "  WHERE k.expires_at < now()"
 	    " RETURNING 1" },
 	[I_GET] = { "idem_get",
-	    "SELECT encode(body_sha256, 'hex'), status, response, replayable"
-	    " FROM idempotency_keys WHERE owner_id = $1 AND route = $2 AND key = $3"
+	    "SELECT " I_GET_COLS " FROM idempotency_keys WHERE owner_id = $1 AND route = $2 AND key = $3"
 	    " FOR UPDATE" },
 	[I_FINISH] = { "idem_finish",
 	    "UPDATE idempotency_keys SET status = $4::int, response = $5::jsonb,"
 	    " replayable = $6::bool WHERE owner_id = $1 AND route = $2 AND key = $3" },
+	[I_SWEEP] = { "idem_sweep",
+	    "DELETE FROM idempotency_keys WHERE expires_at < now()" },
 };
 const struct db_stmt_set idem_stmt_set = { "idem", stmts, I__MAX };
 
@@ -71,20 +75,21 @@ idem_begin(struct req *r, const char *owner, const char *key, enum idem_state *s
 	/* Taken: wait for its first use to finish, then compare. */
 	if ((res = db_query(r, &stmts[I_GET], 3, p)) == NULL)
 		return api_db_error(r);
-	if (PQntuples(res) != 1 || !crypto_ct_streq(PQgetvalue(res, 0, 0), hash))
+	if (PQntuples(res) != 1 || !crypto_ct_streq(PQgetvalue(res, 0, I_COL_SHA256), hash))
 		return api_error(r, 409, "IDEMPOTENCY_CONFLICT", "use a new Idempotency-Key",
 		    "this Idempotency-Key was used with a different request body");
-	if (PQgetvalue(res, 0, 3)[0] != 't' || PQgetisnull(res, 0, 1))
+	if (PQgetvalue(res, 0, I_COL_REPLAYABLE)[0] != 't' ||
+	    PQgetisnull(res, 0, I_COL_STATUS))
 		return api_error(r, 409, "IDEMPOTENCY_KEY_NOT_REPLAYABLE",
 		    "use a new Idempotency-Key; the secret is never shown twice",
 		    "this Idempotency-Key was already used and its response held a one-time secret");
 	*st = IDEM_REPLAY;
-	*status = atoi(PQgetvalue(res, 0, 1));
-	if (!PQgetisnull(res, 0, 2)) {
+	*status = atoi(PQgetvalue(res, 0, I_COL_STATUS));
+	if (!PQgetisnull(res, 0, I_COL_RESPONSE)) {
 		const char *why;
 
-		*stored = json_parse(r->arena, PQgetvalue(res, 0, 2),
-		    (size_t)PQgetlength(res, 0, 2), &why);
+		*stored = json_parse(r->arena, PQgetvalue(res, 0, I_COL_RESPONSE),
+		    (size_t)PQgetlength(res, 0, I_COL_RESPONSE), &why);
 	}
 	return 0;
 }
@@ -106,4 +111,10 @@ idem_required_or_reply(struct req *r)
 		return 0;
 	return api_field_error(r, 400, "VALIDATION_ERROR", "Idempotency-Key", "required",
 	    "the Idempotency-Key header must be 1 to 255 printable ASCII characters");
+}
+
+long long
+idem_sweep(struct db *d, struct arena *a)
+{
+	return db_exec_count(d, a, &stmts[I_SWEEP], 0, NULL);
 }

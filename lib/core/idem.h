@@ -12,6 +12,8 @@
  * one's outcome. Keys are scoped by owner (client or user id) and route,
  * and expire after 24 hours.
  */
+struct arena;
+struct db;
 struct req;
 struct json_object;
 struct db_stmt_set;
@@ -42,6 +44,9 @@ int	 idem_finish(struct req *, const char *owner, const char *key, int status,
  * lookups, so another tenant's id is still a 404 first.
  */
 int	 idem_required_or_reply(struct req *);
+
+/* Remove expired keys (bdsctl jobs): how many, or -1. */
+long long idem_sweep(struct db *, struct arena *);
 
 extern const struct db_stmt_set idem_stmt_set;
 

@@ -29,6 +29,8 @@ lib_libbds_a_SOURCES += \
 	%reldir%/jwt.h \
 	%reldir%/log.c \
 	%reldir%/log.h \
+	%reldir%/migrate.c \
+	%reldir%/migrate.h \
 	%reldir%/queue.c \
 	%reldir%/queue.h \
 	%reldir%/req.c \

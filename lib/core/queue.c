@@ -1,4 +1,4 @@
-/* bds-deliver's engine: claim, send, record, wait. See deliver.h. */
+/* The leased job queue: claim, send, record, wait. See queue.h. */
 #include <poll.h>
 #include <signal.h>
 #include <stdint.h>
@@ -94,18 +94,18 @@ log_outcome(const struct queue_sender *s, const struct queue_job *j)
 	const char *error = j->error != NULL ? j->error : "unknown error";
 
 	if (!j->recorded)
-		/* the lease ran out and another deliverer claimed the row */
-		log_msg("warn", "deliver queue=%s id=%s attempt=%d outcome=%s: lease lost,"
+		/* the lease ran out and another runner claimed the row */
+		log_msg("warn", "queue=%s id=%s attempt=%d outcome=%s: lease lost,"
 		    " not recorded", s->name, j->id, j->attempt, outcome_names[j->outcome]);
 	else if (j->outcome == QUEUE_RETRY)
-		log_msg("info", "deliver queue=%s id=%s kind=%s attempt=%d outcome=retry"
+		log_msg("info", "queue=%s id=%s kind=%s attempt=%d outcome=retry"
 		    " retry_in=%lldms error=\"%s\"", s->name, j->id, j->kind, j->attempt,
 		    j->delay_ms, error);
 	else if (j->outcome == QUEUE_FAILED)
-		log_msg("warn", "deliver queue=%s id=%s kind=%s attempt=%d outcome=failed"
+		log_msg("warn", "queue=%s id=%s kind=%s attempt=%d outcome=failed"
 		    " error=\"%s\"", s->name, j->id, j->kind, j->attempt, error);
 	else
-		log_msg("info", "deliver queue=%s id=%s kind=%s attempt=%d outcome=%s",
+		log_msg("info", "queue=%s id=%s kind=%s attempt=%d outcome=%s",
 		    s->name, j->id, j->kind, j->attempt, outcome_names[j->outcome]);
 }
 
@@ -148,7 +148,7 @@ record(struct db *d, struct arena *a, const struct queue_sender *s,
 		break;
 	}
 	if ((res = db_exec(d, a, st, n, p)) == NULL) {
-		log_msg("error", "deliver queue=%s id=%s attempt=%d: cannot record %s: %s",
+		log_msg("error", "queue=%s id=%s attempt=%d: cannot record %s: %s",
 		    s->name, j->id, j->attempt, outcome_names[j->outcome], db_errmsg(d));
 		return -1;
 	}
@@ -173,7 +173,7 @@ queue_batch_run(struct db *d, struct arena *a, const struct queue_sender *s,
 	snprintf(limit, sizeof(limit), "%d", s->batch);
 	snprintf(lease, sizeof(lease), "%d", s->lease);
 	if ((res = db_exec(d, a, s->claim, 2, p)) == NULL) {
-		log_msg("error", "deliver queue=%s: claim failed: %s", s->name, db_errmsg(d));
+		log_msg("error", "queue=%s: claim failed: %s", s->name, db_errmsg(d));
 		arena_reset(a);
 		return -1;
 	}
@@ -190,9 +190,9 @@ queue_batch_run(struct db *d, struct arena *a, const struct queue_sender *s,
 		struct queue_job j;
 
 		memset(&j, 0, sizeof(j));
-		j.id = PQgetvalue(res, (int)i, 0);
-		j.attempt = atoi(PQgetvalue(res, (int)i, 1));
-		j.kind = PQgetvalue(res, (int)i, 2);
+		j.id = PQgetvalue(res, (int)i, QUEUE_COL_ID);
+		j.attempt = atoi(PQgetvalue(res, (int)i, QUEUE_COL_ATTEMPTS));
+		j.kind = PQgetvalue(res, (int)i, QUEUE_COL_KIND);
 		j.row = (int)i;
 		j.outcome = QUEUE_RELEASED;
 		if (j.attempt > s->max_attempts) {
@@ -215,7 +215,7 @@ queue_batch_run(struct db *d, struct arena *a, const struct queue_sender *s,
 	rc = n;
 	if (s->record_batch != NULL && b.n > 0) {
 		if (s->record_batch(s->ctx, &b) == -1) {
-			log_msg("error", "deliver queue=%s: cannot record a batch of %zu: %s",
+			log_msg("error", "queue=%s: cannot record a batch of %zu: %s",
 			    s->name, b.n, db_errmsg(d));
 			rc = -1;
 		} else {
@@ -252,22 +252,30 @@ drain_notifies(PGconn *c)
 /* LISTEN on the current connection unless it already does (a reconnect
  * brings a fresh session that listens to nothing). */
 static int
-listen_on(struct db *d, PGconn **listening, int *backend)
+listen_on(struct db *d, const char *channel, PGconn **listening, int *backend)
 {
 	PGconn *c = db_conn(d);
 	PGresult *res;
+	char sql[256], *id;
 	int ok;
 
+	if (channel == NULL)
+		return 0;
 	if (c == NULL)
 		return -1;
 	if (c == *listening && PQbackendPID(c) == *backend)
 		return 0;
-	res = PQexec(c, "LISTEN " QUEUE_CHANNEL);
+	/* LISTEN takes no parameter: the channel, a constant of the runner,
+	 * goes in quoted as an identifier by libpq */
+	if ((id = PQescapeIdentifier(c, channel, strlen(channel))) == NULL)
+		return -1;
+	snprintf(sql, sizeof(sql), "LISTEN %s", id);
+	PQfreemem(id);
+	res = PQexec(c, sql);
 	ok = PQresultStatus(res) == PGRES_COMMAND_OK;
 	PQclear(res);
 	if (!ok) {
-		log_msg("error", "deliver: LISTEN " QUEUE_CHANNEL " failed: %s",
-		    PQerrorMessage(c));
+		log_msg("error", "queue: LISTEN %s failed: %s", channel, PQerrorMessage(c));
 		return -1;
 	}
 	*listening = c;
@@ -320,7 +328,8 @@ queue_run(struct db *d, struct queue_sender *const *senders, size_t n,
 			break;
 		/* LISTEN before the first claim: a row committed after the
 		 * claim's snapshot then always wakes us */
-		if (db_ensure(d) != 0 || listen_on(d, &listening, &backend) != 0)
+		if (db_ensure(d) != 0 ||
+		    listen_on(d, o->channel, &listening, &backend) != 0)
 			failed = 1;
 		for (i = 0; i < n && !failed; i++) {
 			int k;
@@ -338,10 +347,10 @@ queue_run(struct db *d, struct queue_sender *const *senders, size_t n,
 		}
 		if (failed != down) {
 			if (failed)
-				log_msg("warn", "deliver: database failing, retrying every %d ms",
+				log_msg("warn", "queue: database failing, retrying every %d ms",
 				    o->poll_ms);
 			else
-				log_msg("info", "deliver: database working again");
+				log_msg("info", "queue: database working again");
 			down = failed;
 		}
 		if (failed)

@@ -1,30 +1,32 @@
 #ifndef BDS_QUEUE_H
 #define BDS_QUEUE_H
 /*
- * bds-deliver's engine: one loop drains every outbox queue. A queue is a
- * "sender": the statements that claim and record its rows, its retry
- * schedule, and a send function that attempts a claimed batch (e-mail
- * today, webhooks beside it later). The engine owns what is common:
+ * The leased job queue: one loop that every background runner shares
+ * (bds-deliver's e-mail and webhooks today; bds-jobs' retrieval,
+ * extraction, insights and expiry next). A queue is a "sender": the
+ * statements that claim and record its rows, its retry schedule, and a send
+ * function that attempts a claimed batch. The loop owns what is common:
  *
  *   claim	due rows, leased for a while, in one statement (FOR UPDATE
- *		SKIP LOCKED), so deliverers running at once never share a row;
- *   record	each outcome: sent, retry after the schedule's delay, failed,
- *		or released untried; every record checks the claim is still
- *		ours (same id and attempt), so a lost lease records nothing;
- *   wait	LISTEN QUEUE_CHANNEL and sleep on the socket until a
+ *		SKIP LOCKED), so runners working at once never share a row;
+ *   record	each outcome: sent, retry after the schedule's delay (with
+ *		jitter), failed, or released untried; every record checks the
+ *		claim is still ours (same id and attempt), so a lost lease
+ *		records nothing;
+ *   wait	LISTEN on the runner's channel and sleep on the socket until a
  *		notification or the poll interval; a notification is only a
  *		wake-up, the claim finds everything;
  *   stop	at the time budget or when *stop is set (SIGTERM): the job in
  *		flight finishes, jobs of the batch not yet started are released.
  *
- * Every outbox table's insert trigger notifies QUEUE_CHANNEL.
- *
- * Adding a queue: a table with id, status ('pending' while queued),
- * attempts, next_attempt_at, lease_until, last_error; the five statements
- * below, or one record_batch function that records a whole batch in one
- * round trip (webhooks: an attempt log beside the outcome); a send function
- * (curl multi for many at once, Retry-After through retry_after); and one
- * more entry in bds-deliver's senders[]. The loop does not change.
+ * Adding a kind: a table with the queue columns (id, kind, status
+ * 'pending'/'sent'/'failed', attempts, next_attempt_at, lease_until,
+ * last_error) whose insert trigger notifies the runner's channel; its five
+ * statements written with the QUEUE_SQL_* macros below (or one
+ * record_batch function that records a whole batch in one round trip, as
+ * webhooks do to keep an attempt log); a send function; an init function of
+ * the queue_kind shape; and one entry in the runner's kinds[] table. The
+ * loop does not change.
  */
 #include <signal.h>
 #include <stddef.h>
@@ -32,10 +34,54 @@
 #include <libpq-fe.h>
 
 struct arena;
+struct config;
 struct db;
 struct db_stmt;
 
-#define QUEUE_CHANNEL		"bds_outbox"
+/* The claim's first columns; a sender's own columns follow from
+ * QUEUE_COL__MAX (an enum beside its claim, starting there). */
+enum queue_col {
+	QUEUE_COL_ID,		/* the row id */
+	QUEUE_COL_ATTEMPTS,	/* 1 on the first claim */
+	QUEUE_COL_KIND,		/* for the log */
+	QUEUE_COL__MAX
+};
+
+/*
+ * The five statements of a kind with its own table (see queue_sender for
+ * the parameters). String literals only, joined at compile time: never
+ * formatted. cols: the sender's own claim columns after id, attempts, kind
+ * (", to_addr, sealed" or ""); set: more assignments when a row ends
+ * (", sent_at = now()" or "").
+ */
+#define QUEUE_SQL_OURS	" WHERE id = $1 AND attempts = $2::int AND status = 'pending'"
+/* RETURNING has no order: the outer SELECT takes the oldest first. */
+#define QUEUE_SQL_CLAIM(table, cols)						\
+	"WITH claimed AS ("							\
+	" UPDATE " table							\
+	"    SET lease_until = now() + make_interval(secs => $2::int),"	\
+	"        attempts = attempts + 1"					\
+	"  WHERE id IN (SELECT id FROM " table					\
+	"                WHERE status = 'pending' AND next_attempt_at <= now()"	\
+	"                  AND (lease_until IS NULL OR lease_until < now())"	\
+	"                ORDER BY next_attempt_at LIMIT $1::int"		\
+	"                FOR UPDATE SKIP LOCKED)"				\
+	"  RETURNING id, attempts, kind" cols ", next_attempt_at)"		\
+	" SELECT id, attempts, kind" cols " FROM claimed"			\
+	"  ORDER BY next_attempt_at, id"
+#define QUEUE_SQL_SENT(table, set)						\
+	"UPDATE " table " SET status = 'sent', lease_until = NULL" set		\
+	QUEUE_SQL_OURS
+#define QUEUE_SQL_RETRY(table)							\
+	"UPDATE " table							\
+	"   SET next_attempt_at = now() + make_interval(secs => $3::int),"	\
+	"       lease_until = NULL, last_error = $4" QUEUE_SQL_OURS
+#define QUEUE_SQL_FAIL(table, set)						\
+	"UPDATE " table " SET status = 'failed', lease_until = NULL,"		\
+	"       last_error = $3" set QUEUE_SQL_OURS
+#define QUEUE_SQL_RELEASE(table)						\
+	"UPDATE " table " SET lease_until = NULL, attempts = attempts - 1"	\
+	QUEUE_SQL_OURS
 
 enum queue_outcome {
 	QUEUE_RELEASED,	/* not attempted: back to the queue, attempt undone */
@@ -47,9 +93,9 @@ enum queue_outcome {
 
 /* One claimed row. The sender sets outcome (and error) for each job it tries. */
 struct queue_job {
-	const char	*id;		/* the row id (claim column 0) */
-	int		 attempt;	/* claim column 1: 1 on the first claim */
-	const char	*kind;		/* claim column 2, for the log */
+	const char	*id;		/* QUEUE_COL_ID */
+	int		 attempt;	/* QUEUE_COL_ATTEMPTS: 1 on the first claim */
+	const char	*kind;		/* QUEUE_COL_KIND, for the log */
 	int		 row;		/* its row in batch->res */
 	enum queue_outcome outcome;	/* QUEUE_RELEASED until tried */
 	const char	*error;		/* last_error: what failed, never content */
@@ -111,7 +157,21 @@ struct queue_opts {
 	int		 once;		/* drain what is due now, then return */
 	int		 max_seconds;	/* time budget; 0 = until *stop */
 	int		 poll_ms;	/* longest sleep between claims */
+	const char	*channel;	/* LISTEN here (the kinds' triggers notify
+					 * it); NULL: poll only */
 	volatile sig_atomic_t *stop;	/* set by a signal handler; may be NULL */
+};
+
+/*
+ * One entry of a runner's kinds[] table: set s up from cfg (cfg outlives
+ * it), 0 ok or -1 with err filled; free (may be NULL) releases what init
+ * made and is safe on a zeroed sender.
+ */
+struct queue_kind {
+	const char	*name;
+	int		(*init)(struct queue_sender *s, const struct config *cfg,
+			    char *err, size_t errlen);
+	void		(*free)(struct queue_sender *s);
 };
 
 /*

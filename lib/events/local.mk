@@ -4,4 +4,6 @@ lib_libbds_a_SOURCES += \
 	%reldir%/activity.h \
 	%reldir%/events.c \
 	%reldir%/events.h \
+	%reldir%/events_sweep.c \
+	%reldir%/events_sweep.h \
 	%reldir%/events_wire.c

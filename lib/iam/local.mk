@@ -6,4 +6,6 @@ lib_libbds_a_SOURCES += \
 	%reldir%/iam_clients.c \
 	%reldir%/iam_clients.h \
 	%reldir%/iam_common.c \
+	%reldir%/iam_ops.c \
+	%reldir%/iam_ops.h \
 	%reldir%/iam_secrets.c

@@ -34,46 +34,24 @@ enum {
 	MAIL__MAX
 };
 
-/* Columns of the claim, after the engine's id, attempts, kind. */
-enum { MAIL_COL_TO = 3, MAIL_COL_SEALED = 4 };
+/* The claim's own columns, after the queue's id, attempts, kind. */
+#define MAIL_CLAIM_COLS ", to_addr, sealed"
+enum { MAIL_COL_TO = QUEUE_COL__MAX, MAIL_COL_SEALED, MAIL_COL__MAX };
+
+/* A row that ends drops its message. */
+#define MAIL_END_SET ", sealed = NULL"
 
 static struct db_stmt stmts[MAIL__MAX] = {
 	/* $4 is the sealed message as bytea hex text ('\x...'). */
 	[MAIL_INSERT] = { "mail_insert",
 	    "INSERT INTO outbox_email (id, kind, to_addr, sealed)"
 	    " VALUES ($1, $2, $3, $4::bytea)", 0 },
-	/* SKIP LOCKED: concurrent deliverers take disjoint rows; the lease
-	 * keeps a claimed row from the next claim until it is recorded.
-	 * RETURNING has no order: the outer SELECT sends the oldest first. */
-	[MAIL_CLAIM] = { "mail_claim",
-	    "WITH claimed AS ("
-	    " UPDATE outbox_email"
-	    "    SET lease_until = now() + make_interval(secs => $2::int),"
-	    "        attempts = attempts + 1"
-	    "  WHERE id IN (SELECT id FROM outbox_email"
-	    "                WHERE status = 'pending' AND next_attempt_at <= now()"
-	    "                  AND (lease_until IS NULL OR lease_until < now())"
-	    "                ORDER BY next_attempt_at LIMIT $1::int"
-	    "                FOR UPDATE SKIP LOCKED)"
-	    "  RETURNING id, attempts, kind, to_addr, sealed, next_attempt_at)"
-	    " SELECT id, attempts, kind, to_addr, sealed FROM claimed"
-	    "  ORDER BY next_attempt_at, id", 0 },
+	[MAIL_CLAIM] = { "mail_claim", QUEUE_SQL_CLAIM("outbox_email", MAIL_CLAIM_COLS), 0 },
 	[MAIL_SENT] = { "mail_sent",
-	    "UPDATE outbox_email SET status = 'sent', sealed = NULL,"
-	    "       sent_at = now(), lease_until = NULL"
-	    " WHERE id = $1 AND attempts = $2::int AND status = 'pending'", 0 },
-	[MAIL_RETRY] = { "mail_retry",
-	    "UPDATE outbox_email"
-	    "   SET next_attempt_at = now() + make_interval(secs => $3::int),"
-	    "       lease_until = NULL, last_error = $4"
-	    " WHERE id = $1 AND attempts = $2::int AND status = 'pending'", 0 },
-	[MAIL_FAIL] = { "mail_fail",
-	    "UPDATE outbox_email SET status = 'failed', sealed = NULL,"
-	    "       lease_until = NULL, last_error = $3"
-	    " WHERE id = $1 AND attempts = $2::int AND status = 'pending'", 0 },
-	[MAIL_RELEASE] = { "mail_release",
-	    "UPDATE outbox_email SET lease_until = NULL, attempts = attempts - 1"
-	    " WHERE id = $1 AND attempts = $2::int AND status = 'pending'", 0 },
+	    QUEUE_SQL_SENT("outbox_email", MAIL_END_SET ", sent_at = now()"), 0 },
+	[MAIL_RETRY] = { "mail_retry", QUEUE_SQL_RETRY("outbox_email"), 0 },
+	[MAIL_FAIL] = { "mail_fail", QUEUE_SQL_FAIL("outbox_email", MAIL_END_SET), 0 },
+	[MAIL_RELEASE] = { "mail_release", QUEUE_SQL_RELEASE("outbox_email"), 0 },
 };
 const struct db_stmt_set mail_stmt_set = { "mail", stmts, MAIL__MAX };
 
@@ -518,8 +496,9 @@ mail_send_batch(void *ctx, struct queue_batch *b)
 	curl_easy_cleanup(c);
 }
 
-void
-mail_sender_init(struct queue_sender *s, const struct config *cfg)
+int
+mail_sender_init(struct queue_sender *s, const struct config *cfg, char *err,
+    size_t errlen)
 {
 	memset(s, 0, sizeof(*s));
 	s->name = "mail";
@@ -538,4 +517,7 @@ mail_sender_init(struct queue_sender *s, const struct config *cfg)
 	    cfg->smtp_timeout * 3 : MAIL_LEASE_MIN;
 	s->send = mail_send_batch;
 	s->ctx = (void *)cfg;
+	(void)err;
+	(void)errlen;
+	return 0;
 }

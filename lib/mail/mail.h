@@ -44,9 +44,11 @@ char	*mail_format(struct arena *, const char *from, const char *to,
  * (STARTTLS when offered, AUTH when smtp_user is set), or "spool", which
  * writes <mail_spool_dir>/<id>.eml (mode 0600, atomically). Retries after
  * 30 s, 2 min, 10 min, 30 min, 2 h, 6 h, 6 h; fails after attempt 8 or at
- * once on a permanent (5xx) reply. cfg must outlive the sender.
+ * once on a permanent (5xx) reply. cfg must outlive the sender. The
+ * queue_kind shape: 0 (it has no setting to refuse).
  */
-void	 mail_sender_init(struct queue_sender *, const struct config *cfg);
+int	 mail_sender_init(struct queue_sender *, const struct config *cfg,
+	    char *err, size_t errlen);
 
 extern const struct db_stmt_set mail_stmt_set;
 

@@ -27,9 +27,9 @@ enum {
 	WD__MAX
 };
 
-/* Columns of the claim, after the engine's id, attempts, kind (= type). */
+/* Columns of the claim, after the queue's id, attempts, kind (= type). */
 enum {
-	WD_COL_CLIENT = 3,
+	WD_COL_CLIENT = QUEUE_COL__MAX,
 	WD_COL_EVENT,
 	WD_COL_WEBHOOK,
 	WD_COL_URL,
@@ -44,8 +44,11 @@ enum {
 	WD_COL_CREATED,		/* epoch seconds */
 	WD_COL_API_VERSION,
 	WD_COL_PRODUCER,
-	WD_COL_CORRELATION
+	WD_COL_CORRELATION,
+	WD_COL__MAX
 };
+/* Columns of the record: the batch index of each row still ours. */
+enum { WD_REC_IDX, WD_REC__MAX };
 
 static struct db_stmt stmts[WD__MAX] = {
 	/*
@@ -539,7 +542,7 @@ webhooks_record_batch(void *ctx, struct queue_batch *b)
 	if ((res = db_exec(b->db, b->arena, &stmts[WD_RECORD], A__MAX, p)) == NULL)
 		return -1;
 	for (int r = 0; r < PQntuples(res); r++) {
-		long idx = strtol(PQgetvalue(res, r, 0), NULL, 10);
+		long idx = strtol(PQgetvalue(res, r, WD_REC_IDX), NULL, 10);
 
 		if (idx >= 1 && (size_t)idx <= b->n)
 			b->jobs[idx - 1].recorded = 1;

@@ -24,6 +24,7 @@
 #include "core/config.h"
 #include "core/crypto.h"
 #include "core/db.h"
+#include "devacct.h"
 #include "harness.h"
 #include "mail/mail.h"
 #include "core/req.h"
@@ -42,7 +43,6 @@ static struct config cfg;
 static struct arena arena;
 static struct db *db;
 static struct req req;
-static PGconn *pg;		/* the test's own connection, for checks */
 
 static void
 client_open(void)
@@ -58,15 +58,11 @@ client_open(void)
 	req.arena = &arena;
 	req.cfg = &cfg;
 	req.db = db;
-	pg = PQconnectdb(harness_database_url());
-	ck_assert_msg(PQstatus(pg) == CONNECTION_OK, "connect: %s", PQerrorMessage(pg));
 }
 
 static void
 client_close(void)
 {
-	PQfinish(pg);
-	pg = NULL;
 	arena_free(&arena);
 	db_free(db);
 	db = NULL;
@@ -84,37 +80,9 @@ enqueue(const char *to, const char *subject, const char *text)
 	arena_reset(&arena);
 }
 
-/* Run sql with up to 2 text parameters; the result (PQclear it). */
-static PGresult *
-sql(const char *q, const char *p1, const char *p2)
-{
-	const char *p[2] = { p1, p2 };
-	int n = p2 != NULL ? 2 : p1 != NULL ? 1 : 0;
-	PGresult *res = PQexecParams(pg, q, n, NULL, p, NULL, NULL, 0);
-
-	ck_assert_msg(PQresultStatus(res) == PGRES_TUPLES_OK ||
-	    PQresultStatus(res) == PGRES_COMMAND_OK, "%s: %s", q, PQerrorMessage(pg));
-	return res;
-}
-
-/* The first value of the first row, malloc'ed; NULL for SQL NULL. */
-static char *
-sql_value(const char *q, const char *p1, const char *p2)
-{
-	PGresult *res = sql(q, p1, p2);
-	char *v;
-
-	ck_assert_msg(PQntuples(res) >= 1, "%s: no row", q);
-	v = PQgetisnull(res, 0, 0) ? NULL : strdup(PQgetvalue(res, 0, 0));
-	PQclear(res);
-	return v;
-}
-
-static void
-sql_exec(const char *q, const char *p1, const char *p2)
-{
-	PQclear(sql(q, p1, p2));
-}
+/* The test's checks run on devacct's connection (devacct_sql_*). */
+#define sql_value devacct_sql_value
+#define sql_exec devacct_sql_exec
 
 /* The id of the only row queued to `to`. */
 static char *
@@ -125,6 +93,21 @@ row_id(const char *to)
 	ck_assert_msg(strcmp(n, "1") == 0, "%s rows queued to %s, want 1", n, to);
 	free(n);
 	return sql_value("SELECT id FROM outbox_email WHERE to_addr = $1", to, NULL);
+}
+
+/* Queue one message to `to` (subject "s") and return its row id. */
+static char *
+queued(const char *to, const char *text)
+{
+	enqueue(to, "s", text);
+	return row_id(to);
+}
+
+/* The row's last_error, malloc'ed (NULL when none). */
+static char *
+last_error(const char *id)
+{
+	return sql_value("SELECT last_error FROM outbox_email WHERE id = $1", id, NULL);
 }
 
 /* Assert on the row's state: status, attempts, and whether sealed is NULL. */
@@ -160,28 +143,6 @@ deliver_once_ok(void)
 	if (rc != 0)
 		harness_dump_logs();
 	ck_assert_msg(rc == 0, "bds-deliver --once: %d %s", rc, rc < 0 ? harness_error() : "");
-}
-
-static char *
-slurp(const char *path, size_t *lenp)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL;
-	size_t len = 0, cap = 0, n;
-
-	if (f == NULL)
-		return NULL;
-	do {
-		if (cap - len < 4096)
-			ck_assert_ptr_nonnull(buf = realloc(buf, cap = cap * 2 + 8192));
-		n = fread(buf + len, 1, cap - len - 1, f);
-		len += n;
-	} while (n > 0);
-	fclose(f);
-	buf[len] = '\0';
-	if (lenp != NULL)
-		*lenp = len;
-	return buf;
 }
 
 /* Every test: a healthy stack, no deliverer left running, an empty outbox. */
@@ -295,13 +256,30 @@ START_TEST(format_encoded_names)
 }
 END_TEST
 
+/* Every header line of m is at most 78 characters, and its Subject
+ * decodes to subject. */
+static void
+assert_folded(char *m, const char *subject)
+{
+	struct smtp_msg msg = { 0 };
+	const char *line;
+	char *got;
+
+	for (line = m; strncmp(line, "\r\n", 2) != 0; line = strstr(line, "\r\n") + 2)
+		ck_assert_msg(strstr(line, "\r\n") - line <= 78, "long header line: %.100s", line);
+	msg.data = m;
+	msg.len = strlen(m);
+	got = smtp_msg_header(&msg, "Subject");
+	ck_assert_msg(got != NULL && strcmp(got, subject) == 0, "subject decodes to %s", got);
+	free(got);
+}
+
 /* Header lines stay short and words never split a character; body lines
  * stay under 998 octets and rejoin to the original text. */
 START_TEST(format_long_lines)
 {
 	struct smtp_msg msg = { 0 };
-	char subject[400], text[6001], *m, *got, *body, *p, *q;
-	const char *line;
+	char subject[400], text[6001], *m, *body, *p, *q;
 	struct arena a;
 	size_t i;
 
@@ -314,14 +292,9 @@ START_TEST(format_long_lines)
 	arena_init(&a);
 	ck_assert_ptr_nonnull(m = mail_format(&a, FROM_ADDR, "ann@example.test", subject,
 	    text, "<eml_1@bds>", T0));
-	/* every header line at most 78 characters */
-	for (line = m; strncmp(line, "\r\n", 2) != 0; line = strstr(line, "\r\n") + 2)
-		ck_assert_msg(strstr(line, "\r\n") - line <= 78, "long header line: %.100s", line);
+	assert_folded(m, subject);
 	msg.data = m;
 	msg.len = strlen(m);
-	got = smtp_msg_header(&msg, "Subject");
-	ck_assert_msg(got != NULL && strcmp(got, subject) == 0, "subject decodes to %s", got);
-	free(got);
 	/* body: lines < 998, and without the CRLFs it is the text again */
 	body = strdup(smtp_msg_body(&msg));
 	for (p = body; *p != '\0'; p = q + 2) {
@@ -342,9 +315,7 @@ END_TEST
 /* An ASCII subject too long for one line is encoded (and so folded) too. */
 START_TEST(format_long_ascii_subject)
 {
-	struct smtp_msg msg = { 0 };
-	char subject[1201], *m, *got;
-	const char *line;
+	char subject[1201], *m;
 	struct arena a;
 
 	memset(subject, 'a', sizeof(subject) - 1);
@@ -352,13 +323,7 @@ START_TEST(format_long_ascii_subject)
 	arena_init(&a);
 	ck_assert_ptr_nonnull(m = mail_format(&a, FROM_ADDR, "ann@example.test", subject,
 	    "x", "<eml_1@bds>", T0));
-	for (line = m; strncmp(line, "\r\n", 2) != 0; line = strstr(line, "\r\n") + 2)
-		ck_assert_msg(strstr(line, "\r\n") - line <= 78, "long header line: %.100s", line);
-	msg.data = m;
-	msg.len = strlen(m);
-	got = smtp_msg_header(&msg, "Subject");
-	ck_assert_msg(got != NULL && strcmp(got, subject) == 0, "subject decodes to %s", got);
-	free(got);
+	assert_folded(m, subject);
 	arena_free(&a);
 }
 END_TEST
@@ -408,17 +373,6 @@ smtp_stack(void)
 	harness_fixture_start(&o);
 }
 
-/* Every statement of the module prepares against the migrated schema. */
-START_TEST(statements_prepare)
-{
-	size_t i;
-
-	for (i = 0; i < mail_stmt_set.n; i++)
-		ck_assert_msg(db_prepare(db, &mail_stmt_set.stmts[i]) == 0, "%s: %s",
-		    mail_stmt_set.stmts[i].name, db_errmsg(db));
-}
-END_TEST
-
 #define CODE		"482913"
 #define SUBJECT		"Votre code de v\xc3\xa9rification"
 #define TEXT		"Hello,\n\nYour code is " CODE ".\n.hidden line\n.\nBye"
@@ -440,7 +394,7 @@ START_TEST(smtp_delivers_sealed_message)
 
 	/* at rest the message is sealed: no code, no text, no subject */
 	pv[0] = id;
-	res = PQexecParams(pg, "SELECT sealed FROM outbox_email WHERE id = $1", 1, NULL,
+	res = PQexecParams(devacct_pg(), "SELECT sealed FROM outbox_email WHERE id = $1", 1, NULL,
 	    pv, NULL, NULL, 1);
 	ck_assert_int_eq(PQresultStatus(res), PGRES_TUPLES_OK);
 	ck_assert_int_eq(PQntuples(res), 1);
@@ -499,7 +453,7 @@ START_TEST(smtp_delivers_sealed_message)
 	free(v);
 
 	/* the log names the message, never its content */
-	ck_assert_ptr_nonnull(log = slurp(harness_deliver_log_path(), NULL));
+	ck_assert_ptr_nonnull(log = harness_slurp(harness_deliver_log_path()));
 	ck_assert_msg(strstr(log, id) != NULL, "the log does not name %s", id);
 	ck_assert_msg(strstr(log, CODE) == NULL && strstr(log, "Hello") == NULL &&
 	    strstr(log, "Votre") == NULL, "the deliver log holds message content");
@@ -541,8 +495,7 @@ START_TEST(smtp_451_retries_later)
 	const char *to = "retry@example.test";
 	char *id, *v;
 
-	enqueue(to, "s", "code 333444");
-	id = row_id(to);
+	id = queued(to, "code 333444");
 	deliver_once_ok();
 	ck_assert_uint_ge(smtp_sink_rejected(sink), 1);
 	ck_assert_uint_eq(smtp_sink_count(sink), 0);
@@ -552,7 +505,7 @@ START_TEST(smtp_451_retries_later)
 	    " FROM outbox_email WHERE id = $1", id, NULL);
 	ck_assert_msg(strcmp(v, "true") == 0, "next attempt not in ~30 s");
 	free(v);
-	v = sql_value("SELECT last_error FROM outbox_email WHERE id = $1", id, NULL);
+	v = last_error(id);
 	ck_assert_msg(v != NULL && strstr(v, "451") != NULL && strstr(v, "333444") == NULL,
 	    "last_error: %s", v ? v : "(null)");
 	free(v);
@@ -605,12 +558,11 @@ START_TEST(smtp_auth_refused_retries)
 	const char *to = "authfail@example.test";
 	char *id, *v;
 
-	enqueue(to, "s", "code 777888");
-	id = row_id(to);
+	id = queued(to, "code 777888");
 	deliver_once_ok();
 	ck_assert_uint_eq(smtp_sink_count(sink), 0);
 	assert_row(id, "pending", "1", 0);
-	v = sql_value("SELECT last_error FROM outbox_email WHERE id = $1", id, NULL);
+	v = last_error(id);
 	ck_assert_msg(v != NULL && strstr(v, SMTP_PASSWORD) == NULL, "last_error: %s", v);
 	free(v);
 	free(id);
@@ -626,12 +578,11 @@ START_TEST(smtp_550_fails_at_once)
 	const char *to = "nobody@example.test";
 	char *id, *v;
 
-	enqueue(to, "s", "code 121212");
-	id = row_id(to);
+	id = queued(to, "code 121212");
 	deliver_once_ok();
 	ck_assert_uint_eq(smtp_sink_count(sink), 0);
 	assert_row(id, "failed", "1", 1);
-	v = sql_value("SELECT last_error FROM outbox_email WHERE id = $1", id, NULL);
+	v = last_error(id);
 	ck_assert_msg(v != NULL && strstr(v, "550") != NULL, "last_error: %s", v);
 	free(v);
 	free(id);
@@ -671,8 +622,7 @@ START_TEST(smtp_last_attempt_fails)
 	const char *to = "last@example.test";
 	char *id;
 
-	enqueue(to, "s", "code 343434");
-	id = row_id(to);
+	id = queued(to, "code 343434");
 	sql_exec("UPDATE outbox_email SET attempts = 7 WHERE id = $1", id, NULL);
 	deliver_once_ok();
 	assert_row(id, "failed", "8", 1);
@@ -698,7 +648,7 @@ START_TEST(smtp_unsealable_row_fails)
 	    " WHERE id = $2) WHERE id = $1", a, b);
 	deliver_once_ok();
 	assert_row(a, "failed", "1", 1);
-	v = sql_value("SELECT last_error FROM outbox_email WHERE id = $1", a, NULL);
+	v = last_error(a);
 	ck_assert_str_eq(v, "cannot unseal");
 	free(v);
 	assert_row(b, "sent", "1", 1);
@@ -720,8 +670,7 @@ START_TEST(smtp_lease_is_respected)
 	const char *to = "lease@example.test";
 	char *id;
 
-	enqueue(to, "s", "code 565656");
-	id = row_id(to);
+	id = queued(to, "code 565656");
 	sql_exec("UPDATE outbox_email SET attempts = 1,"
 	    " lease_until = now() + interval '1 hour' WHERE id = $1", id, NULL);
 	deliver_once_ok();
@@ -848,7 +797,7 @@ START_TEST(spool_writes_eml_0600)
 	struct dirent *de;
 	struct stat st;
 	char *id, path[1024], *data, code[7];
-	size_t len, files = 0;
+	size_t files = 0;
 	DIR *d;
 
 	enqueue(to, "Spool test", "Your code is 868686.\n");
@@ -858,9 +807,9 @@ START_TEST(spool_writes_eml_0600)
 	ck_assert_msg(stat(path, &st) == 0, "%s: missing", path);
 	ck_assert_msg((st.st_mode & 0777) == 0600, "%s has mode %o", path,
 	    (unsigned)(st.st_mode & 0777));
-	ck_assert_ptr_nonnull(data = slurp(path, &len));
+	ck_assert_ptr_nonnull(data = harness_slurp(path));
 	msg.data = data;
-	msg.len = len;
+	msg.len = strlen(data);
 	ck_assert_int_eq(smtp_msg_code(&msg, code), 0);
 	ck_assert_str_eq(code, "868686");
 	ck_assert_str_eq(smtp_msg_body(&msg), "Your code is 868686.\r\n");
@@ -902,7 +851,6 @@ mail_suite(void)
 	tcase_add_unchecked_fixture(tc, smtp_stack, harness_fixture_stop);
 	tcase_add_checked_fixture(tc, test_setup, test_teardown);
 	tcase_set_timeout(tc, 120);
-	tcase_add_test(tc, statements_prepare);
 	tcase_add_test(tc, smtp_delivers_sealed_message);
 	tcase_add_test(tc, smtp_rolled_back_sends_nothing);
 	tcase_add_test(tc, smtp_451_retries_later);

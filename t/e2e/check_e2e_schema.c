@@ -1,0 +1,250 @@
+/*
+ * The schema and the code agree: every statement of every module (the
+ * descriptors of lib/stmts.c) prepares against the schema `bdsctl migrate`
+ * built, on one connection, so a missing column or table, a wrong type or
+ * two statements with one name fails here, not in production. The same
+ * function refuses a deliberately broken statement (the test can fail), and
+ * every statement set declared in lib/ is listed in a descriptor.
+ * bdsctl's migrate, seed and jobs run through the modules' statements.
+ */
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <check.h>
+
+#include "core/db.h"
+#include "harness.h"
+
+static struct db *db;
+
+static void
+test_setup(void)
+{
+	db = db_new(harness_database_url());
+	ck_assert_ptr_nonnull(db);
+	ck_assert_msg(db_ensure(db) == 0, "%s", db_errmsg(db));
+}
+
+static void
+test_teardown(void)
+{
+	db_free(db);
+	db = NULL;
+}
+
+/* 1 when a descriptor holds a set of that module name. */
+static int
+listed(const char *module)
+{
+	for (const struct db_module *m = db_modules; m->name != NULL; m++)
+		for (const struct db_stmt_set *const *s = m->sets; *s != NULL; s++)
+			if (strcmp((*s)->module, module) == 0)
+				return 1;
+	return 0;
+}
+
+START_TEST(every_statement_prepares)
+{
+	size_t nmod = 0, nset = 0, nstmt = 0;
+
+	for (const struct db_module *m = db_modules; m->name != NULL; m++, nmod++) {
+		ck_assert_msg(m->sets[0] != NULL, "module %s lists no statement set", m->name);
+		for (const struct db_stmt_set *const *s = m->sets; *s != NULL; s++, nset++) {
+			const char *failed;
+
+			ck_assert_msg(db_prepare_set(db, *s, &failed) == 0,
+			    "module %s, set %s: %s does not prepare: %s", m->name,
+			    (*s)->module, failed, db_errmsg(db));
+			nstmt += (*s)->n;
+		}
+	}
+	/* core, events, mail, iam, webhooks at least; 13 sets before this suite */
+	ck_assert_uint_ge(nmod, 5);
+	ck_assert_uint_ge(nset, 13);
+	ck_assert_uint_gt(nstmt, nset);
+}
+END_TEST
+
+/* The check bites: a statement naming a column or table the schema lacks
+ * does not prepare, and the failure names it. */
+static struct db_stmt broken[] = {
+	{ "schema_test_column", "SELECT no_such_column FROM users WHERE id = $1", 0 },
+	{ "schema_test_table", "SELECT 1 FROM no_such_table", 0 },
+	{ "schema_test_type", "SELECT id FROM users WHERE id = $1::int + 'x'", 0 },
+};
+
+START_TEST(broken_statement_fails)
+{
+	struct db_stmt_set set = { "schema_test", &broken[_i], 1 };
+	const char *failed = NULL;
+
+	ck_assert_int_eq(db_prepare_set(db, &set, &failed), -1);
+	ck_assert_ptr_nonnull(failed);
+	ck_assert_str_eq(failed, broken[_i].name);
+	ck_assert_msg(db_errmsg(db)[0] != '\0', "no reason for %s", failed);
+}
+END_TEST
+
+/* Two statements with one name would collide on a connection: the walk
+ * must see it. */
+START_TEST(duplicate_name_fails)
+{
+	static struct db_stmt dup[] = {
+		{ "schema_test_dup", "SELECT 1", 0 },
+		{ "schema_test_dup", "SELECT 2", 0 },
+	};
+	struct db_stmt_set set = { "schema_test", dup, 2 };
+	const char *failed = NULL;
+
+	ck_assert_int_eq(db_prepare_set(db, &set, &failed), -1);
+	ck_assert_ptr_eq(failed, dup[1].name);
+}
+END_TEST
+
+/*
+ * Every `const struct db_stmt_set NAME = { "module", ...` in lib/ is in a
+ * descriptor: a module that forgets lib/stmts.c fails here.
+ */
+START_TEST(every_declared_set_is_listed)
+{
+	static const char *const folders[] = { "core", "events", "mail", "iam", "webhooks" };
+	const char *src = getenv("BDS_SRCDIR") != NULL ? getenv("BDS_SRCDIR") : ".";
+	size_t found = 0;
+
+	for (size_t f = 0; f < sizeof(folders) / sizeof(folders[0]); f++) {
+		char dir[4096];
+		struct dirent *e;
+		DIR *d;
+
+		snprintf(dir, sizeof(dir), "%s/lib/%s", src, folders[f]);
+		ck_assert_msg((d = opendir(dir)) != NULL, "cannot open %s", dir);
+		while ((e = readdir(d)) != NULL) {
+			size_t len = strlen(e->d_name);
+			char *text, *p;
+
+			if (len < 3 || strcmp(e->d_name + len - 2, ".c") != 0)
+				continue;
+			text = harness_slurp(harness_fmt("%s/%s", dir, e->d_name));
+			ck_assert_ptr_nonnull(text);
+			for (p = text; (p = strstr(p, "const struct db_stmt_set ")) != NULL; p++) {
+				char *q = strchr(p, '\n'), *name, *end;
+
+				/* declarations in headers end in ';' before any '{' */
+				if ((name = strstr(p, "= { \"")) == NULL || (q != NULL && name > q))
+					continue;
+				name += 5;
+				ck_assert_ptr_nonnull(end = strchr(name, '"'));
+				*end = '\0';
+				ck_assert_msg(listed(name), "lib/%s/%s: statement set \"%s\" is in"
+				    " no descriptor of lib/stmts.c", folders[f], e->d_name, name);
+				found++;
+				p = end;
+			}
+			free(text);
+		}
+		closedir(d);
+	}
+	ck_assert_uint_ge(found, 13);
+}
+END_TEST
+
+/* The last lines bdsctl wrote to bdsctl.log since offset. */
+static char *
+bdsctl_output(long offset)
+{
+	char *all = harness_slurp(harness_fmt("%s/bdsctl.log", harness_dir()));
+	char *out;
+
+	ck_assert_ptr_nonnull(all);
+	ck_assert_int_le(offset, (long)strlen(all));
+	out = strdup(all + offset);
+	free(all);
+	return out;
+}
+
+static long
+bdsctl_log_size(void)
+{
+	char *all = harness_slurp(harness_fmt("%s/bdsctl.log", harness_dir()));
+	long n = all != NULL ? (long)strlen(all) : 0;
+
+	free(all);
+	return n;
+}
+
+/* A second migrate finds everything applied; seed twice is harmless;
+ * legal add/list and live-access list answer through iam_ops; jobs runs
+ * each module's sweep. */
+START_TEST(bdsctl_runs_through_modules)
+{
+	static const char *const migrate[] = { "migrate", NULL };
+	static const char *const seed[] = { "seed", NULL };
+	static const char *const jobs[] = { "jobs", NULL };
+	static const char *const add[] = { "legal", "add", "dpa", "schema-v1", "2026-02-03",
+	    NULL };
+	static const char *const list[] = { "legal", "list", NULL };
+	static const char *const pending[] = { "live-access", "list", NULL };
+	static const char *const sweeps[] = {
+		"jobs: expired idempotency keys removed: ",
+		"jobs: stale sign-in throttles removed: ",
+		"jobs: ended sessions removed: ",
+		"jobs: events older than 30 days removed: ",
+	};
+	long at = bdsctl_log_size();
+	char *out;
+
+	ck_assert_int_eq(harness_bdsctl(migrate), 0);
+	out = bdsctl_output(at);
+	ck_assert_msg(strstr(out, "migrate: 0 applied, ") != NULL, "bdsctl said: %s", out);
+	ck_assert_msg(strstr(out, "applied 0") == NULL, "migrate applied again: %s", out);
+	free(out);
+
+	ck_assert_int_eq(harness_bdsctl(seed), 0);
+	ck_assert_int_eq(harness_bdsctl(seed), 0);
+
+	at = bdsctl_log_size();
+	ck_assert_int_eq(harness_bdsctl(add), 0);
+	ck_assert_int_ne(harness_bdsctl(add), 0);	/* already registered */
+	ck_assert_int_eq(harness_bdsctl(list), 0);
+	ck_assert_int_eq(harness_bdsctl(pending), 0);
+	out = bdsctl_output(at);
+	ck_assert_msg(strstr(out, "registered dpa schema-v1 effective 2026-02-03\n") != NULL &&
+	    strstr(out, "dpa schema-v1 is already registered") != NULL &&
+	    strstr(out, "dpa      schema-v1        2026-02-03\n") != NULL &&
+	    strstr(out, "0 pending\n") != NULL, "bdsctl said: %s", out);
+	free(out);
+
+	at = bdsctl_log_size();
+	ck_assert_int_eq(harness_bdsctl(jobs), 0);
+	out = bdsctl_output(at);
+	for (size_t i = 0; i < sizeof(sweeps) / sizeof(sweeps[0]); i++)
+		ck_assert_msg(strstr(out, sweeps[i]) != NULL, "no \"%s\" in: %s", sweeps[i], out);
+	free(out);
+}
+END_TEST
+
+static Suite *
+schema_suite(void)
+{
+	Suite *s = suite_create("e2e_schema");
+	TCase *tc = tcase_create("schema");
+
+	tcase_add_unchecked_fixture(tc, harness_fixture_start_default, harness_fixture_stop);
+	tcase_add_checked_fixture(tc, test_setup, test_teardown);
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, every_statement_prepares);
+	tcase_add_loop_test(tc, broken_statement_fails, 0, sizeof(broken) / sizeof(broken[0]));
+	tcase_add_test(tc, duplicate_name_fails);
+	tcase_add_test(tc, every_declared_set_is_listed);
+	tcase_add_test(tc, bdsctl_runs_through_modules);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	return harness_run_suite(schema_suite());
+}
