@@ -15,6 +15,7 @@
 #include "core/migrate.h"
 #include "core/validate.h"
 #include "events/events_sweep.h"
+#include "iam/iam.h"
 #include "iam/iam_ops.h"
 
 struct cmd {
@@ -173,6 +174,28 @@ cmd_billing(const struct config *cfg, struct db *d, struct arena *a, int argc,
 	return 0;
 }
 
+/* Accounts past the account-wide sign-in ceiling in their current window
+ * (never locked: the operator decides). */
+static int
+cmd_signin_alerts(const struct config *cfg, struct db *d, struct arena *a, int argc,
+    char **argv)
+{
+	struct iam_signin_alert *al;
+	size_t n;
+
+	if (argc != 0) {
+		fprintf(stderr, "usage: bdsctl signin-alerts\n");
+		return 2;
+	}
+	if (iam_signin_alerts(d, a, &al, &n) != 0)
+		return failed(d, "signin-alerts");
+	for (size_t i = 0; i < n; i++)
+		printf("%s %lld failed sign-ins since %s (alerted %s)\n", al[i].email,
+		    al[i].failures, al[i].window_start, al[i].alerted_at);
+	printf("%zu alert%s\n", n, n == 1 ? "" : "s");
+	return 0;
+}
+
 /* Timer-driven batch work (systemd/bds-jobs.timer, every minute): each
  * sweep belongs to the module that owns the rows. */
 static int
@@ -208,6 +231,8 @@ static const struct cmd cmds[] = {
 	{ "legal", "legal add KIND VERSION DATE | legal list: the sign-up registry", cmd_legal },
 	{ "live-access", "live-access list | approve USER | deny USER [REASON]", cmd_live_access },
 	{ "billing", "billing done USER: mark billing set up", cmd_billing },
+	{ "signin-alerts", "accounts past the account-wide sign-in ceiling (alerted, not locked)",
+	  cmd_signin_alerts },
 };
 
 static void

@@ -164,6 +164,19 @@ START_TEST(account_ceiling_alerts)
 	ck_assert_int_eq(signin_from(NULL, u.email, "Wrong-Pass-123!"), 401);
 	ck_assert_int_eq(signin_from(NULL, u.email, u.password), 200);
 	ck_assert_int_eq(acct_sql_int("SELECT count(*) FROM signin_alerts", NULL, NULL, NULL), 1);
+	/* the operator's view of it */
+	{
+		static const char *const alerts[] = { "signin-alerts", NULL };
+		char *path = harness_fmt("%s/bdsctl.log", harness_dir()), *out;
+
+		ck_assert_int_eq(harness_bdsctl(alerts), 0);
+		out = harness_slurp(path);
+		ck_assert_msg(out != NULL && strstr(out, u.email) != NULL &&
+		    strstr(out, " failed sign-ins since ") != NULL &&
+		    strstr(out, "1 alert\n") != NULL, "bdsctl signin-alerts said: %s",
+		    out != NULL ? out : "(nothing)");
+		free(out);
+	}
 	acct_mail_stop(&mb);
 }
 END_TEST
