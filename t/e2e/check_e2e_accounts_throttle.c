@@ -167,7 +167,8 @@ START_TEST(account_ceiling_alerts)
 	/* the operator's view of it */
 	{
 		static const char *const alerts[] = { "signin-alerts", NULL };
-		char *path = harness_fmt("%s/bdsctl.log", harness_dir()), *out;
+		const char *path = harness_fmt("%s/bdsctl.log", harness_dir());
+		char *out;
 
 		ck_assert_int_eq(harness_bdsctl(alerts), 0);
 		out = harness_slurp(path);
