@@ -2,9 +2,8 @@
 -- linked biller account of a client's end user, in one environment. Every
 -- key starts with client_id (DESIGN.md "Tenancy"). Credentials are sealed
 -- (XChaCha20-Poly1305, key id beside them so keys rotate) and dropped on
--- revoke. change_seq is the per-link change sequence the bills sync reads
--- (DOMAIN.md "Bills and sync"): a bill write takes the link row lock and
--- the next number.
+-- revoke. (The per-link change sequence of the bills sync is the bills
+-- module's own table.)
 
 CREATE TABLE links (
     client_id                   text        NOT NULL REFERENCES clients (id) ON DELETE CASCADE,
@@ -35,7 +34,6 @@ CREATE TABLE links (
     completed_event_at          timestamptz,              -- link.completed sent (once)
     ready_event_at              timestamptz,              -- connection.ready sent (once)
     consent_expires_at          timestamptz,
-    change_seq                  bigint      NOT NULL DEFAULT 0,
     created_at                  timestamptz NOT NULL DEFAULT now(),
     updated_at                  timestamptz NOT NULL DEFAULT now(),
     PRIMARY KEY (client_id, id)
