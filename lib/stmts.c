@@ -18,6 +18,7 @@
 #include "iam/iam.h"
 #include "iam/iam_clients.h"
 #include "iam/iam_ops.h"
+#include "jobs/jobs.h"
 #include "mail/mail.h"
 #include "webhooks/webhooks.h"
 #include "webhooks/webhooks_deliver.h"
@@ -40,11 +41,16 @@ static const struct db_stmt_set *const webhooks_sets[] = {
 	&webhooks_stmt_set, &webhooks_deliver_stmt_set, NULL
 };
 
+static const struct db_stmt_set *const jobs_sets[] = {
+	&jobs_stmt_set, NULL
+};
+
 const struct db_module db_modules[] = {
 	{ "core", core_sets },
 	{ "events", events_sets },
 	{ "mail", mail_sets },
 	{ "iam", iam_sets },
 	{ "webhooks", webhooks_sets },
+	{ "jobs", jobs_sets },
 	{ NULL, NULL }
 };
