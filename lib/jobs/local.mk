@@ -2,4 +2,6 @@
 lib_libbds_a_SOURCES += \
 	%reldir%/jobs.c \
 	%reldir%/jobs.h \
-	%reldir%/connectors/connector.h
+	%reldir%/connectors/connector.c \
+	%reldir%/connectors/connector.h \
+	%reldir%/connectors/sandbox.c
