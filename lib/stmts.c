@@ -6,6 +6,7 @@
  */
 #include <stddef.h>
 
+#include "bills/bills.h"
 #include "core/auth.h"
 #include "core/db.h"
 #include "core/health.h"
@@ -41,6 +42,9 @@ static const struct db_stmt_set *const webhooks_sets[] = {
 	&webhooks_stmt_set, &webhooks_deliver_stmt_set, NULL
 };
 
+static const struct db_stmt_set *const bills_sets[] = {
+	&bills_stmt_set, NULL
+};
 static const struct db_stmt_set *const jobs_sets[] = {
 	&jobs_stmt_set, NULL
 };
@@ -51,6 +55,7 @@ const struct db_module db_modules[] = {
 	{ "mail", mail_sets },
 	{ "iam", iam_sets },
 	{ "webhooks", webhooks_sets },
+	{ "bills", bills_sets },
 	{ "jobs", jobs_sets },
 	{ NULL, NULL }
 };
