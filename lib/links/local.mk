@@ -1,0 +1,4 @@
+# lib/links/: links (rows, the entity, the API-key routes), sandbox account
+# links; the connect flow appends its files.
+lib_libbds_a_SOURCES += \
+	%reldir%/links.h
