@@ -10,6 +10,7 @@
 #include "core/db.h"
 #include "core/health.h"
 #include "core/idem.h"
+#include "core/jobq.h"
 #include "core/migrate.h"
 #include "events/activity.h"
 #include "events/events.h"
@@ -22,7 +23,8 @@
 #include "webhooks/webhooks_deliver.h"
 
 static const struct db_stmt_set *const core_sets[] = {
-	&health_stmt_set, &auth_stmt_set, &idem_stmt_set, &migrate_stmt_set, NULL
+	&health_stmt_set, &auth_stmt_set, &idem_stmt_set, &migrate_stmt_set, &jobq_stmt_set,
+	NULL
 };
 static const struct db_stmt_set *const events_sets[] = {
 	&events_stmt_set, &activity_stmt_set, &events_sweep_stmt_set, NULL
