@@ -8,13 +8,14 @@
  */
 #include <stddef.h>
 
+#include "core/validate.h"
+
 struct arena;
 struct config;
 struct db;
 struct db_stmt_set;
 struct json_object;
 struct req;
-struct vfield;
 
 struct billers_row {
 	const char	*id, *name, *type, *status, *country, *connector, *base_url;
@@ -49,11 +50,12 @@ int	 billers_get_route(struct req *, struct json_object *out);
 /* Load a catalog CSV (DOMAIN.md's columns, RFC 4180): every row validated,
  * upserted by id in one transaction; a bad row names its line and field
  * and loads nothing. 0 ok (counts printed), -1 failure. */
-int	 billers_import(const struct config *, struct db *, const char *path);
+int	 billers_import(const struct config *, struct db *, struct arena *,
+	    const char *path);
 /* Set a biller's status; UNSUPPORTED emits biller.unsupported to every
  * (client, environment) with a link on it that is not REVOKED. 0 ok, -1. */
-int	 billers_set_status(const struct config *, struct db *, const char *id,
-	    const char *status);
+int	 billers_set_status(const struct config *, struct db *, struct arena *,
+	    const char *id, const char *status);
 
 extern const struct db_stmt_set billers_stmt_set;
 extern const struct db_stmt_set billers_admin_stmt_set;
