@@ -4,6 +4,7 @@
  */
 #include <stddef.h>
 
+#include "billers/billers.h"
 #include "events/activity.h"
 #include "iam/iam_clients.h"
 #include "core/health.h"
@@ -70,5 +71,11 @@ const struct route routes[] = {
 	{ M_POST,  "/v1/activity/replay",                   AUTH_KEY,  activity_replay_fields,     NULL, activity_replay,          ROUTE_IDEM },
 	{ M_GET,   "/v1/activity/{event_id}",               AUTH_KEY,  NULL,                       NULL, activity_get,             0 },
 	{ M_POST,  "/v1/triggers/{event_type}",             AUTH_KEY,  NULL,                       NULL, activity_trigger,         ROUTE_SANDBOX | ROUTE_ANY_BODY | ROUTE_IDEM },
+
+	/* the biller catalog (lib/billers/billers.c); {id} answers 401 NEEDS_RESIGNIN
+	 * without a valid credential */
+	{ M_GET,   "/v1/billers",                           AUTH_KEY,  NULL,                       billers_list_query, billers_list, 0 },
+	{ M_GET,   "/v1/billers/search/by-email",           AUTH_KEY,  NULL,                       billers_by_email_query, billers_by_email, 0 },
+	{ M_GET,   "/v1/billers/{id}",                      AUTH_KEY | AUTH_JWT, NULL,             NULL, billers_get_route,        ROUTE_RESIGNIN },
 };
 const size_t routes_count = sizeof(routes) / sizeof(routes[0]);

@@ -6,6 +6,7 @@
  */
 #include <stddef.h>
 
+#include "billers/billers.h"
 #include "core/auth.h"
 #include "core/db.h"
 #include "core/health.h"
@@ -39,6 +40,9 @@ static const struct db_stmt_set *const iam_sets[] = {
 static const struct db_stmt_set *const webhooks_sets[] = {
 	&webhooks_stmt_set, &webhooks_deliver_stmt_set, NULL
 };
+static const struct db_stmt_set *const billers_sets[] = {
+	&billers_stmt_set, &billers_admin_stmt_set, NULL
+};
 
 const struct db_module db_modules[] = {
 	{ "core", core_sets },
@@ -46,5 +50,6 @@ const struct db_module db_modules[] = {
 	{ "mail", mail_sets },
 	{ "iam", iam_sets },
 	{ "webhooks", webhooks_sets },
+	{ "billers", billers_sets },
 	{ NULL, NULL }
 };
