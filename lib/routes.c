@@ -10,6 +10,7 @@
 #include "core/health.h"
 #include "iam/iam.h"
 #include "core/router.h"
+#include "links/links_connect.h"
 #include "webhooks/webhooks.h"
 
 
@@ -77,5 +78,22 @@ const struct route routes[] = {
 	{ M_GET,   "/v1/billers",                           AUTH_KEY,  NULL,                       billers_list_query, billers_list, 0 },
 	{ M_GET,   "/v1/billers/search/by-email",           AUTH_KEY,  NULL,                       billers_by_email_query, billers_by_email, 0 },
 	{ M_GET,   "/v1/billers/{id}",                      AUTH_KEY | AUTH_JWT, NULL,             NULL, billers_get_route,        ROUTE_RESIGNIN },
+
+	/* the connect flow (lib/links/links_tokens.c, links_sessions.c,
+	 * links_exchange.c): the ticket call's bearer is the link token and the
+	 * session routes' the session token (or the link token), both resolved
+	 * in the handlers; browsers of the link host and of the client's
+	 * allowedOrigins may call the session routes (ROUTE_CORS) */
+	{ M_POST,  "/v1/link-tokens",                       AUTH_KEY,  links_token_create_fields,  NULL, links_token_create,       ROUTE_TX },
+	{ M_POST,  "/v1/link-tokens/{linkTokenId}/exchange", AUTH_KEY, links_exchange_fields,      NULL, links_exchange,           ROUTE_TX },
+	{ M_POST,  "/v1/biller-connect/ticket",             AUTH_NONE, links_ticket_fields,        NULL, links_ticket_create,      ROUTE_TX | ROUTE_CORS },
+	{ M_POST,  "/v1/link-sessions",                     AUTH_NONE, links_session_create_fields, NULL, links_session_create,    ROUTE_TX | ROUTE_CORS },
+	{ M_GET,   "/v1/link-sessions/billers",             AUTH_NONE, NULL,                       links_session_billers_query, links_session_billers, ROUTE_CORS },
+	{ M_POST,  "/v1/link-sessions/connect",             AUTH_NONE, links_session_connect_fields, NULL, links_session_connect,  ROUTE_TX | ROUTE_CORS },
+	{ M_GET,   "/v1/link-sessions/current",             AUTH_NONE, NULL,                       NULL, links_session_current,    ROUTE_CORS },
+	{ M_POST,  "/v1/link-sessions/mfa",                 AUTH_NONE, links_session_mfa_fields,   NULL, links_session_mfa,        ROUTE_TX | ROUTE_CORS },
+	{ M_POST,  "/v1/link-sessions/exit",                AUTH_NONE, links_session_exit_fields,  NULL, links_session_exit,       ROUTE_TX | ROUTE_CORS },
 };
 const size_t routes_count = sizeof(routes) / sizeof(routes[0]);
+/* CORS of the ROUTE_CORS routes: the connect flow's origins */
+int (*const routes_cors_allow)(struct req *, const char *) = links_connect_cors_allow;

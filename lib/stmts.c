@@ -19,6 +19,7 @@
 #include "iam/iam.h"
 #include "iam/iam_clients.h"
 #include "iam/iam_ops.h"
+#include "links/links_connect.h"
 #include "mail/mail.h"
 #include "webhooks/webhooks.h"
 #include "webhooks/webhooks_deliver.h"
@@ -44,6 +45,10 @@ static const struct db_stmt_set *const billers_sets[] = {
 	&billers_stmt_set, &billers_admin_stmt_set, NULL
 };
 
+static const struct db_stmt_set *const links_sets[] = {
+	&links_tokens_stmt_set, &links_sessions_stmt_set, &links_exchange_stmt_set, NULL
+};
+
 const struct db_module db_modules[] = {
 	{ "core", core_sets },
 	{ "events", events_sets },
@@ -51,5 +56,6 @@ const struct db_module db_modules[] = {
 	{ "iam", iam_sets },
 	{ "webhooks", webhooks_sets },
 	{ "billers", billers_sets },
+	{ "links", links_sets },
 	{ NULL, NULL }
 };

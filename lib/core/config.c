@@ -63,6 +63,7 @@ static const struct centry entries[] = {
 	/* iam (issue 9) */
 	{ "clients_max", C_INT, F(clients_max), "25" },
 	{ "socket_group", C_STR, F(socket_group), "" },
+	{ "link_url", C_STR, F(link_url), "https://link.bds.example" },
 };
 #undef F
 #define NENTRIES (sizeof(entries) / sizeof(entries[0]))
