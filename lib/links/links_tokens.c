@@ -32,7 +32,8 @@ static struct db_stmt stmts[LT__MAX] = {
 	[LT_BILLER] = { "lt_biller", "SELECT status FROM billers WHERE id = $1" },
 	/* by id across clients: another client's link is 403, not 404 */
 	[LT_LINK] = { "lt_link",
-	    "SELECT client_id, environment, client_user_id, status FROM links WHERE id = $1" },
+	    "SELECT client_id, environment, client_user_id, status, biller_id FROM links"
+	    " WHERE id = $1" },
 	[LT_INSERT] = { "lt_insert",
 	    "INSERT INTO link_tokens (client_id, id, environment, mode, client_user_id,"
 	    " biller_id, connectivity_type, consents, redirect_uri, request_to_link_id,"
@@ -51,7 +52,7 @@ static struct db_stmt stmts[LT__MAX] = {
 	    "SELECT client_id, environment, expires_at > now() FROM link_tokens WHERE id = $1" },
 };
 const struct db_stmt_set links_tokens_stmt_set = { "links_tokens", stmts, LT__MAX };
-enum { LINK_COL_CLIENT, LINK_COL_ENV, LINK_COL_USER, LINK_COL_STATUS };
+enum { LINK_COL_CLIENT, LINK_COL_ENV, LINK_COL_USER, LINK_COL_STATUS, LINK_COL_BILLER };
 enum { BEARER_COL_CLIENT, BEARER_COL_ENV, BEARER_COL_LIVE };
 
 static const char *const scopes[] = { "bills", "statements", "payment_history", "usage",
@@ -212,9 +213,10 @@ connect_url(struct req *r, const char *ticket)
 }
 
 /* update.link_id: 0 when r's client and end user may repair it, else the
- * status written. *id becomes the canonical link id. */
+ * status written. *id becomes the canonical link id, *biller the link's
+ * biller (an update token is pinned to it). */
 static int
-update_link_or_reply(struct req *r, const char **id, const char *user)
+update_link_or_reply(struct req *r, const char **id, const char *user, const char **biller)
 {
 	const char *canon = links_id_canonical(r, *id);
 	PGresult *res;
@@ -237,6 +239,10 @@ update_link_or_reply(struct req *r, const char **id, const char *user)
 	if (strcmp(PQgetvalue(res, 0, LINK_COL_STATUS), "REVOKED") == 0)
 		return api_field_error(r, 400, "VALIDATION_ERROR", "update.link_id",
 		    "link_revoked", "a revoked link cannot be updated; create a new link");
+	if (*biller != NULL && strcmp(*biller, PQgetvalue(res, 0, LINK_COL_BILLER)) != 0)
+		return api_field_error(r, 400, "VALIDATION_ERROR", "biller_id", "not_the_link_biller",
+		    "an update token is for the link's own biller");
+	*biller = arena_strdup(r->arena, PQgetvalue(res, 0, LINK_COL_BILLER));
 	*id = canon;
 	return 0;
 }
@@ -286,7 +292,7 @@ links_token_create(struct req *r, struct json_object *out)
 	}
 	if (update != NULL) {
 		update_id = json_get_str(update, "link_id");
-		if ((rc = update_link_or_reply(r, &update_id, user)) != 0)
+		if ((rc = update_link_or_reply(r, &update_id, user, &biller)) != 0)
 			return rc;
 		if (ttl > LINKS_TOKEN_UPDATE_TTL)
 			ttl = LINKS_TOKEN_UPDATE_TTL;
