@@ -18,6 +18,7 @@
 #include "iam/iam.h"
 #include "iam/iam_clients.h"
 #include "iam/iam_ops.h"
+#include "links/links.h"
 #include "mail/mail.h"
 #include "webhooks/webhooks.h"
 #include "webhooks/webhooks_deliver.h"
@@ -39,6 +40,9 @@ static const struct db_stmt_set *const iam_sets[] = {
 static const struct db_stmt_set *const webhooks_sets[] = {
 	&webhooks_stmt_set, &webhooks_deliver_stmt_set, NULL
 };
+static const struct db_stmt_set *const links_sets[] = {
+	&links_stmt_set, &links_api_stmt_set, &links_sandbox_stmt_set, NULL
+};
 
 const struct db_module db_modules[] = {
 	{ "core", core_sets },
@@ -46,5 +50,6 @@ const struct db_module db_modules[] = {
 	{ "mail", mail_sets },
 	{ "iam", iam_sets },
 	{ "webhooks", webhooks_sets },
+	{ "links", links_sets },
 	{ NULL, NULL }
 };

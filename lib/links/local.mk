@@ -1,4 +1,8 @@
 # lib/links/: links (rows, the entity, the API-key routes), sandbox account
 # links; the connect flow appends its files.
 lib_libbds_a_SOURCES += \
-	%reldir%/links.h
+	%reldir%/links.h \
+	%reldir%/links_entity.h \
+	%reldir%/links.c \
+	%reldir%/links_api.c \
+	%reldir%/links_sandbox.c
