@@ -6,6 +6,7 @@
  */
 #include <stddef.h>
 
+#include "billers/billers.h"
 #include "core/auth.h"
 #include "core/db.h"
 #include "core/health.h"
@@ -40,6 +41,9 @@ static const struct db_stmt_set *const iam_sets[] = {
 static const struct db_stmt_set *const webhooks_sets[] = {
 	&webhooks_stmt_set, &webhooks_deliver_stmt_set, NULL
 };
+static const struct db_stmt_set *const billers_sets[] = {
+	&billers_stmt_set, &billers_admin_stmt_set, NULL
+};
 static const struct db_stmt_set *const links_sets[] = {
 	&links_stmt_set, &links_api_stmt_set, &links_sandbox_stmt_set, NULL
 };
@@ -50,6 +54,7 @@ const struct db_module db_modules[] = {
 	{ "mail", mail_sets },
 	{ "iam", iam_sets },
 	{ "webhooks", webhooks_sets },
+	{ "billers", billers_sets },
 	{ "links", links_sets },
 	{ NULL, NULL }
 };

@@ -146,8 +146,15 @@ run(struct req *r)
 	if (!host_allows(r, rt))
 		return api_error(r, 404, "NOT_FOUND", NULL,
 		    "no such endpoint on this host: %s", r->http.path);
-	if (rt->auth != AUTH_NONE && (rc = auth_resolve(r)) != 0)
+	if (rt->auth != AUTH_NONE && (rc = auth_resolve(r)) != 0) {
+		/* A key on the wrong host is a valid credential: it keeps its code. */
+		if (rc == 401 && (rt->flags & ROUTE_RESIGNIN) &&
+		    !(r->error_code != NULL && strcmp(r->error_code, "WRONG_ENVIRONMENT") == 0))
+			return api_error(r, 401, "NEEDS_RESIGNIN",
+			    "sign in again or send a valid API key",
+			    "missing or invalid credentials");
 		return rc;
+	}
 
 	if (rt->query != NULL)
 		validate_query(r->arena, rt->query, r->http.query, r->http.nquery,

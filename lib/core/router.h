@@ -38,6 +38,9 @@ struct vfield;
 #define ROUTE_ONCE	0x40u	/* ROUTE_TX, and an Idempotency-Key is claimed but the
 				 * answer (a secret shown once) is not stored: a retry
 				 * is 409 IDEMPOTENCY_KEY_NOT_REPLAYABLE */
+#define ROUTE_RESIGNIN	0x80u	/* a missing or invalid credential answers 401
+				 * NEEDS_RESIGNIN (the spec's "no portal session"
+				 * on billers/{id} and links/{id}) */
 
 typedef int (*route_handler)(struct req *, struct json_object *out);
 
