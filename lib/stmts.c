@@ -19,6 +19,7 @@
 #include "iam/iam.h"
 #include "iam/iam_clients.h"
 #include "iam/iam_ops.h"
+#include "jobs/jobs.h"
 #include "links/links.h"
 #include "mail/mail.h"
 #include "webhooks/webhooks.h"
@@ -48,6 +49,10 @@ static const struct db_stmt_set *const links_sets[] = {
 	&links_stmt_set, &links_api_stmt_set, &links_sandbox_stmt_set, NULL
 };
 
+static const struct db_stmt_set *const jobs_sets[] = {
+	&jobs_stmt_set, NULL
+};
+
 const struct db_module db_modules[] = {
 	{ "core", core_sets },
 	{ "events", events_sets },
@@ -56,5 +61,6 @@ const struct db_module db_modules[] = {
 	{ "webhooks", webhooks_sets },
 	{ "billers", billers_sets },
 	{ "links", links_sets },
+	{ "jobs", jobs_sets },
 	{ NULL, NULL }
 };

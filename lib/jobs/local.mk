@@ -1,0 +1,5 @@
+# lib/jobs/: what bds-jobs runs: the kinds table on the leased queue, the connectors.
+lib_libbds_a_SOURCES += \
+	%reldir%/jobs.c \
+	%reldir%/jobs.h \
+	%reldir%/connectors/connector.h
