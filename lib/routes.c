@@ -9,6 +9,7 @@
 #include "iam/iam_clients.h"
 #include "core/health.h"
 #include "iam/iam.h"
+#include "links/links.h"
 #include "core/router.h"
 #include "links/links_connect.h"
 #include "webhooks/webhooks.h"
@@ -72,6 +73,17 @@ const struct route routes[] = {
 	{ M_POST,  "/v1/activity/replay",                   AUTH_KEY,  activity_replay_fields,     NULL, activity_replay,          ROUTE_IDEM },
 	{ M_GET,   "/v1/activity/{event_id}",               AUTH_KEY,  NULL,                       NULL, activity_get,             0 },
 	{ M_POST,  "/v1/triggers/{event_type}",             AUTH_KEY,  NULL,                       NULL, activity_trigger,         ROUTE_SANDBOX | ROUTE_ANY_BODY | ROUTE_IDEM },
+
+	/* links (lib/links/links_api.c; GET also takes the developer's JWT) */
+	{ M_GET,   "/v1/links",                             AUTH_KEY,  NULL,                       links_list_query, links_list, 0 },
+	{ M_GET,   "/v1/links/{id}",                        AUTH_KEY | AUTH_JWT, NULL,             NULL, links_get_one,            ROUTE_RESIGNIN },
+	{ M_DELETE, "/v1/links/{id}",                       AUTH_KEY,  NULL,                       NULL, links_delete,             ROUTE_TX },
+	{ M_POST,  "/v1/links/{id}/refresh",                AUTH_KEY,  NULL,                       NULL, links_refresh,            ROUTE_TX },
+	{ M_POST,  "/v1/links/{id}/access-token",           AUTH_KEY,  NULL,                       NULL, links_access_token,       ROUTE_TX },
+	/* sandbox account links (lib/links/links_sandbox.c) */
+	{ M_POST,  "/v1/sandbox/account-links",             AUTH_KEY,  links_sandbox_create_fields, NULL, links_sandbox_create,    ROUTE_SANDBOX | ROUTE_IDEM },
+	{ M_POST,  "/v1/sandbox/links/{id}/reset-login",    AUTH_KEY,  NULL,                       NULL, links_sandbox_reset_login, ROUTE_SANDBOX | ROUTE_TX },
+	{ M_POST,  "/v1/sandbox/links/{id}/advance",        AUTH_KEY,  NULL,                       NULL, links_sandbox_advance,    ROUTE_SANDBOX | ROUTE_TX },
 
 	/* the biller catalog (lib/billers/billers.c); {id} answers 401 NEEDS_RESIGNIN
 	 * without a valid credential */

@@ -19,6 +19,8 @@
 #include "iam/iam.h"
 #include "iam/iam_clients.h"
 #include "iam/iam_ops.h"
+#include "jobs/jobs.h"
+#include "links/links.h"
 #include "links/links_connect.h"
 #include "mail/mail.h"
 #include "webhooks/webhooks.h"
@@ -44,9 +46,13 @@ static const struct db_stmt_set *const webhooks_sets[] = {
 static const struct db_stmt_set *const billers_sets[] = {
 	&billers_stmt_set, &billers_admin_stmt_set, NULL
 };
-
 static const struct db_stmt_set *const links_sets[] = {
+	&links_stmt_set, &links_api_stmt_set, &links_sandbox_stmt_set,
 	&links_tokens_stmt_set, &links_sessions_stmt_set, &links_exchange_stmt_set, NULL
+};
+
+static const struct db_stmt_set *const jobs_sets[] = {
+	&jobs_stmt_set, NULL
 };
 
 const struct db_module db_modules[] = {
@@ -57,5 +63,6 @@ const struct db_module db_modules[] = {
 	{ "webhooks", webhooks_sets },
 	{ "billers", billers_sets },
 	{ "links", links_sets },
+	{ "jobs", jobs_sets },
 	{ NULL, NULL }
 };

@@ -1,3 +1,6 @@
-# lib/jobs/: the bds-jobs runner, its job kinds and the connectors.
+# lib/jobs/: what bds-jobs runs: the kinds table on the leased queue, the connectors.
 lib_libbds_a_SOURCES += \
+	%reldir%/jobs.c \
+	%reldir%/jobs.h \
+	%reldir%/connectors/connector.h \
 	%reldir%/jobs_connect.c

@@ -82,6 +82,53 @@ int	 links_disconnect(struct req *, const char *client_id, const char *link_id,
  * it is neither. Arena string. */
 const char *links_id_canonical(struct req *, const char *id);
 
+/* ---- retrieval support (lib/jobs/jobs_retrieval.c) ---- */
+
+/* What a retrieval needs of its link and biller (arena strings). */
+struct links_retrieval {
+	const char *status, *environment, *client_user_id, *biller_id, *biller_name,
+	    *connector;
+};
+/* 1 found (*lr filled), 0 no such link of the client, -1 database failure. */
+int	 links_retrieval_load(struct req *, const char *client_id, const char *link_id,
+	    struct links_retrieval *lr);
+/* A link's opened credentials (arena strings; wipe them after use). */
+struct links_credentials {
+	const char *username, *password;
+	size_t ulen, plen;
+	int refresh_count;	/* successful retrievals so far */
+};
+/* Lock the link's row and open its credentials: 1 (c filled), 0 none (no
+ * link or no credentials: revoked), -1 failure (database, or a sealed value
+ * that does not open). */
+int	 links_credentials_open(struct req *, const char *client_id, const char *link_id,
+	    struct links_credentials *c);
+/* Zero the plaintext credentials. */
+void	 links_credentials_wipe(struct links_credentials *c);
+/* sync.last_attempt_at = now, sync.status syncing. 0 ok, -1. */
+int	 links_sync_start(struct req *, const char *client_id, const char *link_id);
+/* Upsert one account of the link by the connector's ref: the account id
+ * (acct_…, arena), NULL on failure. */
+const char *links_account_upsert(struct req *, const char *client_id, const char *link_id,
+	    const char *ref, const char *name, const char *type, const char *mask,
+	    const char *service_address);
+/* A successful retrieval: sync fields, refresh_count + 1, bill_count; the
+ * first one emits connection.ready (once per link). 0 ok, -1. */
+int	 links_sync_done(struct req *, const char *client_id, const char *link_id,
+	    long long bill_count);
+/* A failed attempt of an ACTIVE link: sync.status error, next try in
+ * retry_s. 0 ok, -1. */
+int	 links_sync_failed(struct req *, const char *client_id, const char *link_id,
+	    int retry_s);
+/* Emit link.disconnected (data.object as the spec's table). 0 ok, -1. */
+int	 links_disconnected_emit(struct req *, const char *client_id, const char *environment,
+	    const char *link_id, const char *user_id, const char *biller_id, const char *reason,
+	    const char *rejection);
+/* links_access_token_new that also gives the expiry (ISO 8601, arena; NULL
+ * when the token does not expire). */
+const char *links_token_mint(struct req *, const char *client_id, const char *environment,
+	    const char *link_id, int ttl_s, const char **expires_at);
+
 /* ---- handlers (lib/routes.c), API key of the link's client ---- */
 int	 links_list(struct req *, struct json_object *);
 int	 links_get_one(struct req *, struct json_object *);
@@ -95,6 +142,6 @@ int	 links_sandbox_advance(struct req *, struct json_object *);
 
 extern const struct vfield links_list_query[], links_sandbox_create_fields[];
 
-extern const struct db_stmt_set links_stmt_set;
+extern const struct db_stmt_set links_stmt_set, links_api_stmt_set, links_sandbox_stmt_set;
 
 #endif

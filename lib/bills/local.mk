@@ -1,0 +1,3 @@
+# lib/bills/: bills: the store the connectors' statements land in.
+lib_libbds_a_SOURCES += \
+	%reldir%/bills.h
