@@ -2,5 +2,7 @@
 lib_libbds_a_SOURCES += \
 	%reldir%/jobs.c \
 	%reldir%/jobs.h \
+	%reldir%/connectors/connector.c \
 	%reldir%/connectors/connector.h \
+	%reldir%/connectors/sandbox.c \
 	%reldir%/jobs_connect.c
