@@ -6,6 +6,7 @@
  */
 #include <stddef.h>
 
+#include "billers/billers.h"
 #include "bills/bills.h"
 #include "core/auth.h"
 #include "core/db.h"
@@ -20,6 +21,8 @@
 #include "iam/iam_clients.h"
 #include "iam/iam_ops.h"
 #include "jobs/jobs.h"
+#include "links/links.h"
+#include "links/links_connect.h"
 #include "mail/mail.h"
 #include "webhooks/webhooks.h"
 #include "webhooks/webhooks_deliver.h"
@@ -41,7 +44,13 @@ static const struct db_stmt_set *const iam_sets[] = {
 static const struct db_stmt_set *const webhooks_sets[] = {
 	&webhooks_stmt_set, &webhooks_deliver_stmt_set, NULL
 };
-
+static const struct db_stmt_set *const billers_sets[] = {
+	&billers_stmt_set, &billers_admin_stmt_set, NULL
+};
+static const struct db_stmt_set *const links_sets[] = {
+	&links_stmt_set, &links_api_stmt_set, &links_sandbox_stmt_set,
+	&links_tokens_stmt_set, &links_sessions_stmt_set, &links_exchange_stmt_set, NULL
+};
 static const struct db_stmt_set *const bills_sets[] = {
 	&bills_stmt_set, NULL
 };
@@ -55,6 +64,8 @@ const struct db_module db_modules[] = {
 	{ "mail", mail_sets },
 	{ "iam", iam_sets },
 	{ "webhooks", webhooks_sets },
+	{ "billers", billers_sets },
+	{ "links", links_sets },
 	{ "bills", bills_sets },
 	{ "jobs", jobs_sets },
 	{ NULL, NULL }

@@ -4,4 +4,6 @@ lib_libbds_a_SOURCES += \
 	%reldir%/jobs.h \
 	%reldir%/connectors/connector.c \
 	%reldir%/connectors/connector.h \
-	%reldir%/connectors/sandbox.c
+	%reldir%/connectors/sandbox.c \
+	%reldir%/jobs_connect.c \
+	%reldir%/jobs_retrieval.c

@@ -1001,6 +1001,18 @@ k_boot(void)
 		return -1;
 	if (k_run_ok(&s_migrate, 120000) == -1)
 		return -1;
+	/* billers slice: every stack has the shipped biller catalog */
+	{
+		char csv[H_PATH + 32];
+		const char *import_argv[] = {
+			bdsctl, "--config", H->conf, "billers", "import", csv, NULL
+		};
+		struct kspawn s_import = { import_argv, H->ctllog, 0, SIGKILL, 1 };
+
+		snprintf(csv, sizeof(csv), "%s/data/billers.csv", H->srcdir);
+		if (k_run_ok(&s_import, 120000) == -1)
+			return -1;
+	}
 	if (k_api_start() == -1)
 		return -1;
 	if (k_jobs_start() == -1)
