@@ -36,7 +36,16 @@
 #define DUSSELDORF	"blr_01900001-0000-7000-8000-000000000004"	/* Wasserwerke Düsseldorf */
 
 static struct devacct dev;
-static char *client_a, *key_a, *client_b, *key_b;
+/* Static copies: every test is a forked child, and leak checks see what
+ * the fixture left on the heap. */
+static char client_a[96], key_a[128], client_b[96];
+
+static void
+keep(char *dst, size_t len, char *s)
+{
+	snprintf(dst, len, "%s", s);
+	free(s);
+}
 
 static void
 stack_up(void)
@@ -44,10 +53,9 @@ stack_up(void)
 	harness_fixture_start_default();
 	devacct_legal();
 	devacct_new(&dev, "blr");
-	client_a = devacct_client_new(&dev);
-	key_a = devacct_key_new(&dev, client_a, "sandbox");
-	client_b = devacct_client_new(&dev);
-	key_b = devacct_key_new(&dev, client_b, "sandbox");
+	keep(client_a, sizeof(client_a), devacct_client_new(&dev));
+	keep(key_a, sizeof(key_a), devacct_key_new(&dev, client_a, "sandbox"));
+	keep(client_b, sizeof(client_b), devacct_client_new(&dev));
 }
 
 /* ------------------------------------------------------------------ */
