@@ -501,6 +501,14 @@ START_TEST(session_auth_and_connect_queue)
 	ck_assert_pstr_eq(devacct_str(r, "status"), "awaiting_credentials");
 	ck_assert_pstr_eq(devacct_str(r, "mode"), "create");
 	harness_resp_free(r);
+	/* a server-side SDK: the link token itself names the token's newest session */
+	r = page_call(lt, "GET", "/v1/link-sessions/current", NULL);
+	harness_expect(r, 200);
+	ck_assert_pstr_eq(devacct_str(r, "status"), "awaiting_credentials");
+	harness_resp_free(r);
+	p[0] = t.client;
+	ck_assert_int_eq(sql_int("SELECT count(*) FROM link_sessions WHERE client_id = $1",
+	    1, p), 1);
 
 	/* the picker: ACTIVE and DEGRADED billers */
 	r = page_call(st, "GET", "/v1/link-sessions/billers?search_term=sandbox&limit=5", NULL);
@@ -643,12 +651,12 @@ START_TEST(cors)
 		ck_assert_ptr_null(harness_header(r, "Access-Control-Allow-Origin"));
 		harness_resp_free(r);
 	}
-	/* not a CORS route: no preflight */
+	/* not a CORS route: no preflight, OPTIONS is a method it does not take */
 	{
 		const char *pre[] = { "Origin: " LINK_ORIGIN, NULL };
 
 		r = harness_request("OPTIONS", "sandbox", "/v1/link-tokens", pre, NULL, 0);
-		ck_assert_int_eq(r->status, 404);
+		ck_assert_int_eq(r->status, 405);
 		ck_assert_ptr_null(harness_header(r, "Access-Control-Allow-Origin"));
 		harness_resp_free(r);
 	}
