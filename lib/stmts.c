@@ -7,6 +7,7 @@
 #include <stddef.h>
 
 #include "billers/billers.h"
+#include "bills/bills.h"
 #include "core/auth.h"
 #include "core/db.h"
 #include "core/health.h"
@@ -50,7 +51,9 @@ static const struct db_stmt_set *const links_sets[] = {
 	&links_stmt_set, &links_api_stmt_set, &links_sandbox_stmt_set,
 	&links_tokens_stmt_set, &links_sessions_stmt_set, &links_exchange_stmt_set, NULL
 };
-
+static const struct db_stmt_set *const bills_sets[] = {
+	&bills_stmt_set, NULL
+};
 static const struct db_stmt_set *const jobs_sets[] = {
 	&jobs_stmt_set, NULL
 };
@@ -63,6 +66,7 @@ const struct db_module db_modules[] = {
 	{ "webhooks", webhooks_sets },
 	{ "billers", billers_sets },
 	{ "links", links_sets },
+	{ "bills", bills_sets },
 	{ "jobs", jobs_sets },
 	{ NULL, NULL }
 };

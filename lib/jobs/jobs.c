@@ -38,6 +38,11 @@ static enum jobs_outcome test_run(struct req *, struct jobs_job *);
  *	name, run, max_attempts, lease_s
  */
 static const struct jobs_kind kinds[] = {
+	/* a link's retrieval: connector -> bills (links slice); user_many's
+	 * 1,000 statements fit well inside the lease */
+	{ "retrieval", jobs_retrieval_run, 5, 120 },
+	/* a link session's login and MFA (connect slice) */
+	{ "connect", jobs_connect_run, 3, 60 },
 	/* the runner's own tests (t/e2e/check_e2e_jobs): queued only by them */
 	{ "test", test_run, 3, 5 },
 };

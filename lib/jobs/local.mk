@@ -5,4 +5,5 @@ lib_libbds_a_SOURCES += \
 	%reldir%/connectors/connector.c \
 	%reldir%/connectors/connector.h \
 	%reldir%/connectors/sandbox.c \
-	%reldir%/jobs_connect.c
+	%reldir%/jobs_connect.c \
+	%reldir%/jobs_retrieval.c

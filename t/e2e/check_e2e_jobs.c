@@ -9,7 +9,12 @@
  * retries follow the schedule until done, max attempts end dead with the
  * error, a permanent failure is dead at once; a runner SIGKILLed mid-job
  * leaves nothing committed and the job runs again after its lease and
- * completes once; a second enqueue of pending work is a no-op.
+ * completes once; a second enqueue of pending work is a no-op. And the
+ * bill store (bills_store, called as a retrieval does, with the sandbox
+ * connector's statements): a link's sequence rises with each new or changed
+ * bill, the same statement stored twice is one bill, one bill.created and
+ * no new number, a bill created PAID also gets bill.updated paid, a move to
+ * PAID emits bill.updated paid.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -25,7 +30,9 @@
 #include "core/crypto.h"
 #include "core/db.h"
 #include "core/jobq.h"
+#include "bills/bills.h"
 #include "core/req.h"
+#include "jobs/connectors/connector.h"
 #include "devacct.h"
 #include "harness.h"
 
@@ -313,6 +320,126 @@ START_TEST(second_enqueue_of_pending_work_is_a_no_op)
 }
 END_TEST
 
+/* ---- the bill store ---- */
+
+#define SANDBOX_BILLER "blr_01900000-0000-7000-8000-000000000001"
+
+/* A client of a new developer, and the sandbox biller. */
+static const char *
+bills_client(void)
+{
+	static struct devacct d;
+
+	devacct_legal();
+	devacct_new(&d, "bills");
+	sql_ok("INSERT INTO billers (id, name, type, country, connector,"
+	    " connectivity_types, consent_scopes, capabilities) VALUES"
+	    " ('" SANDBOX_BILLER "', 'Sandbox Power & Light', 'electric', 'US', 'sandbox',"
+	    " '{credentials}', '{}', '{bills}') ON CONFLICT DO NOTHING");
+	return d.client_id;
+}
+
+/* The sandbox's statements of username's first account at refresh. */
+static struct bills_statement *
+sandbox_statements(const char *user, int refresh, size_t *n)
+{
+	const struct connector *c = connector_find("sandbox");
+	struct connector_session s;
+	struct bills_statement *st;
+
+	lib_setup();
+	ck_assert_int_eq(c->login(&arena, user, "pass_good", &s), CONN_OK);
+	ck_assert_int_eq(c->statements(&arena, &s, arena_printf(&arena, "sbx-%s-1", user),
+	    refresh, &st, n), CONN_OK);
+	return st;
+}
+
+/* Store st[0..n) in one transaction; how many were new. */
+static int
+store(const struct bills_link *l, struct bills_statement *st, size_t n)
+{
+	struct req *r = lib_req();
+	int created, total = 0;
+	size_t i;
+
+	ck_assert_int_eq(db_begin(r->db), 0);
+	for (i = 0; i < n; i++) {
+		ck_assert_int_eq(bills_store(r, l, "acct_test", "1234", &st[i], &created), 0);
+		total += created;
+	}
+	ck_assert_int_eq(db_commit(r->db), 0);
+	return total;
+}
+
+static char *
+events_of(const char *client, const char *type)
+{
+	const char *p[2] = { client, type };
+	PGresult *res = PQexecParams(devacct_pg(), "SELECT count(*) FROM events"
+	    " WHERE client_id = $1 AND type = $2", 2, NULL, p, NULL, NULL, 0);
+	char *v;
+
+	ck_assert_int_eq(PQresultStatus(res), PGRES_TUPLES_OK);
+	v = strdup(PQgetvalue(res, 0, 0));
+	PQclear(res);
+	return v;
+}
+
+START_TEST(bills_store_once_per_statement_with_sequence)
+{
+	const char *client = bills_client();
+	struct bills_link l = { client, "sandbox", "link_test_store", "user-1",
+	    SANDBOX_BILLER, "Sandbox Power & Light" };
+	struct bills_statement *st;
+	size_t n;
+	char *v;
+
+	st = sandbox_statements("user_paid", 0, &n);
+	ck_assert_int_eq(store(&l, st, n), 12);
+	v = sql1("SELECT last_seq FROM bill_seq WHERE link_id = 'link_test_store'", NULL);
+	ck_assert_str_eq(v, "12");
+	free(v);
+	/* 12 bill.created; the 11 created PAID also bill.updated paid */
+	ck_assert_str_eq(events_of(client, "bill.created"), "12");
+	ck_assert_str_eq(events_of(client, "bill.updated"), "11");
+	{
+		struct req *r = lib_req();
+
+		ck_assert_int_eq(bills_count(r, client, "link_test_store"), 12);
+		arena_reset(&arena);
+	}
+
+	/* the same statements again: nothing new, no number, no event */
+	st = sandbox_statements("user_paid", 0, &n);
+	ck_assert_int_eq(store(&l, st, n), 0);
+	v = sql1("SELECT last_seq || ' ' || count(*) FROM bill_seq, bills"
+	    " WHERE bill_seq.link_id = 'link_test_store' AND bills.link_id = bill_seq.link_id"
+	    " GROUP BY last_seq", NULL);
+	ck_assert_str_eq(v, "12 12");
+	free(v);
+	ck_assert_str_eq(events_of(client, "bill.created"), "12");
+
+	/* the next refresh: the newest goes PAID: one new number, one event */
+	st = sandbox_statements("user_paid", 1, &n);
+	ck_assert_int_eq(store(&l, st, n), 0);
+	v = sql1("SELECT status || ' ' || amount_due_minor || ' ' || paid_reason || ' ' ||"
+	    " created_seq || ' ' || changed_seq FROM bills"
+	    " WHERE link_id = 'link_test_store' AND statement_ref = 'sbx-user_paid-1-2026-09'",
+	    NULL);
+	ck_assert_str_eq(v, "PAID 0 portal_balance_zero 1 13");
+	free(v);
+	ck_assert_str_eq(events_of(client, "bill.updated"), "12");
+	/* the figures as stored: the total and the items of the formula */
+	v = sql1("SELECT (total_minor = (SELECT sum((i->'amount'->>'minor')::bigint)"
+	    "   FROM jsonb_array_elements(line_items) i))::text || ' ' || currency"
+	    " || ' ' || jsonb_array_length(line_items) || ' ' || (usage->0->>'unit')"
+	    " FROM bills WHERE link_id = 'link_test_store'"
+	    "  AND statement_ref = 'sbx-user_paid-1-2026-08'", NULL);
+	ck_assert_str_eq(v, "true USD 3 kWh");
+	free(v);
+}
+END_TEST
+
 static Suite *
 jobs_suite(void)
 {
@@ -329,6 +456,7 @@ jobs_suite(void)
 	tcase_add_test(tc, permanent_failure_is_dead_at_once);
 	tcase_add_test(tc, killed_mid_job_runs_again_after_its_lease_once);
 	tcase_add_test(tc, second_enqueue_of_pending_work_is_a_no_op);
+	tcase_add_test(tc, bills_store_once_per_statement_with_sequence);
 	suite_add_tcase(s, tc);
 	return s;
 }
