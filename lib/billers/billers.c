@@ -45,16 +45,19 @@
 	"  'mfa', 'mfa' = ANY (b.capabilities))," \
 	" 'created_at', " DB_ISO("b.created_at") ", 'updated_at', " DB_ISO("b.updated_at") ")::text"
 
-/* The folded term of $1 (NULL: no search), once per statement. */
-#define TERM "q AS (SELECT billers_fold($1::text) AS t)"
-/* A biller (alias b) matches the term q.t. */
-#define MATCH "(q.t IS NULL OR q.t <% b.search_text OR strpos(b.search_text, q.t) > 0)"
-/* Its rank (0 without a term). */
+/*
+ * The folded term of $1 and its LIKE pattern, once per statement. Both
+ * match conditions are served by the trigram index on search_text.
+ */
+#define TERM "q AS (SELECT billers_fold($1::text) AS t, '%' || replace(replace(replace(" \
+	"billers_fold($1::text), '\\', '\\\\'), '%', '\\%'), '_', '\\_') || '%' AS lk)"
+/* A biller (alias b) matches the term. */
+#define MATCH "(q.t <% b.search_text OR b.search_text LIKE q.lk)"
+/* Its rank. */
 #define RANK \
-	"CASE WHEN q.t IS NULL THEN 0::float8 ELSE" \
-	" word_similarity(q.t, b.search_text)::float8" \
-	" + CASE WHEN billers_fold(b.name) = q.t THEN 1::float8" \
-	"   WHEN starts_with(billers_fold(b.name), q.t) THEN 0.5::float8 ELSE 0::float8 END END"
+	"(word_similarity(q.t, b.search_text)::float8" \
+	" + CASE WHEN b.name_folded = q.t THEN 1::float8" \
+	"   WHEN starts_with(b.name_folded, q.t) THEN 0.5::float8 ELSE 0::float8 END)"
 /* A cursor position for created_at: exact, and sorts as text. */
 #define POS(col) "to_char(" col " AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"')"
 
@@ -64,44 +67,52 @@ enum list_col { L_TOTAL, L_RANK, L_KEY, L_ID, L_ENTITY, L__MAX };
 enum row_col { R_ID, R_NAME, R_TYPE, R_STATUS, R_COUNTRY, R_CONNECTOR, R_BASE_URL, R__MAX };
 enum entity_col { E_ENTITY };
 
+/*
+ * The list: $1 term, $2 status, $3 type, $4 consent_scope, $5 sort_by, $6
+ * sort_order, $7..$9 the cursor's (rank, key, id) or NULL, $10 the page
+ * size + 1. One row even when the page is empty (p.id NULL), so
+ * total_count always comes back. RANK_EXPR ranks a row of FROM_WHERE (the
+ * searched billers, or the whole catalog).
+ */
+#define LIST(RANK_EXPR, FROM_WHERE) \
+	" f AS (SELECT b.id, " RANK_EXPR " AS rank," \
+	"  CASE WHEN $5::text = 'created_at' THEN " POS("b.created_at") \
+	"  ELSE b.name_folded END AS k" \
+	"  FROM " FROM_WHERE \
+	"  AND ($2::text IS NULL OR b.status = $2::text)" \
+	"  AND ($3::text IS NULL OR b.type = $3::text)" \
+	"  AND ($4::text IS NULL OR $4::text = ANY (b.consent_scopes)))," \
+	" p AS (SELECT f.* FROM f WHERE $7::float8 IS NULL OR f.rank < $7::float8" \
+	"  OR (f.rank = $7::float8 AND CASE WHEN $6::text = 'desc'" \
+	"   THEN (f.k, f.id) < ($8::text, $9::text) ELSE (f.k, f.id) > ($8::text, $9::text) END)" \
+	"  ORDER BY f.rank DESC, CASE WHEN $6::text = 'desc' THEN f.k END DESC," \
+	"  CASE WHEN $6::text = 'desc' THEN f.id END DESC, f.k, f.id LIMIT $10::int)" \
+	" SELECT " LIST_COLS ENTITY \
+	" FROM (SELECT count(*) AS total FROM f) c LEFT JOIN p ON true" \
+	" LEFT JOIN billers b ON b.id = p.id" \
+	" ORDER BY p.rank DESC, CASE WHEN $6::text = 'desc' THEN p.k END DESC," \
+	" CASE WHEN $6::text = 'desc' THEN p.id END DESC, p.k, p.id"
+
 enum {
 	B_LIST,
+	B_LIST_SEARCH,
 	B_BY_DOMAINS,
 	B_ROW,
 	B_ENTITY,
 	B_PICKER,
+	B_PICKER_ALL,
 	B__MAX
 };
 static struct db_stmt stmts[B__MAX] = {
-	/*
-	 * $1 term, $2 status, $3 type, $4 consent_scope, $5 sort_by, $6
-	 * sort_order, $7..$9 the cursor's (rank, key, id) or NULL, $10 the
-	 * page size + 1. One row even when the page is empty (p.id NULL), so
-	 * total_count always comes back.
-	 */
+	/* the whole catalog: the keyset walks the (name_folded, id) order */
 	[B_LIST] = { "billers_list",
-	    "WITH " TERM ","
-	    " f AS (SELECT b.id, " RANK " AS rank,"
-	    "  CASE WHEN $5::text = 'created_at' THEN " POS("b.created_at")
-	    "  ELSE billers_fold(b.name) END AS k"
-	    "  FROM billers b, q WHERE " MATCH
-	    "  AND ($2::text IS NULL OR b.status = $2::text)"
-	    "  AND ($3::text IS NULL OR b.type = $3::text)"
-	    "  AND ($4::text IS NULL OR $4::text = ANY (b.consent_scopes))),"
-	    " p AS (SELECT f.* FROM f WHERE $7::float8 IS NULL OR f.rank < $7::float8"
-	    "  OR (f.rank = $7::float8 AND CASE WHEN $6::text = 'desc'"
-	    "   THEN (f.k, f.id) < ($8::text, $9::text) ELSE (f.k, f.id) > ($8::text, $9::text) END)"
-	    "  ORDER BY f.rank DESC, CASE WHEN $6::text = 'desc' THEN f.k END DESC,"
-	    "  CASE WHEN $6::text = 'desc' THEN f.id END DESC, f.k, f.id LIMIT $10::int)"
-	    " SELECT " LIST_COLS ENTITY
-	    " FROM (SELECT count(*) AS total FROM f) c LEFT JOIN p ON true"
-	    " LEFT JOIN billers b ON b.id = p.id"
-	    " ORDER BY p.rank DESC, CASE WHEN $6::text = 'desc' THEN p.k END DESC,"
-	    " CASE WHEN $6::text = 'desc' THEN p.id END DESC, p.k, p.id" },
+	    "WITH" LIST("0::float8", "billers b WHERE $1::text IS NULL") },
+	[B_LIST_SEARCH] = { "billers_list_search",
+	    "WITH " TERM "," LIST(RANK, "billers b, q WHERE " MATCH) },
 	/* $1: the address's domain and its parents, as a text[] literal. */
 	[B_BY_DOMAINS] = { "billers_by_domains",
 	    "SELECT " ENTITY " FROM billers b WHERE b.domains && $1::text[]"
-	    " ORDER BY billers_fold(b.name), b.id" },
+	    " ORDER BY b.name_folded, b.id" },
 	[B_ROW] = { "billers_row",
 	    "SELECT " ROW_COLS " FROM billers b WHERE b.id = $1" },
 	[B_ENTITY] = { "billers_entity",
@@ -109,7 +120,10 @@ static struct db_stmt stmts[B__MAX] = {
 	[B_PICKER] = { "billers_picker",
 	    "WITH " TERM " SELECT " ENTITY " FROM billers b, q"
 	    " WHERE b.status IN ('ACTIVE', 'DEGRADED') AND " MATCH
-	    " ORDER BY " RANK " DESC, billers_fold(b.name), b.id LIMIT $2::int" },
+	    " ORDER BY " RANK " DESC, b.name_folded, b.id LIMIT $2::int" },
+	[B_PICKER_ALL] = { "billers_picker_all",
+	    "SELECT " ENTITY " FROM billers b WHERE b.status IN ('ACTIVE', 'DEGRADED')"
+	    " ORDER BY b.name_folded, b.id LIMIT $1::int" },
 };
 const struct db_stmt_set billers_stmt_set = { "billers", stmts, B__MAX };
 
@@ -209,7 +223,7 @@ billers_list(struct req *r, struct json_object *out)
 		p[7] = fields[1];
 		p[8] = fields[2];
 	}
-	if ((res = db_query(r, &stmts[B_LIST], 10, p)) == NULL)
+	if ((res = db_query(r, &stmts[p[0] != NULL ? B_LIST_SEARCH : B_LIST], 10, p)) == NULL)
 		return api_db_error(r);
 	arr = json_arr(r->arena);
 	n = PQntuples(res);
@@ -360,7 +374,11 @@ billers_picker(struct req *r, const char *search_term, int limit)
 	const char *p[2] = { nonempty(search_term), arena_printf(r->arena, "%d", limit) };
 	PGresult *res;
 
-	if ((res = db_query(r, &stmts[B_PICKER], 2, p)) == NULL)
+	if (p[0] == NULL)
+		res = db_query(r, &stmts[B_PICKER_ALL], 1, p + 1);
+	else
+		res = db_query(r, &stmts[B_PICKER], 2, p);
+	if (res == NULL)
 		return NULL;
 	return entities(r, res, E_ENTITY);
 }

@@ -18,6 +18,12 @@
 #include <check.h>
 #include <json-c/json.h>
 
+#include "billers/billers.h"
+#include "core/arena.h"
+#include "core/config.h"
+#include "core/crypto.h"
+#include "core/db.h"
+#include "core/req.h"
 #include "devacct.h"
 #include "harness.h"
 #include "receiver.h"
@@ -329,9 +335,13 @@ START_TEST(search_ranked)
 }
 END_TEST
 
+/* Nothing matches; LIKE's wildcards in a term are plain characters. */
+static const char *const no_match[] = { "zqxjvw", "%25", "_", "%25%25%25", "%5C" };
+
 START_TEST(search_no_match)
 {
-	struct harness_resp *r = get_ok("/v1/billers?search_term=zqxjvw");
+	struct harness_resp *r = get_ok(harness_fmt("/v1/billers?search_term=%s",
+	    no_match[_i]));
 
 	ck_assert_uint_eq(nbillers(r), 0);
 	ck_assert_int_eq(devacct_int(r, "total_count"), 0);
@@ -485,6 +495,92 @@ START_TEST(get_needs_resignin)
 		harness_assert_coded(r, 401, "NEEDS_RESIGNIN");
 		harness_resp_free(r);
 	}
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* The lookups links and jobs call, and the connect picker             */
+
+static struct config cfg;
+static struct arena arena;
+static struct req req;
+
+static void
+req_open(void)
+{
+	char err[512];
+
+	ck_assert_msg(config_load(&cfg, harness_config_path(), err, sizeof(err)) == 0,
+	    "config: %s", err);
+	ck_assert_int_eq(crypto_setup(), 0);
+	arena_init(&arena);
+	memset(&req, 0, sizeof(req));
+	req.arena = &arena;
+	req.cfg = &cfg;
+	ck_assert_ptr_nonnull(req.db = db_new(harness_database_url()));
+}
+
+static void
+req_close(void)
+{
+	arena_free(&arena);
+	db_free(req.db);
+	config_free(&cfg);
+}
+
+START_TEST(module_lookups)
+{
+	struct billers_row b;
+	struct json_object *o;
+
+	req_open();
+	memset(&b, 0, sizeof(b));
+	ck_assert_int_eq(billers_get(&req, SANDBOX_BILLER, &b), 1);
+	ck_assert_str_eq(b.id, SANDBOX_BILLER);
+	ck_assert_str_eq(b.name, "Sandbox Power & Light");
+	ck_assert_str_eq(b.type, "electric");
+	ck_assert_str_eq(b.status, "ACTIVE");
+	ck_assert_str_eq(b.connector, "sandbox");
+	ck_assert_str_eq(b.country, "US");
+	ck_assert_ptr_null(b.base_url);
+	ck_assert_int_eq(billers_get(&req, PGE, &b), 1);
+	ck_assert_str_eq(b.connector, "portal");
+	ck_assert_str_eq(b.base_url, "https://pge.example/bpp/v1");
+	ck_assert_int_eq(billers_get(&req, "blr_01900000-0000-7000-8000-0000000000ff", &b), 0);
+	ck_assert_int_eq(billers_get(&req, "nonsense", &b), 0);
+	ck_assert_int_eq(billers_get(&req, NULL, &b), 0);
+
+	o = billers_json_by_id(&req, PGE);
+	ck_assert_ptr_nonnull(o);
+	ck_assert_str_eq(json_object_get_string(json_object_object_get(o, "object")), "biller");
+	ck_assert_ptr_null(json_object_object_get(o, "connector"));
+	ck_assert_ptr_null(billers_json_by_id(&req, "blr_01900000-0000-7000-8000-0000000000ff"));
+	req_close();
+}
+END_TEST
+
+START_TEST(module_picker)
+{
+	struct json_object *a;
+	long long linkable = devacct_sql_int("SELECT count(*) FROM billers WHERE status IN"
+	    " ('ACTIVE', 'DEGRADED')", NULL, NULL);
+
+	req_open();
+	/* ranked like the list; only billers one can link */
+	a = billers_picker(&req, "pacific gas", 10);
+	ck_assert_ptr_nonnull(a);
+	ck_assert_uint_ge(json_object_array_length(a), 1);
+	ck_assert_str_eq(json_object_get_string(json_object_object_get(
+	    json_object_array_get_idx(a, 0), "id")), PGE);
+	a = billers_picker(&req, NULL, 1000);
+	ck_assert_ptr_nonnull(a);
+	ck_assert_uint_eq(json_object_array_length(a), (size_t)linkable);
+	for (size_t i = 0; i < json_object_array_length(a); i++)
+		ck_assert_str_ne(json_object_get_string(json_object_object_get(
+		    json_object_array_get_idx(a, i), "status")), "UNSUPPORTED");
+	ck_assert_uint_eq(json_object_array_length(billers_picker(&req, "", 5)), 5);
+	ck_assert_uint_eq(json_object_array_length(billers_picker(&req, "zqxjvw", 5)), 0);
+	req_close();
 }
 END_TEST
 
@@ -708,7 +804,7 @@ billers_suite(void)
 	tcase_add_loop_test(tc, list_cursor_walk, 0, N(walks));
 	tcase_add_test(tc, list_filters);
 	tcase_add_loop_test(tc, search_ranked, 0, N(searches));
-	tcase_add_test(tc, search_no_match);
+	tcase_add_loop_test(tc, search_no_match, 0, N(no_match));
 	tcase_add_test(tc, list_bad_cursor);
 	tcase_add_test(tc, list_needs_a_key);
 	tcase_add_loop_test(tc, by_email, 0, N(emails));
@@ -717,6 +813,8 @@ billers_suite(void)
 	tcase_add_test(tc, get_one);
 	tcase_add_loop_test(tc, get_unknown, 0, N(unknown_ids));
 	tcase_add_test(tc, get_needs_resignin);
+	tcase_add_test(tc, module_lookups);
+	tcase_add_test(tc, module_picker);
 	tcase_add_test(tc, import_reimport_unchanged);
 	tcase_add_loop_test(tc, import_bad_file_loads_nothing, 0, N(bad_files));
 	tcase_add_test(tc, import_inserts_then_updates);
