@@ -1065,12 +1065,23 @@ setup(void)
 	devacct_legal();
 	devacct_new(&dev_a, "conn-a");
 	devacct_new(&dev_b, "conn-b");
-	/* the default sandbox biller, whatever the catalog holds */
-	PQclear(sql("INSERT INTO billers (id, name, type, country, connector, connectivity_types,"
-	    " consent_scopes, capabilities) VALUES ('" SANDBOX_BILLER "', 'Sandbox Power & Light',"
-	    " 'electric', 'US', 'sandbox', '{credentials}', '{bills,statements,payment_history,"
-	    "usage,account_details,payments}', '{bills,statements,payment_history,usage,mfa}')"
-	    " ON CONFLICT DO NOTHING", 0, NULL));
+	/* the default sandbox biller, whatever the catalog holds; on a
+	 * connection of its own, closed again: the tests are forked children
+	 * and open theirs (devacct_pg) */
+	{
+		PGconn *pg = PQconnectdb(harness_database_url());
+		PGresult *res = PQexec(pg, "INSERT INTO billers (id, name, type, country,"
+		    " connector, connectivity_types, consent_scopes, capabilities) VALUES ('"
+		    SANDBOX_BILLER "', 'Sandbox Power & Light', 'electric', 'US', 'sandbox',"
+		    " '{credentials}', '{bills,statements,payment_history,usage,account_details,"
+		    "payments}', '{bills,statements,payment_history,usage,mfa}')"
+		    " ON CONFLICT DO NOTHING");
+
+		ck_assert_msg(PQresultStatus(res) == PGRES_COMMAND_OK, "%s",
+		    PQerrorMessage(pg));
+		PQclear(res);
+		PQfinish(pg);
+	}
 }
 
 static Suite *
