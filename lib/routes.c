@@ -74,6 +74,12 @@ const struct route routes[] = {
 	{ M_GET,   "/v1/activity/{event_id}",               AUTH_KEY,  NULL,                       NULL, activity_get,             0 },
 	{ M_POST,  "/v1/triggers/{event_type}",             AUTH_KEY,  NULL,                       NULL, activity_trigger,         ROUTE_SANDBOX | ROUTE_ANY_BODY | ROUTE_IDEM },
 
+	/* the biller catalog (lib/billers/billers.c); {id} answers 401 NEEDS_RESIGNIN
+	 * without a valid credential */
+	{ M_GET,   "/v1/billers",                           AUTH_KEY,  NULL,                       billers_list_query, billers_list, 0 },
+	{ M_GET,   "/v1/billers/search/by-email",           AUTH_KEY,  NULL,                       billers_by_email_query, billers_by_email, 0 },
+	{ M_GET,   "/v1/billers/{id}",                      AUTH_KEY | AUTH_JWT, NULL,             NULL, billers_get_route,        ROUTE_RESIGNIN },
+
 	/* links (lib/links/links_api.c; GET also takes the developer's JWT) */
 	{ M_GET,   "/v1/links",                             AUTH_KEY,  NULL,                       links_list_query, links_list, 0 },
 	{ M_GET,   "/v1/links/{id}",                        AUTH_KEY | AUTH_JWT, NULL,             NULL, links_get_one,            ROUTE_RESIGNIN },
@@ -84,12 +90,6 @@ const struct route routes[] = {
 	{ M_POST,  "/v1/sandbox/account-links",             AUTH_KEY,  links_sandbox_create_fields, NULL, links_sandbox_create,    ROUTE_SANDBOX | ROUTE_IDEM },
 	{ M_POST,  "/v1/sandbox/links/{id}/reset-login",    AUTH_KEY,  NULL,                       NULL, links_sandbox_reset_login, ROUTE_SANDBOX | ROUTE_TX },
 	{ M_POST,  "/v1/sandbox/links/{id}/advance",        AUTH_KEY,  NULL,                       NULL, links_sandbox_advance,    ROUTE_SANDBOX | ROUTE_TX },
-
-	/* the biller catalog (lib/billers/billers.c); {id} answers 401 NEEDS_RESIGNIN
-	 * without a valid credential */
-	{ M_GET,   "/v1/billers",                           AUTH_KEY,  NULL,                       billers_list_query, billers_list, 0 },
-	{ M_GET,   "/v1/billers/search/by-email",           AUTH_KEY,  NULL,                       billers_by_email_query, billers_by_email, 0 },
-	{ M_GET,   "/v1/billers/{id}",                      AUTH_KEY | AUTH_JWT, NULL,             NULL, billers_get_route,        ROUTE_RESIGNIN },
 
 	/* the connect flow (lib/links/links_tokens.c, links_sessions.c,
 	 * links_exchange.c): the ticket call's bearer is the link token and the

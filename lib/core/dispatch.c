@@ -137,6 +137,7 @@ cors_echo(struct req *r)
 	req_header_add(r, "Vary", "Origin");
 }
 
+/* 204 for a preflight of a ROUTE_CORS path; 0 when the path has none. */
 static int
 cors_preflight(struct req *r)
 {
@@ -153,8 +154,7 @@ cors_preflight(struct req *r)
 		strcat(allow, http_method_name(tried[i]));
 	}
 	if (allow[0] == '\0')
-		return api_error(r, 404, "NOT_FOUND", NULL, "no such endpoint: %s",
-		    r->http.path);
+		return 0;	/* no CORS route here: routed as any other method */
 	cors_echo(r);
 	req_header_add(r, "Access-Control-Allow-Methods", allow);
 	req_header_add(r, "Access-Control-Allow-Headers", "Authorization, Content-Type");
@@ -172,8 +172,8 @@ run(struct req *r)
 	int rc;
 
 	if (r->http.method == M__MAX && r->http.method_str != NULL &&
-	    strcmp(r->http.method_str, "OPTIONS") == 0)
-		return cors_preflight(r);
+	    strcmp(r->http.method_str, "OPTIONS") == 0 && (rc = cors_preflight(r)) != 0)
+		return rc;
 	if ((rc = parse_body(r, &doc)) != 0)
 		return rc;
 	rc = router_match(routes, routes_count, r->http.method, r->http.path,

@@ -9,9 +9,11 @@
  * session; update mode repairs a link in place. CORS answers the link host
  * and the client's allowedOrigins only.
  *
- * Rows are aged with SQL instead of sleeping (tickets, sessions, public
- * tokens); links another test needs are inserted with SQL when the flow
- * itself is not what is tested.
+ * Logins run in the stack's bds-jobs (harness): a test waits for the
+ * runner to be idle, then reads the session. Rows are aged with SQL
+ * instead of sleeping (tickets, sessions, public tokens); links another
+ * test needs are inserted with SQL when the flow itself is not what is
+ * tested.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -499,6 +501,14 @@ START_TEST(session_auth_and_connect_queue)
 	ck_assert_pstr_eq(devacct_str(r, "status"), "awaiting_credentials");
 	ck_assert_pstr_eq(devacct_str(r, "mode"), "create");
 	harness_resp_free(r);
+	/* a server-side SDK: the link token itself names the token's newest session */
+	r = page_call(lt, "GET", "/v1/link-sessions/current", NULL);
+	harness_expect(r, 200);
+	ck_assert_pstr_eq(devacct_str(r, "status"), "awaiting_credentials");
+	harness_resp_free(r);
+	p[0] = t.client;
+	ck_assert_int_eq(sql_int("SELECT count(*) FROM link_sessions WHERE client_id = $1",
+	    1, p), 1);
 
 	/* the picker: ACTIVE and DEGRADED billers */
 	r = page_call(st, "GET", "/v1/link-sessions/billers?search_term=sandbox&limit=5", NULL);
@@ -653,12 +663,12 @@ START_TEST(cors)
 		ck_assert_ptr_null(harness_header(r, "Access-Control-Allow-Origin"));
 		harness_resp_free(r);
 	}
-	/* not a CORS route: no preflight */
+	/* not a CORS route: no preflight, OPTIONS is a method it does not take */
 	{
 		const char *pre[] = { "Origin: " LINK_ORIGIN, NULL };
 
 		r = harness_request("OPTIONS", "sandbox", "/v1/link-tokens", pre, NULL, 0);
-		ck_assert_int_eq(r->status, 404);
+		ck_assert_int_eq(r->status, 405);
 		ck_assert_ptr_null(harness_header(r, "Access-Control-Allow-Origin"));
 		harness_resp_free(r);
 	}
@@ -670,17 +680,6 @@ END_TEST
 
 /* ------------------------------------------------------------------ */
 /* Exchange                                                            */
-
-/* A public token row of client for link, as the connect job makes it. */
-static void
-public_insert(const char *client, const char *lt, const char *link, const char *pub)
-{
-	const char *p[4] = { pub, client, lt, link };
-
-	PQclear(sql("INSERT INTO public_tokens (token_sha256, client_id, environment,"
-	    " link_token_id, link_id, expires_at) VALUES (sha256(convert_to($1, 'UTF8')), $2,"
-	    " 'sandbox', $3, $4, now() + interval '30 minutes')", 4, p));
-}
 
 /* A well-formed public token nobody holds: the format the service makes
  * (checksum included) comes from a real exchange, so tests take one from
@@ -711,9 +710,356 @@ START_TEST(exchange_errors)
 	    "{\"public_token\":\"x\"}", NULL);
 	ck_assert_int_eq(r->status, 401);
 	harness_resp_free(r);
-	(void)public_insert;
 	tenant_free(&a);
 	tenant_free(&b);
+}
+END_TEST
+
+
+/* ------------------------------------------------------------------ */
+/* The flow: logins run by the connect job                             */
+
+/* bds-jobs has run what is due (the connect job answers at once for the
+ * sandbox biller). */
+static void
+drive_connect(const char *client)
+{
+	(void)client;
+	ck_assert_msg(harness_jobs_wait_idle(WAIT_MS) == 0, "bds-jobs did not finish its jobs");
+}
+
+/* GET current after the connect job ran. */
+static struct harness_resp *
+current(const char *client, const char *st)
+{
+	struct harness_resp *r;
+
+	drive_connect(client);
+	r = page_call(st, "GET", "/v1/link-sessions/current", NULL);
+	harness_expect(r, 200);
+	return r;
+}
+
+static void
+connect_as(const char *st, const char *user, const char *pass)
+{
+	struct harness_resp *r = page_call(st, "POST", "/v1/link-sessions/connect", harness_fmt(
+	    "{\"biller_id\":\"" SANDBOX_BILLER "\",\"username\":\"%s\",\"password\":\"%s\"}",
+	    user, pass));
+
+	harness_expect(r, 202);
+	harness_resp_free(r);
+}
+
+/* A webhook endpoint of the client for every event, at the receiver. */
+static void
+subscribe(const struct tenant *t, struct receiver *rc)
+{
+	const char *extra[] = { harness_idem_header(), NULL };
+	char url[256];
+	struct harness_resp *r = devacct_call("POST", "sandbox", "/v1/webhook-endpoints",
+	    devacct_bearer(t->key), harness_fmt("{\"url\":\"%s\",\"events\":[\"*\"]}",
+	    receiver_url(rc, "/hook", url, sizeof(url))), extra);
+
+	harness_expect(r, 201);
+	harness_resp_free(r);
+}
+
+/* The receiver got an event of type (delivering what is due first). */
+static int
+received(struct receiver *rc, const char *type)
+{
+	ck_assert_int_eq(harness_deliver_once(), 0);
+	for (size_t i = 0; receiver_wait(rc, i, 2000) != NULL; i++)
+		if (strstr(receiver_wait(rc, i, 0)->body,
+		    harness_fmt("\"type\":\"%s\"", type)) != NULL)
+			return 1;
+	return 0;
+}
+
+/* The embedded flow: token, ticket, session, connect user_mfa, MFA
+ * (a wrong answer first), connected with a public token, exchange, and
+ * link.completed once at the client's webhook. */
+START_TEST(embedded_flow)
+{
+	struct receiver *rc = receiver_start(NULL);
+	struct tenant t, other;
+	struct harness_resp *r;
+	char *lt, *st, *pub, *link;
+	const char *p[2];
+
+	ck_assert_msg(rc != NULL, "receiver: %s", receiver_error());
+	tenant_new(&dev_a, &t);
+	tenant_new(&dev_b, &other);
+	subscribe(&t, rc);
+	lt = link_token(&t, "{\"client_user_id\":\"user-7\",\"consents\":[\"bills\"]}");
+	st = session(lt);
+	connect_as(st, "user_mfa", "pass_good");
+
+	r = current(t.client, st);
+	ck_assert_pstr_eq(devacct_str(r, "status"), "mfa_required");
+	ck_assert_ptr_nonnull(devacct_str(r, "mfa.type"));
+	ck_assert_ptr_nonnull(devacct_str(r, "mfa.prompt"));
+	ck_assert_ptr_null(devacct_json(r, "public_token"));
+	harness_resp_free(r);
+
+	r = page_call(st, "POST", "/v1/link-sessions/mfa", "{\"answer\":\"0000\"}");
+	harness_expect(r, 202);
+	harness_resp_free(r);
+	r = current(t.client, st);
+	ck_assert_pstr_eq(devacct_str(r, "status"), "mfa_required");
+	ck_assert_pstr_eq(devacct_str(r, "error_code"), "MFA_FAILED");
+	harness_resp_free(r);
+
+	r = page_call(st, "POST", "/v1/link-sessions/mfa", "{\"answer\":\"1234\"}");
+	harness_expect(r, 202);
+	harness_resp_free(r);
+	r = current(t.client, st);
+	ck_assert_pstr_eq(devacct_str(r, "status"), "connected");
+	ck_assert_ptr_null(devacct_json(r, "link_id"));	/* embedded: the client exchanges */
+	pub = strdup(devacct_str(r, "public_token"));
+	ck_assert_msg(strncmp(pub, "bds_pub_", 8) == 0, "%s", pub);
+	harness_resp_free(r);
+	/* nothing secret at rest: the public token only as its hash and sealed */
+	p[0] = pub;
+	ck_assert_int_eq(sql_int("SELECT count(*) FROM public_tokens"
+	    " WHERE token_sha256 = sha256(convert_to($1, 'UTF8'))", 1, p), 1);
+	ck_assert_int_eq(sql_int("SELECT count(*) FROM link_sessions"
+	    " WHERE position(convert_to($1, 'UTF8') IN public_token) > 0", 1, p), 0);
+
+	/* another client cannot exchange it */
+	r = key_call(&other, "POST", harness_fmt("/v1/link-tokens/%s/exchange", pub), NULL);
+	harness_assert_coded(r, 400, "INVALID_PUBLIC_TOKEN");
+	harness_resp_free(r);
+	/* nor under another link token */
+	r = key_call(&t, "POST", "/v1/link-tokens/lt_01900000-0000-7000-8000-000000000001/exchange",
+	    harness_fmt("{\"public_token\":\"%s\"}", pub));
+	harness_assert_coded(r, 400, "INVALID_PUBLIC_TOKEN");
+	harness_resp_free(r);
+
+	r = key_call(&t, "POST", harness_fmt("/v1/link-tokens/%s/exchange", lt),
+	    harness_fmt("{\"public_token\":\"%s\"}", pub));
+	harness_expect(r, 200);
+	link = strdup(devacct_str(r, "link_id"));
+	ck_assert_msg(strncmp(link, "link_", 5) == 0, "%s", r->body);
+	ck_assert_msg(strncmp(devacct_str(r, "access_token"), "bds_lat_", 8) == 0, "%s", r->body);
+	ck_assert_pstr_eq(devacct_str(r, "link.id"), link);
+	ck_assert_pstr_eq(devacct_str(r, "link.status"), "ACTIVE");
+	ck_assert_pstr_eq(devacct_str(r, "link.client_user_id"), "user-7");
+	harness_resp_free(r);
+	/* single use; the page shows it no more */
+	r = key_call(&t, "POST", harness_fmt("/v1/link-tokens/%s/exchange", lt),
+	    harness_fmt("{\"public_token\":\"%s\"}", pub));
+	harness_assert_coded(r, 400, "INVALID_PUBLIC_TOKEN");
+	harness_resp_free(r);
+	r = page_call(st, "GET", "/v1/link-sessions/current", NULL);
+	harness_expect(r, 200);
+	ck_assert_ptr_null(devacct_json(r, "public_token"));
+	harness_resp_free(r);
+
+	/* link.completed once, for this link, at the webhook */
+	p[0] = t.client;
+	p[1] = link;
+	ck_assert_int_eq(sql_int("SELECT count(*) FROM events WHERE client_id = $1"
+	    " AND type = 'link.completed' AND data->'object'->>'id' = $2", 2, p), 1);
+	ck_assert(received(rc, "link.completed"));
+	/* the first retrieval (bds-jobs) then makes the link ready, once */
+	drive_connect(t.client);
+	ck_assert_int_eq(sql_int("SELECT count(*) FROM events WHERE client_id = $1"
+	    " AND type = 'connection.ready' AND data->'object'->>'link_id' = $2", 2, p), 1);
+	ck_assert_int_eq(sql_int("SELECT count(*) FROM events c, events d WHERE c.client_id = $1"
+	    " AND d.client_id = $1 AND c.type = 'link.completed' AND d.type = 'connection.ready'"
+	    " AND c.data->'object'->>'id' = $2 AND c.created_at <= d.created_at", 2, p), 1);
+	ck_assert(received(rc, "connection.ready"));
+	/* the embedded flow fires no session_finished on success */
+	ck_assert_int_eq(events_count(t.client, "link.session_finished"), 0);
+	receiver_stop(rc);
+	free(pub);
+	free(link);
+	free(st);
+	free(lt);
+	tenant_free(&t);
+	tenant_free(&other);
+}
+END_TEST
+
+/* An expired public token is refused like an unknown one. */
+START_TEST(exchange_expired)
+{
+	struct tenant t;
+	struct harness_resp *r;
+	char *lt, *st, *pub;
+	const char *p[1];
+
+	tenant_new(&dev_a, &t);
+	lt = link_token(&t, "{\"client_user_id\":\"user-1\"}");
+	st = session(lt);
+	connect_as(st, "user_good", "pass_good");
+	r = current(t.client, st);
+	ck_assert_pstr_eq(devacct_str(r, "status"), "connected");
+	pub = strdup(devacct_str(r, "public_token"));
+	harness_resp_free(r);
+	p[0] = pub;
+	PQclear(sql("UPDATE public_tokens SET expires_at = now() - interval '1 second'"
+	    " WHERE token_sha256 = sha256(convert_to($1, 'UTF8'))", 1, p));
+	r = key_call(&t, "POST", harness_fmt("/v1/link-tokens/%s/exchange", pub), NULL);
+	harness_assert_coded(r, 400, "INVALID_PUBLIC_TOKEN");
+	harness_resp_free(r);
+	free(pub);
+	free(st);
+	free(lt);
+	tenant_free(&t);
+}
+END_TEST
+
+/* The hosted flow: the hosted_url's ticket opens the session; the service
+ * exchanges itself: link_id in current, link.session_finished completed. */
+START_TEST(hosted_flow)
+{
+	struct tenant t;
+	struct harness_resp *r;
+	char *lt, *hosted, *st, *link, *v;
+	const char *tk;
+
+	tenant_new(&dev_a, &t);
+	r = key_call(&t, "POST", "/v1/link-tokens", "{\"client_user_id\":\"user-h\","
+	    "\"hosted\":{\"redirect_uri\":\"" APP_REDIRECT "\"}}");
+	harness_expect(r, 201);
+	lt = strdup(devacct_str(r, "link_token"));
+	hosted = strdup(devacct_str(r, "hosted_url"));
+	harness_resp_free(r);
+	tk = strstr(hosted, "#ticket=") + 8;
+	r = page_call(NULL, "POST", "/v1/link-sessions", harness_fmt("{\"ticket\":\"%s\"}", tk));
+	harness_expect(r, 201);
+	st = strdup(devacct_str(r, "session_token"));
+	harness_resp_free(r);
+	/* the hosted_url's ticket is single use too */
+	r = page_call(NULL, "POST", "/v1/link-sessions", harness_fmt("{\"ticket\":\"%s\"}", tk));
+	harness_assert_coded(r, 400, "INVALID_TICKET");
+	harness_resp_free(r);
+
+	connect_as(st, "user_good", "pass_good");
+	r = current(t.client, st);
+	ck_assert_pstr_eq(devacct_str(r, "status"), "connected");
+	ck_assert_ptr_null(devacct_json(r, "public_token"));
+	link = strdup(devacct_str(r, "link_id"));
+	ck_assert_msg(strncmp(link, "link_", 5) == 0, "%s", r->body);
+	harness_resp_free(r);
+
+	ck_assert_int_eq(events_count(t.client, "link.session_finished"), 1);
+	v = event_field(t.client, "link.session_finished", "status");
+	ck_assert_str_eq(v, "completed");
+	free(v);
+	v = event_field(t.client, "link.session_finished", "link_id");
+	ck_assert_str_eq(v, link);
+	free(v);
+	v = event_field(t.client, "link.session_finished", "link_token_id");
+	ck_assert_str_eq(v, lt);
+	free(v);
+	ck_assert_int_eq(events_count(t.client, "link.completed"), 1);
+	/* the link is the client's, no exchange needed */
+	r = key_call(&t, "GET", harness_fmt("/v1/links/%s", link), NULL);
+	harness_expect(r, 200);
+	ck_assert_pstr_eq(devacct_str(r, "client_user_id"), "user-h");
+	harness_resp_free(r);
+	free(link);
+	free(st);
+	free(hosted);
+	free(lt);
+	tenant_free(&t);
+}
+END_TEST
+
+/* Wrong credentials fail and may be retried; the fifth failed login ends
+ * the session. A locked account is ACCOUNT_LOCKED. */
+START_TEST(failed_logins)
+{
+	struct tenant t;
+	struct harness_resp *r;
+	char *lt, *st;
+
+	tenant_new(&dev_a, &t);
+	lt = link_token(&t, "{\"client_user_id\":\"user-1\"}");
+	st = session(lt);
+	for (int i = 1; i <= 5; i++) {
+		connect_as(st, "user_good", "wrong");
+		r = current(t.client, st);
+		ck_assert_pstr_eq(devacct_str(r, "status"), "failed");
+		ck_assert_pstr_eq(devacct_str(r, "error_code"), "INVALID_CREDENTIALS");
+		ck_assert_int_eq(devacct_int(r, "attempts_remaining"), 5 - i);
+		ck_assert_int_eq(devacct_bool(r, "ended"), i == 5);
+		harness_resp_free(r);
+	}
+	r = page_call(st, "POST", "/v1/link-sessions/connect", "{\"biller_id\":\""
+	    SANDBOX_BILLER "\",\"username\":\"user_good\",\"password\":\"pass_good\"}");
+	harness_assert_coded(r, 409, "SESSION_ENDED");
+	harness_resp_free(r);
+	ck_assert_int_eq(events_count(t.client, "link.completed"), 0);
+	free(st);
+
+	st = session(lt);
+	connect_as(st, "user_locked", "pass_good");
+	r = current(t.client, st);
+	ck_assert_pstr_eq(devacct_str(r, "status"), "failed");
+	ck_assert_pstr_eq(devacct_str(r, "error_code"), "ACCOUNT_LOCKED");
+	harness_resp_free(r);
+	/* a retry with the right account connects */
+	connect_as(st, "user_good", "pass_good");
+	r = current(t.client, st);
+	ck_assert_pstr_eq(devacct_str(r, "status"), "connected");
+	harness_resp_free(r);
+	free(st);
+	free(lt);
+	tenant_free(&t);
+}
+END_TEST
+
+/* Update mode repairs a DISCONNECTED link in place: the same link id,
+ * ACTIVE again, no link.completed. */
+START_TEST(update_mode_repairs)
+{
+	struct tenant t;
+	struct harness_resp *r;
+	const char *idem[] = { harness_idem_header(), NULL };
+	char *link, *lt, *st, *pub;
+
+	tenant_new(&dev_a, &t);
+	r = devacct_call("POST", "sandbox", "/v1/sandbox/account-links", devacct_bearer(t.key),
+	    "{\"client_user_id\":\"user-u\",\"username\":\"user_good\"}", idem);
+	harness_expect(r, 201);
+	link = strdup(devacct_str(r, "link_id"));
+	harness_resp_free(r);
+	r = key_call(&t, "POST", harness_fmt("/v1/sandbox/links/%s/reset-login", link), NULL);
+	ck_assert_msg(r->status < 300, "%ld %s", r->status, r->body);
+	harness_resp_free(r);
+	r = key_call(&t, "GET", harness_fmt("/v1/links/%s", link), NULL);
+	harness_expect(r, 200);
+	ck_assert_pstr_eq(devacct_str(r, "status"), "DISCONNECTED");
+	harness_resp_free(r);
+
+	lt = link_token(&t, harness_fmt("{\"client_user_id\":\"user-u\",\"update\":"
+	    "{\"link_id\":\"%s\",\"reason\":\"credentials_invalid\"}}", link));
+	st = session(lt);
+	connect_as(st, "user_good", "pass_good");
+	r = current(t.client, st);
+	ck_assert_pstr_eq(devacct_str(r, "status"), "connected");
+	ck_assert_pstr_eq(devacct_str(r, "mode"), "update");
+	pub = strdup(devacct_str(r, "public_token"));
+	harness_resp_free(r);
+	r = key_call(&t, "POST", harness_fmt("/v1/link-tokens/%s/exchange", pub), NULL);
+	harness_expect(r, 200);
+	ck_assert_pstr_eq(devacct_str(r, "link_id"), link);
+	harness_resp_free(r);
+	r = key_call(&t, "GET", harness_fmt("/v1/links/%s", link), NULL);
+	harness_expect(r, 200);
+	ck_assert_pstr_eq(devacct_str(r, "status"), "ACTIVE");
+	harness_resp_free(r);
+	ck_assert_int_eq(events_count(t.client, "link.completed"), 0);
+	free(pub);
+	free(st);
+	free(lt);
+	free(link);
+	tenant_free(&t);
 }
 END_TEST
 
@@ -730,12 +1076,23 @@ setup(void)
 	devacct_legal();
 	devacct_new(&dev_a, "conn-a");
 	devacct_new(&dev_b, "conn-b");
-	/* the default sandbox biller, whatever the catalog holds */
-	PQclear(sql("INSERT INTO billers (id, name, type, country, connector, connectivity_types,"
-	    " consent_scopes, capabilities) VALUES ('" SANDBOX_BILLER "', 'Sandbox Power & Light',"
-	    " 'electric', 'US', 'sandbox', '{credentials}', '{bills,statements,payment_history,"
-	    "usage,account_details,payments}', '{bills,statements,payment_history,usage,mfa}')"
-	    " ON CONFLICT DO NOTHING", 0, NULL));
+	/* the default sandbox biller, whatever the catalog holds; on a
+	 * connection of its own, closed again: the tests are forked children
+	 * and open theirs (devacct_pg) */
+	{
+		PGconn *pg = PQconnectdb(harness_database_url());
+		PGresult *res = PQexec(pg, "INSERT INTO billers (id, name, type, country,"
+		    " connector, connectivity_types, consent_scopes, capabilities) VALUES ('"
+		    SANDBOX_BILLER "', 'Sandbox Power & Light', 'electric', 'US', 'sandbox',"
+		    " '{credentials}', '{bills,statements,payment_history,usage,account_details,"
+		    "payments}', '{bills,statements,payment_history,usage,mfa}')"
+		    " ON CONFLICT DO NOTHING");
+
+		ck_assert_msg(PQresultStatus(res) == PGRES_COMMAND_OK, "%s",
+		    PQerrorMessage(pg));
+		PQclear(res);
+		PQfinish(pg);
+	}
 }
 
 static Suite *
@@ -756,6 +1113,11 @@ connect_suite(void)
 	tcase_add_test(tc, session_exit);
 	tcase_add_test(tc, cors);
 	tcase_add_test(tc, exchange_errors);
+	tcase_add_test(tc, embedded_flow);
+	tcase_add_test(tc, exchange_expired);
+	tcase_add_test(tc, hosted_flow);
+	tcase_add_test(tc, failed_logins);
+	tcase_add_test(tc, update_mode_repairs);
 	suite_add_tcase(s, tc);
 	return s;
 }

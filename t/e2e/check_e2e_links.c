@@ -408,9 +408,14 @@ START_TEST(get_errors)
 	r = key_call(t.key, "GET", "/v1/links/not-a-link", NULL, NULL);
 	harness_assert_coded(r, 404, "LINK_NOT_FOUND");
 	harness_resp_free(r);
+	/* no valid credential: the spec's 401 NEEDS_RESIGNIN */
 	r = devacct_call("GET", "sandbox", "/v1/links/link_01900000-0000-7000-8000-00000000abcd",
 	    NULL, NULL, NULL);
-	ck_assert_int_eq(r->status, 401);
+	harness_assert_coded(r, 401, "NEEDS_RESIGNIN");
+	harness_resp_free(r);
+	r = devacct_call("GET", "api", "/v1/links/link_01900000-0000-7000-8000-00000000abcd",
+	    "Bearer not-a-token", NULL, NULL);
+	harness_assert_coded(r, 401, "NEEDS_RESIGNIN");
 	harness_resp_free(r);
 	tenant_free(&t);
 }
