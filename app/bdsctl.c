@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "billers/billers.h"
 #include "core/arena.h"
 #include "core/config.h"
 #include "core/db.h"
@@ -224,6 +225,19 @@ cmd_jobs(const struct config *cfg, struct db *d, struct arena *a, int argc,
 	return rc;
 }
 
+/* billers import FILE | billers set-status ID STATUS: the biller catalog. */
+static int
+cmd_billers(const struct config *cfg, struct db *d, struct arena *a, int argc,
+    char **argv)
+{
+	if (argc == 2 && strcmp(argv[0], "import") == 0)
+		return billers_import(cfg, d, a, argv[1]) == 0 ? 0 : 1;
+	if (argc == 3 && strcmp(argv[0], "set-status") == 0)
+		return billers_set_status(cfg, d, a, argv[1], argv[2]) == 0 ? 0 : 1;
+	fprintf(stderr, "usage: bdsctl billers import FILE | set-status ID STATUS\n");
+	return 2;
+}
+
 static const struct cmd cmds[] = {
 	{ "migrate", "apply sql/NNN_*.sql not yet applied, each in a transaction", cmd_migrate },
 	{ "seed", "load development data (sql/seed/NNN_*.sql, idempotent)", cmd_seed },
@@ -233,6 +247,7 @@ static const struct cmd cmds[] = {
 	{ "billing", "billing done USER: mark billing set up", cmd_billing },
 	{ "signin-alerts", "accounts past the account-wide sign-in ceiling (alerted, not locked)",
 	  cmd_signin_alerts },
+	{ "billers", "billers import FILE | set-status ID STATUS: the biller catalog", cmd_billers },
 };
 
 static void

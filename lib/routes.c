@@ -4,11 +4,14 @@
  */
 #include <stddef.h>
 
+#include "billers/billers.h"
 #include "events/activity.h"
 #include "iam/iam_clients.h"
 #include "core/health.h"
 #include "iam/iam.h"
+#include "links/links.h"
 #include "core/router.h"
+#include "links/links_connect.h"
 #include "webhooks/webhooks.h"
 
 
@@ -70,5 +73,39 @@ const struct route routes[] = {
 	{ M_POST,  "/v1/activity/replay",                   AUTH_KEY,  activity_replay_fields,     NULL, activity_replay,          ROUTE_IDEM },
 	{ M_GET,   "/v1/activity/{event_id}",               AUTH_KEY,  NULL,                       NULL, activity_get,             0 },
 	{ M_POST,  "/v1/triggers/{event_type}",             AUTH_KEY,  NULL,                       NULL, activity_trigger,         ROUTE_SANDBOX | ROUTE_ANY_BODY | ROUTE_IDEM },
+
+	/* links (lib/links/links_api.c; GET also takes the developer's JWT) */
+	{ M_GET,   "/v1/links",                             AUTH_KEY,  NULL,                       links_list_query, links_list, 0 },
+	{ M_GET,   "/v1/links/{id}",                        AUTH_KEY | AUTH_JWT, NULL,             NULL, links_get_one,            ROUTE_RESIGNIN },
+	{ M_DELETE, "/v1/links/{id}",                       AUTH_KEY,  NULL,                       NULL, links_delete,             ROUTE_TX },
+	{ M_POST,  "/v1/links/{id}/refresh",                AUTH_KEY,  NULL,                       NULL, links_refresh,            ROUTE_TX },
+	{ M_POST,  "/v1/links/{id}/access-token",           AUTH_KEY,  NULL,                       NULL, links_access_token,       ROUTE_TX },
+	/* sandbox account links (lib/links/links_sandbox.c) */
+	{ M_POST,  "/v1/sandbox/account-links",             AUTH_KEY,  links_sandbox_create_fields, NULL, links_sandbox_create,    ROUTE_SANDBOX | ROUTE_IDEM },
+	{ M_POST,  "/v1/sandbox/links/{id}/reset-login",    AUTH_KEY,  NULL,                       NULL, links_sandbox_reset_login, ROUTE_SANDBOX | ROUTE_TX },
+	{ M_POST,  "/v1/sandbox/links/{id}/advance",        AUTH_KEY,  NULL,                       NULL, links_sandbox_advance,    ROUTE_SANDBOX | ROUTE_TX },
+
+	/* the biller catalog (lib/billers/billers.c); {id} answers 401 NEEDS_RESIGNIN
+	 * without a valid credential */
+	{ M_GET,   "/v1/billers",                           AUTH_KEY,  NULL,                       billers_list_query, billers_list, 0 },
+	{ M_GET,   "/v1/billers/search/by-email",           AUTH_KEY,  NULL,                       billers_by_email_query, billers_by_email, 0 },
+	{ M_GET,   "/v1/billers/{id}",                      AUTH_KEY | AUTH_JWT, NULL,             NULL, billers_get_route,        ROUTE_RESIGNIN },
+
+	/* the connect flow (lib/links/links_tokens.c, links_sessions.c,
+	 * links_exchange.c): the ticket call's bearer is the link token and the
+	 * session routes' the session token (or the link token), both resolved
+	 * in the handlers; browsers of the link host and of the client's
+	 * allowedOrigins may call the session routes (ROUTE_CORS) */
+	{ M_POST,  "/v1/link-tokens",                       AUTH_KEY,  links_token_create_fields,  NULL, links_token_create,       ROUTE_TX },
+	{ M_POST,  "/v1/link-tokens/{linkTokenId}/exchange", AUTH_KEY, links_exchange_fields,      NULL, links_exchange,           ROUTE_TX },
+	{ M_POST,  "/v1/biller-connect/ticket",             AUTH_NONE, links_ticket_fields,        NULL, links_ticket_create,      ROUTE_TX | ROUTE_CORS },
+	{ M_POST,  "/v1/link-sessions",                     AUTH_NONE, links_session_create_fields, NULL, links_session_create,    ROUTE_TX | ROUTE_CORS },
+	{ M_GET,   "/v1/link-sessions/billers",             AUTH_NONE, NULL,                       links_session_billers_query, links_session_billers, ROUTE_CORS },
+	{ M_POST,  "/v1/link-sessions/connect",             AUTH_NONE, links_session_connect_fields, NULL, links_session_connect,  ROUTE_TX | ROUTE_CORS },
+	{ M_GET,   "/v1/link-sessions/current",             AUTH_NONE, NULL,                       NULL, links_session_current,    ROUTE_CORS },
+	{ M_POST,  "/v1/link-sessions/mfa",                 AUTH_NONE, links_session_mfa_fields,   NULL, links_session_mfa,        ROUTE_TX | ROUTE_CORS },
+	{ M_POST,  "/v1/link-sessions/exit",                AUTH_NONE, links_session_exit_fields,  NULL, links_session_exit,       ROUTE_TX | ROUTE_CORS },
 };
 const size_t routes_count = sizeof(routes) / sizeof(routes[0]);
+/* CORS of the ROUTE_CORS routes: the connect flow's origins */
+int (*const routes_cors_allow)(struct req *, const char *) = links_connect_cors_allow;

@@ -6,10 +6,13 @@
  */
 #include <stddef.h>
 
+#include "billers/billers.h"
+#include "bills/bills.h"
 #include "core/auth.h"
 #include "core/db.h"
 #include "core/health.h"
 #include "core/idem.h"
+#include "core/jobq.h"
 #include "core/migrate.h"
 #include "events/activity.h"
 #include "events/events.h"
@@ -17,12 +20,16 @@
 #include "iam/iam.h"
 #include "iam/iam_clients.h"
 #include "iam/iam_ops.h"
+#include "jobs/jobs.h"
+#include "links/links.h"
+#include "links/links_connect.h"
 #include "mail/mail.h"
 #include "webhooks/webhooks.h"
 #include "webhooks/webhooks_deliver.h"
 
 static const struct db_stmt_set *const core_sets[] = {
-	&health_stmt_set, &auth_stmt_set, &idem_stmt_set, &migrate_stmt_set, NULL
+	&health_stmt_set, &auth_stmt_set, &idem_stmt_set, &migrate_stmt_set, &jobq_stmt_set,
+	NULL
 };
 static const struct db_stmt_set *const events_sets[] = {
 	&events_stmt_set, &activity_stmt_set, &events_sweep_stmt_set, NULL
@@ -37,6 +44,19 @@ static const struct db_stmt_set *const iam_sets[] = {
 static const struct db_stmt_set *const webhooks_sets[] = {
 	&webhooks_stmt_set, &webhooks_deliver_stmt_set, NULL
 };
+static const struct db_stmt_set *const billers_sets[] = {
+	&billers_stmt_set, &billers_admin_stmt_set, NULL
+};
+static const struct db_stmt_set *const links_sets[] = {
+	&links_stmt_set, &links_api_stmt_set, &links_sandbox_stmt_set,
+	&links_tokens_stmt_set, &links_sessions_stmt_set, &links_exchange_stmt_set, NULL
+};
+static const struct db_stmt_set *const bills_sets[] = {
+	&bills_stmt_set, NULL
+};
+static const struct db_stmt_set *const jobs_sets[] = {
+	&jobs_stmt_set, NULL
+};
 
 const struct db_module db_modules[] = {
 	{ "core", core_sets },
@@ -44,5 +64,9 @@ const struct db_module db_modules[] = {
 	{ "mail", mail_sets },
 	{ "iam", iam_sets },
 	{ "webhooks", webhooks_sets },
+	{ "billers", billers_sets },
+	{ "links", links_sets },
+	{ "bills", bills_sets },
+	{ "jobs", jobs_sets },
 	{ NULL, NULL }
 };

@@ -3,6 +3,8 @@
 #include <strings.h>
 #include <time.h>
 
+#include <sodium.h>
+
 #include "core/arena.h"
 #include "core/auth.h"
 #include "core/config.h"
@@ -193,6 +195,35 @@ auth_key_wellformed(const char *key)
 		}
 	}
 	return 0;
+}
+
+char *
+auth_token_new(struct arena *a, const char *prefix)
+{
+	unsigned char raw[32];
+	char body[44], sum[7], *tok;
+
+	crypto_random_bytes(raw, sizeof(raw));
+	base62(raw, sizeof(raw), body, 43);
+	sodium_memzero(raw, sizeof(raw));
+	tok = arena_printf(a, "%s%s", prefix, body);
+	checksum(tok, strlen(tok), sum);
+	return arena_printf(a, "%s%s", tok, sum);
+}
+
+int
+auth_token_wellformed(const char *s, const char *prefix)
+{
+	size_t n, plen = strlen(prefix);
+	char sum[7];
+
+	if (s == NULL || strncmp(s, prefix, plen) != 0)
+		return 0;
+	n = strlen(s);
+	if (n != plen + 43 + 6 || strspn(s + plen, b62) != 49)
+		return 0;
+	checksum(s, n - 6, sum);
+	return crypto_ct_equal(sum, s + n - 6, 6);
 }
 
 char *

@@ -21,6 +21,12 @@ struct db_stmt_set;
 char	*auth_key_new(struct arena *, const char *env);
 /* 1 when key has the format and a valid checksum (cheap pre-check), else 0. */
 int	 auth_key_wellformed(const char *key);
+/* Bearer secrets a client holds ("bds_lat_", "bds_pub_", "bds_tkt_",
+ * "bds_lst_"): prefix + base62 of 32 random bytes (43 chars) + the 6-char
+ * checksum keys use; arena string. Store only auth_key_hash() of it. */
+char	*auth_token_new(struct arena *, const char *prefix);
+/* 1 when s is prefix + 43 base62 chars + a valid checksum, else 0. */
+int	 auth_token_wellformed(const char *s, const char *prefix);
 /* SHA-256 of a key as hex (what client_secrets.key_hash stores). */
 char	*auth_key_hash(struct arena *, const char *key);
 

@@ -63,6 +63,11 @@ static const struct centry entries[] = {
 	/* iam (issue 9) */
 	{ "clients_max", C_INT, F(clients_max), "25" },
 	{ "socket_group", C_STR, F(socket_group), "" },
+	/* bds-jobs (issue 10) */
+	{ "jobs_workers", C_INT, F(jobs_workers), "2" },
+	{ "jobs_retry_schedule", C_STR, F(jobs_retry_schedule), "5,30,120,600,1800" },
+	{ "jobs_poll_ms", C_INT, F(jobs_poll_ms), "1000" },
+	{ "link_url", C_STR, F(link_url), "https://link.bds.example" },
 };
 #undef F
 #define NENTRIES (sizeof(entries) / sizeof(entries[0]))

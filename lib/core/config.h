@@ -54,6 +54,13 @@ struct config {
 	/* request path (issue 9) */
 	char		*socket_group;		/* group of the created socket ("" = ours):
 						 * nginx's worker group, with socket_mode 0660 */
+	/* bds-jobs (issue 10) */
+	int		 jobs_workers;		/* forked workers per bds-jobs run */
+	char		*jobs_retry_schedule;	/* seconds after attempt 1, 2...: "5,30,..." */
+	int		 jobs_poll_ms;		/* longest wait between claims */
+	/* connect flow (issue 10) */
+	char		*link_url;		/* the link host's base URL, no trailing slash:
+						 * connect_url, hosted_url, CORS origin */
 };
 
 /* Load defaults, file (may be NULL), env. 0 ok; -1 with err filled. */

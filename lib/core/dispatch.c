@@ -120,6 +120,49 @@ run_tx(struct req *r, const struct route *rt, struct json_object *out)
 	return rc;
 }
 
+/*
+ * CORS (ROUTE_CORS routes only): a browser page of an allowed origin may
+ * read the answer. Preflight: OPTIONS on such a path is 204 with the
+ * methods and headers the route takes; the origin is echoed only when
+ * routes_cors_allow() accepts it (no credential yet, so any client's
+ * allowedOrigins or the link host). Other answers echo it when the
+ * caller's client (known once the handler resolved the session) allows it.
+ */
+static void
+cors_echo(struct req *r)
+{
+	if (r->http.origin == NULL || !routes_cors_allow(r, r->http.origin))
+		return;
+	req_header_add(r, "Access-Control-Allow-Origin", r->http.origin);
+	req_header_add(r, "Vary", "Origin");
+}
+
+static int
+cors_preflight(struct req *r)
+{
+	static const enum http_method tried[] = { M_GET, M_POST, M_PUT, M_PATCH, M_DELETE };
+	struct route_match m;
+	char allow[64] = "";
+
+	for (size_t i = 0; i < sizeof(tried) / sizeof(tried[0]); i++) {
+		if (router_match(routes, routes_count, tried[i], r->http.path, r->arena,
+		    &m) != 0 || !(m.route->flags & ROUTE_CORS))
+			continue;
+		if (allow[0] != '\0')
+			strcat(allow, ", ");
+		strcat(allow, http_method_name(tried[i]));
+	}
+	if (allow[0] == '\0')
+		return api_error(r, 404, "NOT_FOUND", NULL, "no such endpoint: %s",
+		    r->http.path);
+	cors_echo(r);
+	req_header_add(r, "Access-Control-Allow-Methods", allow);
+	req_header_add(r, "Access-Control-Allow-Headers", "Authorization, Content-Type");
+	req_header_add(r, "Access-Control-Max-Age", "600");
+	r->out = NULL;
+	return 204;
+}
+
 static int
 run(struct req *r)
 {
@@ -128,6 +171,9 @@ run(struct req *r)
 	const struct route *rt;
 	int rc;
 
+	if (r->http.method == M__MAX && r->http.method_str != NULL &&
+	    strcmp(r->http.method_str, "OPTIONS") == 0)
+		return cors_preflight(r);
 	if ((rc = parse_body(r, &doc)) != 0)
 		return rc;
 	rc = router_match(routes, routes_count, r->http.method, r->http.path,
@@ -146,8 +192,15 @@ run(struct req *r)
 	if (!host_allows(r, rt))
 		return api_error(r, 404, "NOT_FOUND", NULL,
 		    "no such endpoint on this host: %s", r->http.path);
-	if (rt->auth != AUTH_NONE && (rc = auth_resolve(r)) != 0)
+	if (rt->auth != AUTH_NONE && (rc = auth_resolve(r)) != 0) {
+		/* A key on the wrong host is a valid credential: it keeps its code. */
+		if (rc == 401 && (rt->flags & ROUTE_RESIGNIN) &&
+		    !(r->error_code != NULL && strcmp(r->error_code, "WRONG_ENVIRONMENT") == 0))
+			return api_error(r, 401, "NEEDS_RESIGNIN",
+			    "sign in again or send a valid API key",
+			    "missing or invalid credentials");
 		return rc;
+	}
 
 	if (rt->query != NULL)
 		validate_query(r->arena, rt->query, r->http.query, r->http.nquery,
@@ -188,4 +241,6 @@ dispatch(struct req *r)
 {
 	r->iam = errors_iam_path(r->http.path);
 	r->status = run(r);
+	if (r->match.route != NULL && (r->match.route->flags & ROUTE_CORS))
+		cors_echo(r);
 }

@@ -130,6 +130,7 @@ enum http_param {
 	P_HTTP_X_CLIENT_USER_ID,
 	P_CONTENT_TYPE,
 	P_HTTP_COOKIE,
+	P_HTTP_ORIGIN,
 	P_CONTENT_LENGTH,
 	P_REQUEST_URI,
 	P_DOCUMENT_URI,
@@ -151,6 +152,7 @@ static const struct {
 	[P_HTTP_X_CLIENT_USER_ID] = PNAME("HTTP_X_CLIENT_USER_ID"),
 	[P_CONTENT_TYPE] = PNAME("CONTENT_TYPE"),
 	[P_HTTP_COOKIE] = PNAME("HTTP_COOKIE"),
+	[P_HTTP_ORIGIN] = PNAME("HTTP_ORIGIN"),
 	[P_CONTENT_LENGTH] = PNAME("CONTENT_LENGTH"),
 	[P_REQUEST_URI] = PNAME("REQUEST_URI"),
 	[P_DOCUMENT_URI] = PNAME("DOCUMENT_URI"),
@@ -199,6 +201,7 @@ parse(struct arena *a, struct http_req *h, const char *const v[P__MAX], size_t b
 	h->client_user_id = pdup(a, v[P_HTTP_X_CLIENT_USER_ID]);
 	h->content_type = pdup(a, v[P_CONTENT_TYPE]);
 	h->cookie = pdup(a, v[P_HTTP_COOKIE]);
+	h->origin = pdup(a, v[P_HTTP_ORIGIN]);
 
 	if ((cl = v[P_CONTENT_LENGTH]) != NULL && *cl != '\0') {
 		char *end;
@@ -225,7 +228,7 @@ parse(struct arena *a, struct http_req *h, const char *const v[P__MAX], size_t b
 	if (http_query_parse(a, h->query_raw, &h->query, &h->nquery) != 0)
 		return HTTP_PARSE_BAD;
 	if (!is_text(h->idempotency_key) || !is_text(h->client_user_id) ||
-	    !is_text(h->authorization))
+	    !is_text(h->authorization) || !is_text(h->origin))
 		return HTTP_PARSE_BAD;
 	return HTTP_PARSE_OK;
 }

@@ -39,6 +39,7 @@ struct http_req {
 	const char	*client_user_id;
 	const char	*content_type;
 	const char	*cookie;
+	const char	*origin;	/* Origin header (CORS) */
 	long long	 content_length;	/* -1 when absent */
 	char		*body;		/* NUL-terminated; NULL when none */
 	size_t		 body_len;

@@ -11,7 +11,7 @@
 #include "core/req.h"
 #include "core/validate.h"
 
-enum { I_CLAIM, I_GET, I_FINISH, I_SWEEP, I__MAX };
+enum { I_CLAIM, I_GET, I_FINISH, I_SWEEP, I_FORGET, I__MAX };
 /* Columns of I_GET. */
 #define I_GET_COLS "encode(body_sha256, 'hex'), status, response, replayable"
 enum { I_COL_SHA256, I_COL_STATUS, I_COL_RESPONSE, I_COL_REPLAYABLE, I_COL__MAX };
@@ -33,6 +33,9 @@ static struct db_stmt stmts[I__MAX] = {
 	    " replayable = $6::bool WHERE owner_id = $1 AND route = $2 AND key = $3" },
 	[I_SWEEP] = { "idem_sweep",
 	    "DELETE FROM idempotency_keys WHERE expires_at < now()" },
+	[I_FORGET] = { "idem_forget",
+	    "DELETE FROM idempotency_keys WHERE owner_id = $1 AND response ? 'link_id'"
+	    " AND response ->> 'link_id' = $2" },
 };
 const struct db_stmt_set idem_stmt_set = { "idem", stmts, I__MAX };
 
@@ -117,4 +120,12 @@ long long
 idem_sweep(struct db *d, struct arena *a)
 {
 	return db_exec_count(d, a, &stmts[I_SWEEP], 0, NULL);
+}
+
+int
+idem_forget_link(struct req *r, const char *owner, const char *link_id)
+{
+	const char *p[2] = { owner, link_id };
+
+	return db_exec_count(r->db, r->arena, &stmts[I_FORGET], 2, p) < 0 ? -1 : 0;
 }

@@ -45,6 +45,13 @@ int	 idem_finish(struct req *, const char *owner, const char *key, int status,
  */
 int	 idem_required_or_reply(struct req *);
 
+/*
+ * Drop owner's replay records whose stored answer names link_id
+ * ({"link_id": ...}, a sandbox account link), so the same key then makes a
+ * new link. Inside the caller's transaction; 0 ok, -1 database failure.
+ */
+int	 idem_forget_link(struct req *, const char *owner, const char *link_id);
+
 /* Remove expired keys (bdsctl jobs): how many, or -1. */
 long long idem_sweep(struct db *, struct arena *);
 

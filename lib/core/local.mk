@@ -23,6 +23,8 @@ lib_libbds_a_SOURCES += \
 	%reldir%/http.h \
 	%reldir%/idem.c \
 	%reldir%/idem.h \
+	%reldir%/jobq.c \
+	%reldir%/jobq.h \
 	%reldir%/json.c \
 	%reldir%/json.h \
 	%reldir%/jwt.c \

@@ -38,6 +38,12 @@ struct vfield;
 #define ROUTE_ONCE	0x40u	/* ROUTE_TX, and an Idempotency-Key is claimed but the
 				 * answer (a secret shown once) is not stored: a retry
 				 * is 409 IDEMPOTENCY_KEY_NOT_REPLAYABLE */
+#define ROUTE_RESIGNIN	0x80u	/* a missing or invalid credential answers 401
+				 * NEEDS_RESIGNIN (the spec's "no portal session"
+				 * on billers/{id} and links/{id}) */
+#define ROUTE_CORS	0x100u	/* browsers of allowed origins may call it: OPTIONS
+				 * preflight answered, Access-Control-Allow-Origin
+				 * echoed when routes_cors_allow() says so */
 
 typedef int (*route_handler)(struct req *, struct json_object *out);
 
@@ -70,5 +76,8 @@ const char *router_cap(const struct route_match *, const char *name);
 /* The application's table (lib/routes.c). */
 extern const struct route routes[];
 extern const size_t routes_count;
+/* Whether origin may read the answer of a ROUTE_CORS route (lib/routes.c
+ * names the module's function); r->client_id is NULL when not yet known. */
+extern int (*const routes_cors_allow)(struct req *, const char *origin);
 
 #endif

@@ -34,6 +34,7 @@
 
 #include <curl/curl.h>
 #include <json-c/json.h>
+#include <libpq-fe.h>
 
 #include "harness.h"
 
@@ -81,6 +82,7 @@ struct hstate {
 	char		 ngx_errlog[H_PATH];
 	char		 ngx_stderr[H_PATH];
 	char		 deliverlog[H_PATH];
+	char		 jobslog[H_PATH];	/* jobs slice: bds-jobs output */
 	char		 maildir[H_PATH];
 	char		 deliver_args[8][128];	/* extra args of harness_deliver_start() */
 	int		 ndeliver_args;
@@ -106,6 +108,8 @@ struct hstate {
 	atomic_int	 nginx_pid;
 	atomic_int	 deliver_pid;
 	atomic_int	 deliver_last_status;
+	atomic_int	 jobs_pid;		/* jobs slice */
+	atomic_int	 jobs_last_status;
 };
 
 static struct hstate *H;
@@ -122,6 +126,9 @@ enum kcmd {
 	K_NGINX_STOP,
 	K_DELIVER_START,
 	K_DELIVER_STOP,
+	K_JOBS_START,
+	K_JOBS_STOP,
+	K_JOBS_KILL,
 	K_SHUTDOWN,
 	K__MAX
 };
@@ -515,6 +522,10 @@ k_reap(void)
 			atomic_store(&H->deliver_last_status, st);
 			atomic_store(&H->deliver_pid, 0);
 		}
+		if (p == atomic_load(&H->jobs_pid)) {
+			atomic_store(&H->jobs_last_status, st);
+			atomic_store(&H->jobs_pid, 0);
+		}
 		if (p == atomic_load(&H->api_pid)) {
 			atomic_store(&H->api_last_status, st);
 			atomic_store(&H->api_last_pid, (int)p);
@@ -898,6 +909,63 @@ k_deliver_stop(void)
 	return 0;
 }
 
+/* ---- jobs slice: bds-jobs, started with every stack ---- */
+
+static int
+k_jobs_start(void)
+{
+	char bin[H_PATH + 24];
+	const char *argv[] = { bin, "--config", H->conf, "--max-seconds", "0", NULL };
+	struct kspawn s = { argv, H->jobslog, 0, SIGTERM, 1 };
+	long long end;
+	pid_t pid;
+
+	if (atomic_load(&H->jobs_pid) != 0)
+		return 0;
+	snprintf(bin, sizeof(bin), "%s/app/bds-jobs", H->builddir);
+	if ((pid = k_spawn(&s)) == -1)
+		return -1;
+	atomic_store(&H->jobs_pid, (int)pid);
+	/* a bad flag or config ends it at once */
+	end = harness_now_ms() + 200;
+	while (harness_now_ms() < end) {
+		k_reap();
+		if (atomic_load(&H->jobs_pid) != (int)pid)
+			return kfail("bds-jobs exited at start (log: %s)", H->jobslog);
+		harness_sleep_ms(10);
+	}
+	return 0;
+}
+
+/* SIGTERM (kill: SIGKILL to its whole group, workers included) and wait. */
+static int
+k_jobs_stop(int kill_it)
+{
+	pid_t pid = atomic_load(&H->jobs_pid);
+	int st;
+
+	if (pid == 0)
+		return 0;
+	if (kill_it) {
+		killpg(pid, SIGKILL);
+		k_wait_gone(&H->jobs_pid, pid, 5000);
+		return 0;
+	}
+	kill(pid, SIGTERM);
+	if (k_wait_gone(&H->jobs_pid, pid, 30000) == -1) {
+		killpg(pid, SIGKILL);
+		k_wait_gone(&H->jobs_pid, pid, 5000);
+		return kfail("bds-jobs ignored SIGTERM for 30 s; killed");
+	}
+	killpg(pid, SIGKILL);	/* a worker left behind, if any */
+	st = atomic_load(&H->jobs_last_status);
+	if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+		return kfail("bds-jobs ended with %s %d (log: %s)",
+		    WIFEXITED(st) ? "status" : "signal",
+		    WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st), H->jobslog);
+	return 0;
+}
+
 static int
 k_boot(void)
 {
@@ -933,7 +1001,21 @@ k_boot(void)
 		return -1;
 	if (k_run_ok(&s_migrate, 120000) == -1)
 		return -1;
+	/* billers slice: every stack has the shipped biller catalog */
+	{
+		char csv[H_PATH + 32];
+		const char *import_argv[] = {
+			bdsctl, "--config", H->conf, "billers", "import", csv, NULL
+		};
+		struct kspawn s_import = { import_argv, H->ctllog, 0, SIGKILL, 1 };
+
+		snprintf(csv, sizeof(csv), "%s/data/billers.csv", H->srcdir);
+		if (k_run_ok(&s_import, 120000) == -1)
+			return -1;
+	}
 	if (k_api_start() == -1)
+		return -1;
+	if (k_jobs_start() == -1)
 		return -1;
 	return k_nginx_start();
 }
@@ -946,6 +1028,7 @@ k_teardown(int remove_dir)
 	pid_t left[256];
 	size_t n, i;
 
+	k_jobs_stop(0);
 	k_deliver_stop();
 	k_nginx_stop();
 	k_api_stop(0);
@@ -984,6 +1067,12 @@ k_handle(int cmd)
 		return k_deliver_start();
 	case K_DELIVER_STOP:
 		return k_deliver_stop();
+	case K_JOBS_START:
+		return k_jobs_start();
+	case K_JOBS_STOP:
+		return k_jobs_stop(0);
+	case K_JOBS_KILL:
+		return k_jobs_stop(1);
 	case K_SHUTDOWN:
 		k_teardown(0);
 		return 0;
@@ -1304,6 +1393,7 @@ prepare(const struct harness_opts *o)
 	HPATH(ngx_errlog, "nginx/error.log");
 	HPATH(ngx_stderr, "nginx/stderr.log");
 	HPATH(deliverlog, "bds-deliver.log");
+	HPATH(jobslog, "bds-jobs.log");
 	HPATH(maildir, "mail");
 #undef HPATH
 	snprintf(H->dburl, sizeof(H->dburl), "host=%s dbname=bds user=bds", H->pgsock);
@@ -1401,7 +1491,8 @@ harness_stop(void)
 		}
 	}
 	sanitizer_reports += scan_sanitizer(H->apilog) + scan_sanitizer(H->reqlog) +
-	    scan_sanitizer(H->ctllog) + scan_sanitizer(H->deliverlog);
+	    scan_sanitizer(H->ctllog) + scan_sanitizer(H->deliverlog) +
+	    scan_sanitizer(H->jobslog);
 	if (H->keep)
 		fprintf(stderr, "harness: kept %s\n", H->dir);
 	else
@@ -1570,6 +1661,7 @@ harness_dump_logs(void)
 	dump_one("bdsctl", H->ctllog);
 	dump_one("bds-api", H->apilog);
 	dump_one("bds-deliver", H->deliverlog);
+	dump_one("bds-jobs", H->jobslog);
 	dump_one("nginx stderr", H->ngx_stderr);
 	dump_one("nginx error log", H->ngx_errlog);
 	fflush(stderr);
@@ -1584,6 +1676,7 @@ const char *harness_socket_path(void) { return H ? H->sock : ""; }
 const char *harness_database_url(void) { return H ? H->dburl : ""; }
 const char *harness_api_log_path(void) { return H ? H->apilog : ""; }
 const char *harness_deliver_log_path(void) { return H ? H->deliverlog : ""; }
+const char *harness_jobs_log_path(void) { return H ? H->jobslog : ""; }
 const char *harness_mail_dir(void) { return H ? H->maildir : ""; }
 int harness_smtp_port(void) { return H ? H->smtp_port : 0; }
 
@@ -1819,6 +1912,74 @@ pid_t
 harness_deliver_pid(void)
 {
 	return H ? (pid_t)atomic_load(&H->deliver_pid) : 0;
+}
+
+/* ---- jobs slice: bds-jobs ---- */
+
+int
+harness_jobs_start(void)
+{
+	return keeper_call(K_JOBS_START, 30000);
+}
+
+int
+harness_jobs_stop(void)
+{
+	return keeper_call(K_JOBS_STOP, 45000);
+}
+
+int
+harness_jobs_kill(void)
+{
+	return keeper_call(K_JOBS_KILL, 30000);
+}
+
+pid_t
+harness_jobs_pid(void)
+{
+	return H ? (pid_t)atomic_load(&H->jobs_pid) : 0;
+}
+
+int
+harness_jobs_run(const char *const args[], int timeout_ms)
+{
+	return run_tool("bds-jobs", H ? H->jobslog : "", args, timeout_ms);
+}
+
+int
+harness_jobs_wait_idle(int timeout_ms)
+{
+	long long end = harness_now_ms() + timeout_ms;
+	PGconn *pg;
+	int rc = -1;
+
+	if (H == NULL)
+		return set_err("no stack is running");
+	pg = PQconnectdb(harness_database_url());
+	if (PQstatus(pg) != CONNECTION_OK) {
+		set_err("harness_jobs_wait_idle: %s", PQerrorMessage(pg));
+		PQfinish(pg);
+		return -1;
+	}
+	for (;;) {
+		PGresult *res = PQexec(pg, "SELECT count(*) FROM jobs WHERE status = 'running'"
+		    " OR (status = 'pending' AND next_attempt_at <= now())");
+		int busy = PQresultStatus(res) != PGRES_TUPLES_OK ||
+		    strcmp(PQgetvalue(res, 0, 0), "0") != 0;
+
+		PQclear(res);
+		if (!busy) {
+			rc = 0;
+			break;
+		}
+		if (harness_now_ms() >= end) {
+			set_err("jobs still pending or running after %d ms", timeout_ms);
+			break;
+		}
+		harness_sleep_ms(20);
+	}
+	PQfinish(pg);
+	return rc;
 }
 
 /* ------------------------------------------------------------------ */

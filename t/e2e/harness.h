@@ -210,6 +210,26 @@ int	 harness_deliver_start(const char *const args[]);
 int	 harness_deliver_stop(void);
 pid_t	 harness_deliver_pid(void);		/* 0 when not running */
 
+/* ---- jobs slice ---- */
+/*
+ * bds-jobs: every stack runs one (`--max-seconds 0`, the config's
+ * jobs_workers), owned by the keeper; its output goes to bds-jobs.log.
+ * start: again after stop/kill; stop: SIGTERM and wait (30 s, then
+ * SIGKILL): 0 when it exited 0 or was not running; kill: SIGKILL to its
+ * process group (supervisor and workers at once, mid-job). run: one more
+ * instance `bds-jobs --config FILE args...` from the calling process, at
+ * most timeout_ms: its exit status or -1. wait_idle: until no job is
+ * running and none is pending and due (a job waiting for its retry
+ * backoff does not count), 0, or -1 after timeout_ms.
+ */
+int	 harness_jobs_start(void);
+int	 harness_jobs_stop(void);
+int	 harness_jobs_kill(void);
+pid_t	 harness_jobs_pid(void);		/* 0 when not running */
+int	 harness_jobs_run(const char *const args[], int timeout_ms);
+int	 harness_jobs_wait_idle(int timeout_ms);
+const char *harness_jobs_log_path(void);
+
 /* ------------------------------------------------------------------ */
 /* Responses (HTTP through nginx, or raw FastCGI)                      */
 

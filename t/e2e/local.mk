@@ -13,4 +13,7 @@ E2E_SUITES += %reldir%/check_e2e_core %reldir%/check_e2e_faults %reldir%/check_e
 	%reldir%/check_e2e_clients \
 	%reldir%/check_e2e_secrets %reldir%/check_e2e_webhooks \
 	%reldir%/check_e2e_delivery %reldir%/check_e2e_events \
-	%reldir%/check_e2e_schema %reldir%/check_e2e_queue
+	%reldir%/check_e2e_schema %reldir%/check_e2e_queue %reldir%/check_e2e_jobs \
+	%reldir%/check_e2e_billers \
+	%reldir%/check_e2e_links \
+	%reldir%/check_e2e_connect

@@ -1,0 +1,276 @@
+/*
+ * bds-jobs: runs the background work of lib/jobs (retrieval, connect, later
+ * imports, insights, expiry) from the jobs table. Started every minute by
+ * systemd/bds-jobs.timer or cron, it stays up to --max-seconds, woken by
+ * LISTEN bds_jobs (a poll still finds everything). It forks --workers
+ * processes (config jobs_workers), each with its own database connection,
+ * each claiming one job at a time with FOR UPDATE SKIP LOCKED and a lease,
+ * so several runs on several hosts are safe at once. SIGTERM/SIGINT: the
+ * jobs in flight finish, and the process exits 0.
+ */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <curl/curl.h>
+
+#include "core/config.h"
+#include "core/crypto.h"
+#include "core/db.h"
+#include "core/log.h"
+#include "core/queue.h"
+#include "jobs/jobs.h"
+
+/* What the jobs table's insert trigger notifies (sql/013). */
+#define JOBS_CHANNEL	"bds_jobs"
+#define JOBS_WORKERS_MAX 64
+
+static volatile sig_atomic_t stop;
+
+static void
+on_stop(int sig)
+{
+	(void)sig;
+	stop = 1;
+}
+
+static void
+usage(FILE *f)
+{
+	fprintf(f,
+	    "usage: bds-jobs [--config FILE] [--once] [--max-seconds N] [--workers N]\n"
+	    "                [--poll-ms N] [--log FILE]\n"
+	    "  --config FILE     settings file (key = value); BDS_<KEY> overrides\n"
+	    "  --once            run what is due now in this process, then exit\n"
+	    "  --max-seconds N   stop after N seconds (default 55; 0 = until SIGTERM)\n"
+	    "  --workers N       forked workers (default: config jobs_workers)\n"
+	    "  --poll-ms N       look for due jobs at least this often (default:\n"
+	    "                    config jobs_poll_ms)\n"
+	    "  --log FILE        append the JSON log lines to FILE (default stderr)\n");
+}
+
+/* A whole decimal number in [min, max]; -1 otherwise. */
+static long
+number(const char *s, long min, long max)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(s, &end, 10);
+	if (errno != 0 || end == s || *end != '\0' || v < min || v > max)
+		return -1;
+	return v;
+}
+
+/* One worker: its own connection and the queue loop. 0 on a normal end. */
+static int
+worker(const struct config *cfg, const struct queue_opts *o)
+{
+	struct queue_sender sender, *senders[1] = { &sender };
+	char err[512];
+	struct db *db;
+	int rc;
+
+	if (jobs_sender_init(&sender, cfg, err, sizeof(err)) != 0) {
+		fprintf(stderr, "bds-jobs: %s\n", err);
+		return 1;
+	}
+	if ((db = db_new(cfg->database_url)) == NULL) {
+		fprintf(stderr, "bds-jobs: out of memory\n");
+		jobs_sender_free(&sender);
+		return 1;
+	}
+	rc = queue_run(db, senders, 1, o);
+	db_free(db);
+	jobs_sender_free(&sender);
+	return rc == 0 ? 0 : 1;
+}
+
+static long long
+now_s(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec;
+}
+
+/*
+ * Fork n workers and wait for them; a worker that dies before the budget
+ * ends is replaced. SIGTERM goes on to the workers. 0 when every worker
+ * ended well.
+ */
+static int
+supervise(const struct config *cfg, struct queue_opts *o, int n)
+{
+	pid_t pids[JOBS_WORKERS_MAX];
+	long long end = o->max_seconds > 0 ? now_s() + o->max_seconds : 0;
+	pid_t parent = getpid();
+	int i, alive = 0, rc = 0, st;
+
+	memset(pids, 0, sizeof(pids));
+	for (;;) {
+		for (i = 0; i < n; i++) {
+			pid_t p;
+
+			if (pids[i] != 0 || stop || (end != 0 && now_s() >= end - 1))
+				continue;
+			if ((p = fork()) == -1) {
+				log_msg("error", "jobs: fork: %s", strerror(errno));
+				continue;
+			}
+			if (p == 0) {
+				/* the workers die with the supervisor (SIGKILL too) */
+				prctl(PR_SET_PDEATHSIG, SIGTERM);
+				if (getppid() != parent)
+					_exit(1);
+				if (end != 0)
+					o->max_seconds = (int)(end - now_s());
+				_exit(worker(cfg, o));
+			}
+			pids[i] = p;
+			alive++;
+		}
+		if (alive == 0)
+			break;
+		{
+			pid_t p = waitpid(-1, &st, 0);
+
+			if (p == -1) {
+				if (errno == EINTR) {
+					if (stop)
+						for (i = 0; i < n; i++)
+							if (pids[i] != 0)
+								kill(pids[i], SIGTERM);
+					continue;
+				}
+				break;
+			}
+			for (i = 0; i < n; i++) {
+				if (pids[i] != p)
+					continue;
+				pids[i] = 0;
+				alive--;
+				if (!WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+					log_msg("warn", "jobs: worker %d ended with %s %d", (int)p,
+					    WIFEXITED(st) ? "status" : "signal",
+					    WIFEXITED(st) ? WEXITSTATUS(st) : WTERMSIG(st));
+					rc = 1;
+					/* back off a little before replacing it */
+					if (!stop)
+						sleep(1);
+				}
+			}
+		}
+	}
+	return stop ? 0 : rc;
+}
+
+int
+main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "config", required_argument, NULL, 'c' },
+		{ "once", no_argument, NULL, '1' },
+		{ "max-seconds", required_argument, NULL, 'm' },
+		{ "workers", required_argument, NULL, 'w' },
+		{ "poll-ms", required_argument, NULL, 'p' },
+		{ "log", required_argument, NULL, 'l' },
+		{ "help", no_argument, NULL, 'h' },
+		{ "version", no_argument, NULL, 'V' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct queue_opts o = { 0, 55, 0, JOBS_CHANNEL, &stop };
+	const char *config_path = NULL, *log_path = NULL;
+	struct sigaction sa;
+	struct config cfg;
+	char err[512];
+	int ch, rc, workers = 0;
+
+	while ((ch = getopt_long(argc, argv, "c:1m:w:p:l:hV", opts, NULL)) != -1) {
+		switch (ch) {
+		case 'c': config_path = optarg; break;
+		case 'l': log_path = optarg; break;
+		case '1': o.once = 1; break;
+		case 'm':
+			if ((o.max_seconds = (int)number(optarg, 0, INT_MAX / 1000)) < 0) {
+				fprintf(stderr, "bds-jobs: --max-seconds: not a number of seconds\n");
+				return 2;
+			}
+			break;
+		case 'w':
+			if ((workers = (int)number(optarg, 1, JOBS_WORKERS_MAX)) < 0) {
+				fprintf(stderr, "bds-jobs: --workers: 1..%d\n", JOBS_WORKERS_MAX);
+				return 2;
+			}
+			break;
+		case 'p':
+			if ((o.poll_ms = (int)number(optarg, 10, 3600000)) < 0) {
+				fprintf(stderr, "bds-jobs: --poll-ms: 10..3600000\n");
+				return 2;
+			}
+			break;
+		case 'V': printf("bds-jobs %s\n", PACKAGE_VERSION); return 0;
+		case 'h': usage(stdout); return 0;
+		default: usage(stderr); return 2;
+		}
+	}
+	if (optind != argc) {
+		usage(stderr);
+		return 2;
+	}
+	if (config_load(&cfg, config_path, err, sizeof(err)) != 0) {
+		fprintf(stderr, "bds-jobs: %s\n", err);
+		config_free(&cfg);
+		return 1;
+	}
+	if (workers == 0)
+		workers = cfg.jobs_workers;
+	if (workers < 1 || workers > JOBS_WORKERS_MAX) {
+		fprintf(stderr, "bds-jobs: jobs_workers: 1..%d\n", JOBS_WORKERS_MAX);
+		config_free(&cfg);
+		return 1;
+	}
+	if (o.poll_ms == 0)
+		o.poll_ms = cfg.jobs_poll_ms >= 10 ? cfg.jobs_poll_ms : 1000;
+	if (log_open(log_path) != 0) {
+		fprintf(stderr, "bds-jobs: cannot open log %s: %s\n", log_path,
+		    strerror(errno));
+		config_free(&cfg);
+		return 1;
+	}
+	if (crypto_setup() != 0 || curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+		fprintf(stderr, "bds-jobs: libsodium or libcurl failed to initialise\n");
+		config_free(&cfg);
+		return 1;
+	}
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_stop;
+	sigemptyset(&sa.sa_mask);
+	sa.sa_flags = 0;	/* the supervisor's waitpid returns EINTR */
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGINT, &sa, NULL);
+	signal(SIGPIPE, SIG_IGN);
+	setenv("PGAPPNAME", "bds-jobs", 0);
+
+	log_msg("info", "jobs: started (workers=%d, %s)", o.once ? 1 : workers,
+	    o.once ? "once" : "listening on " JOBS_CHANNEL);
+	if (o.once)
+		rc = worker(&cfg, &o);
+	else
+		rc = supervise(&cfg, &o, workers);
+	log_msg(rc == 0 ? "info" : "error", "jobs: %s", rc == 0 ? "done" :
+	    "stopped: a worker failed");
+	curl_global_cleanup();
+	config_free(&cfg);
+	return rc == 0 ? 0 : 1;
+}

@@ -1,0 +1,366 @@
+/*
+ * The biller catalog as the API shows it: the list (filters, ranked
+ * search, keyset cursor, total_count), the search by e-mail domain, one
+ * biller, and the lookups links and jobs use. The catalog is shared by
+ * every client: nothing here is tenant-scoped.
+ *
+ * Search (DOMAIN.md "Billers"): the term is folded like search_text
+ * (billers_fold: unaccent + lower case) and matches when pg_trgm's word
+ * similarity reaches its threshold or the folded term is a substring.
+ * Rank: word similarity, plus 1 when the folded name equals the term, plus
+ * 0.5 when it starts with it. Pages are ordered by rank (descending), then
+ * the sort key (folded name, or created_at) in sort_order, then id; the
+ * cursor holds the last row's (rank, key, id), so ranked pages neither skip
+ * nor repeat, and its MAC binds the filters: another filter set refuses it.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "billers/billers.h"
+#include "billers/billers_csv.h"
+#include "core/arena.h"
+#include "core/config.h"
+#include "core/crypto.h"
+#include "core/cursor.h"
+#include "core/db.h"
+#include "core/errors.h"
+#include "core/json.h"
+#include "core/req.h"
+#include "core/validate.h"
+
+#define BILLERS_LIMIT_DEFAULT	100
+#define BILLERS_LIMIT_MAX	500
+#define BILLERS_TERM_MAX	100
+
+/* The biller entity (alias b) as JSON text: DOMAIN.md "Billers". */
+#define ENTITY \
+	"json_build_object('id', b.id, 'object', 'biller', 'name', b.name, 'type', b.type," \
+	" 'status', b.status, 'domains', b.domains, 'website', b.website," \
+	" 'login_url', b.login_url, 'logo_url', b.logo_url, 'country', b.country," \
+	" 'connectivity_types', b.connectivity_types, 'consent_scopes', b.consent_scopes," \
+	" 'capabilities', json_build_object('bills', 'bills' = ANY (b.capabilities)," \
+	"  'statements', 'statements' = ANY (b.capabilities)," \
+	"  'payment_history', 'payment_history' = ANY (b.capabilities)," \
+	"  'usage', 'usage' = ANY (b.capabilities), 'pay', 'pay' = ANY (b.capabilities)," \
+	"  'mfa', 'mfa' = ANY (b.capabilities))," \
+	" 'created_at', " DB_ISO("b.created_at") ", 'updated_at', " DB_ISO("b.updated_at") ")::text"
+
+/* The folded term of $1 (NULL: no search), once per statement. */
+#define TERM "q AS (SELECT billers_fold($1::text) AS t)"
+/* A biller (alias b) matches the term q.t. */
+#define MATCH "(q.t IS NULL OR q.t <% b.search_text OR strpos(b.search_text, q.t) > 0)"
+/* Its rank (0 without a term). */
+#define RANK \
+	"CASE WHEN q.t IS NULL THEN 0::float8 ELSE" \
+	" word_similarity(q.t, b.search_text)::float8" \
+	" + CASE WHEN billers_fold(b.name) = q.t THEN 1::float8" \
+	"   WHEN starts_with(billers_fold(b.name), q.t) THEN 0.5::float8 ELSE 0::float8 END END"
+/* A cursor position for created_at: exact, and sorts as text. */
+#define POS(col) "to_char(" col " AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"')"
+
+#define LIST_COLS "total, p.rank, p.k, p.id, "
+enum list_col { L_TOTAL, L_RANK, L_KEY, L_ID, L_ENTITY, L__MAX };
+#define ROW_COLS "b.id, b.name, b.type, b.status, b.country, b.connector, b.base_url"
+enum row_col { R_ID, R_NAME, R_TYPE, R_STATUS, R_COUNTRY, R_CONNECTOR, R_BASE_URL, R__MAX };
+enum entity_col { E_ENTITY };
+
+enum {
+	B_LIST,
+	B_BY_DOMAINS,
+	B_ROW,
+	B_ENTITY,
+	B_PICKER,
+	B__MAX
+};
+static struct db_stmt stmts[B__MAX] = {
+	/*
+	 * $1 term, $2 status, $3 type, $4 consent_scope, $5 sort_by, $6
+	 * sort_order, $7..$9 the cursor's (rank, key, id) or NULL, $10 the
+	 * page size + 1. One row even when the page is empty (p.id NULL), so
+	 * total_count always comes back.
+	 */
+	[B_LIST] = { "billers_list",
+	    "WITH " TERM ","
+	    " f AS (SELECT b.id, " RANK " AS rank,"
+	    "  CASE WHEN $5::text = 'created_at' THEN " POS("b.created_at")
+	    "  ELSE billers_fold(b.name) END AS k"
+	    "  FROM billers b, q WHERE " MATCH
+	    "  AND ($2::text IS NULL OR b.status = $2::text)"
+	    "  AND ($3::text IS NULL OR b.type = $3::text)"
+	    "  AND ($4::text IS NULL OR $4::text = ANY (b.consent_scopes))),"
+	    " p AS (SELECT f.* FROM f WHERE $7::float8 IS NULL OR f.rank < $7::float8"
+	    "  OR (f.rank = $7::float8 AND CASE WHEN $6::text = 'desc'"
+	    "   THEN (f.k, f.id) < ($8::text, $9::text) ELSE (f.k, f.id) > ($8::text, $9::text) END)"
+	    "  ORDER BY f.rank DESC, CASE WHEN $6::text = 'desc' THEN f.k END DESC,"
+	    "  CASE WHEN $6::text = 'desc' THEN f.id END DESC, f.k, f.id LIMIT $10::int)"
+	    " SELECT " LIST_COLS ENTITY
+	    " FROM (SELECT count(*) AS total FROM f) c LEFT JOIN p ON true"
+	    " LEFT JOIN billers b ON b.id = p.id"
+	    " ORDER BY p.rank DESC, CASE WHEN $6::text = 'desc' THEN p.k END DESC,"
+	    " CASE WHEN $6::text = 'desc' THEN p.id END DESC, p.k, p.id" },
+	/* $1: the address's domain and its parents, as a text[] literal. */
+	[B_BY_DOMAINS] = { "billers_by_domains",
+	    "SELECT " ENTITY " FROM billers b WHERE b.domains && $1::text[]"
+	    " ORDER BY billers_fold(b.name), b.id" },
+	[B_ROW] = { "billers_row",
+	    "SELECT " ROW_COLS " FROM billers b WHERE b.id = $1" },
+	[B_ENTITY] = { "billers_entity",
+	    "SELECT " ENTITY " FROM billers b WHERE b.id = $1" },
+	[B_PICKER] = { "billers_picker",
+	    "WITH " TERM " SELECT " ENTITY " FROM billers b, q"
+	    " WHERE b.status IN ('ACTIVE', 'DEGRADED') AND " MATCH
+	    " ORDER BY " RANK " DESC, billers_fold(b.name), b.id LIMIT $2::int" },
+};
+const struct db_stmt_set billers_stmt_set = { "billers", stmts, B__MAX };
+
+static const char *const sort_bys[] = { "name", "created_at", NULL };
+static const char *const sort_orders[] = { "asc", "desc", NULL };
+
+const struct vfield billers_list_query[] = {
+	{ "search_term", NULL, VT_STRING, 0, 0, BILLERS_TERM_MAX },
+	{ "status", NULL, VT_STRING, 0, 0, 0, billers_statuses },
+	{ "type", NULL, VT_STRING, 0, 0, 0, billers_types },
+	{ "consent_scope", NULL, VT_STRING, 0, 0, 0, billers_consent_scopes },
+	{ "limit", NULL, VT_INT, 0, 1, BILLERS_LIMIT_MAX },
+	{ "cursor", NULL, VT_STRING, 0, 1, CURSOR_MAX_LEN },
+	{ "sort_by", NULL, VT_STRING, 0, 0, 0, sort_bys },
+	{ "sort_order", NULL, VT_STRING, 0, 0, 0, sort_orders },
+	{ NULL }
+};
+
+const struct vfield billers_by_email_query[] = {
+	{ "email", NULL, VT_STRING, V_REQUIRED, 1, 254 },
+	{ NULL }
+};
+
+/* ------------------------------------------------------------------ */
+
+/* An entity column (JSON text) as an arena-owned object; NULL if unparsable. */
+static struct json_object *
+entity(struct req *r, PGresult *res, int i, int c)
+{
+	const char *why;
+
+	if (PQgetisnull(res, i, c))
+		return NULL;
+	return json_parse(r->arena, PQgetvalue(res, i, c),
+	    (size_t)PQgetlength(res, i, c), &why);
+}
+
+/* Every row's entity (column c) as an arena-owned array. */
+static struct json_object *
+entities(struct req *r, PGresult *res, int c)
+{
+	struct json_object *arr = json_arr(r->arena), *o;
+
+	for (int i = 0; i < PQntuples(res); i++)
+		if ((o = entity(r, res, i, c)) != NULL)
+			json_object_array_add(arr, json_object_get(o));
+	return arr;
+}
+
+static const char *
+nonempty(const char *s)
+{
+	return s != NULL && s[0] != '\0' ? s : NULL;
+}
+
+/*
+ * The cursor's scope: the list and every filter and sort, each length-
+ * prefixed (a term holding a separator cannot pose as another filter set).
+ */
+static const char *
+cursor_scope(struct req *r, const char *const *p)
+{
+	char *s = "billers";
+
+	for (int i = 0; i < 6; i++)
+		s = arena_printf(r->arena, "%s/%zu:%s", s, p[i] ? strlen(p[i]) : (size_t)0,
+		    p[i] ? p[i] : "-");
+	return s;
+}
+
+int
+billers_list(struct req *r, struct json_object *out)
+{
+	const char *sort_by = json_get_str(r->query, "sort_by");
+	const char *sort_order = json_get_str(r->query, "sort_order");
+	const char *cursor = json_get_str(r->query, "cursor");
+	int64_t limit = json_get_int(r->query, "limit", BILLERS_LIMIT_DEFAULT);
+	const char *p[10] = { nonempty(json_get_str(r->query, "search_term")),
+	    json_get_str(r->query, "status"), json_get_str(r->query, "type"),
+	    json_get_str(r->query, "consent_scope"), sort_by ? sort_by : "name",
+	    sort_order ? sort_order : "asc", NULL, NULL, NULL,
+	    arena_printf(r->arena, "%lld", (long long)limit + 1) };
+	const char *scope = cursor_scope(r, p);
+	struct json_object *arr;
+	char **fields;
+	size_t nf;
+	PGresult *res;
+	int n, shown = 0;
+
+	if (cursor != NULL) {
+		if (cursor_decode(r->arena, r->cfg->cursor_key, scope, cursor, &fields,
+		    &nf) != 0 || nf != 3 || !crypto_id_valid(fields[2], "blr", 0))
+			return api_error(r, 400, "INVALID_CURSOR",
+			    "pass next_cursor from the previous page with the same filters",
+			    "the cursor is malformed or was not issued for this list and filters");
+		p[6] = fields[0];
+		p[7] = fields[1];
+		p[8] = fields[2];
+	}
+	if ((res = db_query(r, &stmts[B_LIST], 10, p)) == NULL)
+		return api_db_error(r);
+	arr = json_arr(r->arena);
+	n = PQntuples(res);
+	for (int i = 0; i < n && shown < limit; i++) {
+		struct json_object *o;
+
+		if (PQgetisnull(res, i, L_ID) || (o = entity(r, res, i, L_ENTITY)) == NULL)
+			continue;
+		json_object_array_add(arr, json_object_get(o));
+		shown++;
+	}
+	json_set(out, "billers", json_object_get(arr));
+	json_set_bool(out, "has_more", n > limit);
+	if (n > limit) {
+		const char *pos[3] = { PQgetvalue(res, (int)limit - 1, L_RANK),
+		    PQgetvalue(res, (int)limit - 1, L_KEY), PQgetvalue(res, (int)limit - 1, L_ID) };
+
+		json_set_str(out, "next_cursor", cursor_encode(r->arena, r->cfg->cursor_key,
+		    scope, pos, 3));
+	} else {
+		json_set_null(out, "next_cursor");
+	}
+	json_set_int(out, "total_count", n > 0 ? strtoll(PQgetvalue(res, 0, L_TOTAL), NULL,
+	    10) : 0);
+	return 200;
+}
+
+/*
+ * The domain of an address and each parent on a label boundary, as a
+ * text[] literal ("{e.mail.pge.example,mail.pge.example,pge.example}");
+ * NULL when the address is not local@host with a valid host name. The
+ * last label alone (a TLD) is left out: no biller's domain is one.
+ */
+static const char *
+email_domains(struct arena *a, const char *email)
+{
+	const char *at = strrchr(email, '@');
+	char *host, *lit, *d;
+
+	if (at == NULL || at == email || strchr(email, '@') != at ||
+	    strpbrk(email, " \t\r\n\"<>,;") != NULL)
+		return NULL;
+	host = arena_strdup(a, at + 1);
+	for (char *c = host; *c != '\0'; c++)
+		if (*c >= 'A' && *c <= 'Z')
+			*c = (char)(*c - 'A' + 'a');
+	if (!billers_host_ok(host))
+		return NULL;
+	lit = arena_strdup(a, "{");
+	for (d = host; strchr(d, '.') != NULL; d = strchr(d, '.') + 1)
+		lit = arena_printf(a, "%s%s%s", lit, lit[1] != '\0' ? "," : "", d);
+	return arena_printf(a, "%s}", lit);
+}
+
+int
+billers_by_email(struct req *r, struct json_object *out)
+{
+	const char *email = json_get_str(r->query, "email");
+	const char *p[1] = { email_domains(r->arena, email) };
+	PGresult *res;
+
+	if (p[0] == NULL)
+		return api_field_error(r, 400, "VALIDATION_ERROR", "email", "invalid_format",
+		    "is not an e-mail address (local@domain)");
+	if ((res = db_query(r, &stmts[B_BY_DOMAINS], 1, p)) == NULL)
+		return api_db_error(r);
+	json_set(out, "billers", json_object_get(entities(r, res, E_ENTITY)));
+	return 200;
+}
+
+int
+billers_get(struct req *r, const char *id, struct billers_row *b)
+{
+	const char *p[1] = { id };
+	PGresult *res;
+
+	if (id == NULL || !crypto_id_valid(id, "blr", 0))
+		return 0;	/* no such id can exist: no query */
+	if ((res = db_query(r, &stmts[B_ROW], 1, p)) == NULL)
+		return -1;
+	if (PQntuples(res) != 1)
+		return 0;
+	b->id = arena_strdup(r->arena, PQgetvalue(res, 0, R_ID));
+	b->name = arena_strdup(r->arena, PQgetvalue(res, 0, R_NAME));
+	b->type = arena_strdup(r->arena, PQgetvalue(res, 0, R_TYPE));
+	b->status = arena_strdup(r->arena, PQgetvalue(res, 0, R_STATUS));
+	b->country = arena_strdup(r->arena, PQgetvalue(res, 0, R_COUNTRY));
+	b->connector = arena_strdup(r->arena, PQgetvalue(res, 0, R_CONNECTOR));
+	b->base_url = PQgetisnull(res, 0, R_BASE_URL) ? NULL :
+	    arena_strdup(r->arena, PQgetvalue(res, 0, R_BASE_URL));
+	return 1;
+}
+
+static int
+biller_not_found(struct req *r, const char *id)
+{
+	return api_error(r, 404, "BILLER_NOT_FOUND", "list billers with GET /v1/billers",
+	    "no biller %s", id);
+}
+
+int
+billers_get_or_reply(struct req *r, const char *id, struct billers_row *b)
+{
+	switch (billers_get(r, id, b)) {
+	case 1:
+		return 0;
+	case 0:
+		return biller_not_found(r, id);
+	default:
+		return api_db_error(r);
+	}
+}
+
+struct json_object *
+billers_json_by_id(struct req *r, const char *id)
+{
+	const char *p[1] = { id };
+	PGresult *res;
+
+	if (id == NULL || !crypto_id_valid(id, "blr", 0))
+		return NULL;
+	if ((res = db_query(r, &stmts[B_ENTITY], 1, p)) == NULL || PQntuples(res) != 1)
+		return NULL;
+	return entity(r, res, 0, E_ENTITY);
+}
+
+int
+billers_get_route(struct req *r, struct json_object *out)
+{
+	const char *id = req_cap(r, "id");
+	const char *p[1] = { id };
+	struct json_object *o;
+	PGresult *res;
+
+	if (!crypto_id_valid(id, "blr", 0))
+		return biller_not_found(r, id);
+	if ((res = db_query(r, &stmts[B_ENTITY], 1, p)) == NULL)
+		return api_db_error(r);
+	if (PQntuples(res) != 1 || (o = entity(r, res, 0, E_ENTITY)) == NULL)
+		return biller_not_found(r, id);
+	json_merge(out, o);
+	return 200;
+}
+
+struct json_object *
+billers_picker(struct req *r, const char *search_term, int limit)
+{
+	const char *p[2] = { nonempty(search_term), arena_printf(r->arena, "%d", limit) };
+	PGresult *res;
+
+	if ((res = db_query(r, &stmts[B_PICKER], 2, p)) == NULL)
+		return NULL;
+	return entities(r, res, E_ENTITY);
+}

@@ -1,0 +1,63 @@
+#ifndef BDS_BILLERS_H
+#define BDS_BILLERS_H
+/*
+ * The biller catalog (DOMAIN.md "Billers"): reference data shared by every
+ * client, loaded from data/billers.csv by `bdsctl billers import`. The API
+ * reads it (list, search by e-mail domain, get); links and jobs look a
+ * biller up by id; the connect picker lists the linkable ones.
+ */
+#include <stddef.h>
+
+#include "core/validate.h"
+
+struct arena;
+struct config;
+struct db;
+struct db_stmt_set;
+struct json_object;
+struct req;
+
+struct billers_row {
+	const char	*id, *name, *type, *status, *country, *connector, *base_url;
+};
+
+/* The biller id (any status); 0 found (b filled, arena strings), else the
+ * status already written: 404 BILLER_NOT_FOUND (also for a malformed id),
+ * 503/500 on a database failure. */
+int	 billers_get_or_reply(struct req *, const char *id, struct billers_row *b);
+/* 1 found (b filled), 0 none, -1 database failure: for callers that are not
+ * request handlers of the biller routes (links, jobs). */
+int	 billers_get(struct req *, const char *id, struct billers_row *b);
+/* The connect picker: ACTIVE and DEGRADED billers matching search_term
+ * (NULL: all), ranked like GET /v1/billers, at most limit, as a JSON array
+ * of biller entities (arena-owned); NULL on database failure. */
+struct json_object *billers_picker(struct req *, const char *search_term, int limit);
+/* The biller entity as the API shows it (arena-owned), or NULL (none or a
+ * database failure). */
+struct json_object *billers_json_by_id(struct req *, const char *id);
+
+/* Routes (lib/routes.c). */
+extern const struct vfield billers_list_query[];
+extern const struct vfield billers_by_email_query[];
+/* GET /v1/billers: 200 {billers, has_more, next_cursor, total_count}. */
+int	 billers_list(struct req *, struct json_object *out);
+/* GET /v1/billers/search/by-email: 200 {billers}; 400 on a bad address. */
+int	 billers_by_email(struct req *, struct json_object *out);
+/* GET /v1/billers/{id}: 200 the entity; 404 BILLER_NOT_FOUND. */
+int	 billers_get_route(struct req *, struct json_object *out);
+
+/* Operator commands (app/bdsctl.c). Messages go to stdout/stderr. */
+/* Load a catalog CSV (DOMAIN.md's columns, RFC 4180): every row validated,
+ * upserted by id in one transaction; a bad row names its line and field
+ * and loads nothing. 0 ok (counts printed), -1 failure. */
+int	 billers_import(const struct config *, struct db *, struct arena *,
+	    const char *path);
+/* Set a biller's status; UNSUPPORTED emits biller.unsupported to every
+ * (client, environment) with a link on it that is not REVOKED. 0 ok, -1. */
+int	 billers_set_status(const struct config *, struct db *, struct arena *,
+	    const char *id, const char *status);
+
+extern const struct db_stmt_set billers_stmt_set;
+extern const struct db_stmt_set billers_admin_stmt_set;
+
+#endif

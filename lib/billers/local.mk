@@ -1,0 +1,7 @@
+# lib/billers/: the biller catalog: its CSV import, the list/search/get API, lookups for links and jobs.
+lib_libbds_a_SOURCES += \
+	%reldir%/billers.c \
+	%reldir%/billers.h \
+	%reldir%/billers_admin.c \
+	%reldir%/billers_csv.c \
+	%reldir%/billers_csv.h

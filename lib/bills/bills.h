@@ -1,0 +1,65 @@
+#ifndef BDS_BILLS_H
+#define BDS_BILLS_H
+/*
+ * Bills: the store the connectors' statements land in (bills_store.c), in
+ * the schema issue 11's sync reads (sql/013_jobs_bills.sql). Money is
+ * integer minor units with an ISO 4217 currency.
+ */
+#include <stddef.h>
+
+struct req;
+struct db_stmt_set;
+
+struct bills_money { long long minor; const char *currency; };	/* ISO 4217 */
+
+struct bills_line_item {
+	const char	*description, *category, *unit;	/* category: usage|fee|tax|credit|adjustment|other */
+	struct bills_money amount;
+	double		 quantity;
+	int		 has_quantity;
+};
+
+struct bills_usage { const char *type, *unit; double quantity; };
+
+/* One retrieved statement; all strings arena-owned. */
+struct bills_statement {
+	const char	*ref;			/* the biller's statement id: stable */
+	const char	*account_ref;
+	const char	*status;		/* PENDING, PAID, PARTIALLY_PAID */
+	struct bills_money total, amount_due, previous_balance;
+	const char	*due_date, *statement_date, *period_start, *period_end; /* YYYY-MM-DD */
+	const char	*bill_number, *paid_at, *paid_reason;	/* paid_* may be NULL */
+	struct bills_line_item *items;
+	size_t		 nitems;
+	struct bills_usage *usage;
+	size_t		 nusage;
+	int		 has_document;
+};
+
+struct bills_payment {
+	const char	*ref, *account_ref, *paid_at, *statement_ref;
+	struct bills_money amount;
+};
+
+struct bills_link {
+	const char	*client_id, *environment, *link_id, *client_user_id,
+			*biller_id, *biller_name;
+};
+
+/*
+ * Store one statement of a link's account (upsert by statement ref) in the
+ * caller's transaction: a new bill gets the next seq, emits bill.created
+ * (data.object: id, object "bill", user_id, biller_id, status) and, when
+ * created PAID, bill.updated change paid; an existing bill whose status or
+ * figures changed gets the next seq (emits bill.updated paid/partially_paid
+ * when the status moves to those; other status events are issue 11's).
+ * *created = 1 when new. 0 ok, -1 database failure.
+ */
+int	 bills_store(struct req *r, const struct bills_link *l, const char *account_id,
+	    const char *account_mask, const struct bills_statement *st, int *created);
+/* Bills of a link that are not deleted: count, -1 on failure. */
+long long bills_count(struct req *r, const char *client_id, const char *link_id);
+
+extern const struct db_stmt_set bills_stmt_set;
+
+#endif

@@ -1,0 +1,4 @@
+# lib/bills/: bills: the store the connectors' statements land in.
+lib_libbds_a_SOURCES += \
+	%reldir%/bills.h \
+	%reldir%/bills_store.c

@@ -1,0 +1,9 @@
+# lib/jobs/: what bds-jobs runs: the kinds table on the leased queue, the connectors.
+lib_libbds_a_SOURCES += \
+	%reldir%/jobs.c \
+	%reldir%/jobs.h \
+	%reldir%/connectors/connector.c \
+	%reldir%/connectors/connector.h \
+	%reldir%/connectors/sandbox.c \
+	%reldir%/jobs_connect.c \
+	%reldir%/jobs_retrieval.c

@@ -1,0 +1,147 @@
+#ifndef BDS_LINKS_H
+#define BDS_LINKS_H
+/*
+ * Links (DOMAIN.md "Link tokens, the connect flow, links"): a client's end
+ * user's linked biller account in one environment. links.c holds the rows
+ * and what other modules call (create, repair, access tokens, the entity,
+ * link.completed); links_api.c the API-key routes; links_sandbox.c the
+ * sandbox account links. The connect flow (link tokens, tickets, sessions,
+ * exchange) adds its own links_tokens*.c / links_sessions*.c /
+ * links_exchange*.c.
+ *
+ * Every function takes the caller's client (and environment): another
+ * tenant's link is "none".
+ */
+#include "core/validate.h"
+
+struct req;
+struct json_object;
+struct db_stmt_set;
+
+#define LINKS_SANDBOX_BILLER	"blr_01900000-0000-7000-8000-000000000001"
+#define LINKS_SANDBOX_PASSWORD	"pass_good"
+#define LINKS_TOKEN_LAT		"bds_lat_"	/* link access token */
+#define LINKS_ACCESS_TOKEN_TTL	3600		/* POST .../access-token: 1 h */
+#define LINKS_REFRESH_COOLDOWN	600		/* POST .../refresh: 429 within 10 min */
+#define LINKS_SYNC_INTERVAL	(24 * 3600)	/* next_sync_at after a retrieval */
+
+struct links_row {
+	const char *id, *client_id, *environment, *client_user_id, *biller_id,
+	    *status, *disconnect_reason, *credential_rejection_reason, *link_token_id;
+};
+
+struct links_new {
+	const char *client_id, *environment, *client_user_id, *biller_id;
+	struct json_object *scopes;		/* array of scope names, may be NULL */
+	const char *username, *password;	/* sealed into links.credentials */
+	const char *link_token_id;		/* NULL for sandbox account links */
+};
+
+/*
+ * Create an ACTIVE link with sealed credentials in the caller's transaction
+ * and queue its first retrieval (jobq_add "retrieval", now). Emits nothing
+ * (link.completed is the connect flow's, never the sandbox API's). 0 with
+ * *row filled (arena strings), -1 database failure.
+ */
+int	 links_create(struct req *, const struct links_new *, struct links_row *row);
+/*
+ * Repair a DISCONNECTED link in place (update mode): new sealed credentials,
+ * status ACTIVE, reasons cleared, a retrieval queued now. No event. 0 ok,
+ * -1 database failure (or no such DISCONNECTED/ACTIVE link of the client).
+ */
+int	 links_repair(struct req *, const char *client_id, const char *link_id,
+	    const char *username, const char *password);
+/*
+ * A fresh link access token (bds_lat_…) for the link, stored as SHA-256;
+ * ttl_s 0: no expiry. The plaintext (shown once) as an arena string, NULL on
+ * failure.
+ */
+const char *links_access_token_new(struct req *, const char *client_id,
+	    const char *environment, const char *link_id, int ttl_s);
+/* The link entity JSON (DOMAIN.md "Link entity"), arena-owned; NULL on
+ * failure or when the client has no such link. */
+struct json_object *links_json_by_id(struct req *, const char *client_id, const char *id);
+/* Emit link.completed for the link once (sets completed_event_at). 0 ok,
+ * -1 database failure. */
+int	 links_completed(struct req *, const char *client_id, const char *link_id);
+/*
+ * The client's link by id ("link_…" or the bare UUID), in any environment:
+ * 1 found (*row filled), 0 none, -1 database failure. Callers check
+ * row->environment themselves.
+ */
+int	 links_get(struct req *, const char *client_id, const char *id, struct links_row *row);
+/*
+ * Move an ACTIVE link to DISCONNECTED with reason (expired,
+ * credentials_rejected) and rejection (INVALID_CREDENTIALS,
+ * CONNECTION_DEGRADED or NULL), emitting link.disconnected once per
+ * transition. 1 moved, 0 not ACTIVE (nothing done), -1 database failure.
+ */
+int	 links_disconnect(struct req *, const char *client_id, const char *link_id,
+	    const char *reason, const char *rejection);
+/* "link_<uuid>" for an id given as "link_<uuid>" or a bare UUID; NULL when
+ * it is neither. Arena string. */
+const char *links_id_canonical(struct req *, const char *id);
+
+/* ---- retrieval support (lib/jobs/jobs_retrieval.c) ---- */
+
+/* What a retrieval needs of its link and biller (arena strings). */
+struct links_retrieval {
+	const char *status, *environment, *client_user_id, *biller_id, *biller_name,
+	    *connector;
+};
+/* 1 found (*lr filled), 0 no such link of the client, -1 database failure. */
+int	 links_retrieval_load(struct req *, const char *client_id, const char *link_id,
+	    struct links_retrieval *lr);
+/* A link's opened credentials (arena strings; wipe them after use). */
+struct links_credentials {
+	const char *username, *password;
+	size_t ulen, plen;
+	int refresh_count;	/* successful retrievals so far */
+};
+/* Lock the link's row and open its credentials: 1 (c filled), 0 none (no
+ * link or no credentials: revoked), -1 failure (database, or a sealed value
+ * that does not open). */
+int	 links_credentials_open(struct req *, const char *client_id, const char *link_id,
+	    struct links_credentials *c);
+/* Zero the plaintext credentials. */
+void	 links_credentials_wipe(struct links_credentials *c);
+/* sync.last_attempt_at = now, sync.status syncing. 0 ok, -1. */
+int	 links_sync_start(struct req *, const char *client_id, const char *link_id);
+/* Upsert one account of the link by the connector's ref: the account id
+ * (acct_…, arena), NULL on failure. */
+const char *links_account_upsert(struct req *, const char *client_id, const char *link_id,
+	    const char *ref, const char *name, const char *type, const char *mask,
+	    const char *service_address);
+/* A successful retrieval: sync fields, refresh_count + 1, bill_count; the
+ * first one emits connection.ready (once per link). 0 ok, -1. */
+int	 links_sync_done(struct req *, const char *client_id, const char *link_id,
+	    long long bill_count);
+/* A failed attempt of an ACTIVE link: sync.status error, next try in
+ * retry_s. 0 ok, -1. */
+int	 links_sync_failed(struct req *, const char *client_id, const char *link_id,
+	    int retry_s);
+/* Emit link.disconnected (data.object as the spec's table). 0 ok, -1. */
+int	 links_disconnected_emit(struct req *, const char *client_id, const char *environment,
+	    const char *link_id, const char *user_id, const char *biller_id, const char *reason,
+	    const char *rejection);
+/* links_access_token_new that also gives the expiry (ISO 8601, arena; NULL
+ * when the token does not expire). */
+const char *links_token_mint(struct req *, const char *client_id, const char *environment,
+	    const char *link_id, int ttl_s, const char **expires_at);
+
+/* ---- handlers (lib/routes.c), API key of the link's client ---- */
+int	 links_list(struct req *, struct json_object *);
+int	 links_get_one(struct req *, struct json_object *);
+int	 links_delete(struct req *, struct json_object *);
+int	 links_refresh(struct req *, struct json_object *);
+int	 links_access_token(struct req *, struct json_object *);
+/* sandbox host, sandbox key */
+int	 links_sandbox_create(struct req *, struct json_object *);
+int	 links_sandbox_reset_login(struct req *, struct json_object *);
+int	 links_sandbox_advance(struct req *, struct json_object *);
+
+extern const struct vfield links_list_query[], links_sandbox_create_fields[];
+
+extern const struct db_stmt_set links_stmt_set, links_api_stmt_set, links_sandbox_stmt_set;
+
+#endif

@@ -1,0 +1,117 @@
+#ifndef BDS_LINKS_CONNECT_H
+#define BDS_LINKS_CONNECT_H
+/*
+ * The connect flow (DOMAIN.md "Link tokens, the connect flow, links"): link
+ * tokens (links_tokens.c), connect tickets and link sessions
+ * (links_sessions.c), public tokens and their exchange (links_exchange.c).
+ * Logging in to a biller is the connect job's (lib/jobs/jobs_connect.c, in
+ * bds-jobs): it reads a session through links_connect_job_* below and
+ * records the outcome through them, so every statement of the flow stays in
+ * this module.
+ *
+ * Credentials of the session routes: the link-session token bds_lst_… (or
+ * the link token itself, for server-side SDKs) resolved inside the handlers
+ * by links_session_or_reply(); the routes are AUTH_NONE in the table.
+ */
+#include "core/validate.h"
+
+struct req;
+struct json_object;
+struct db_stmt_set;
+
+#define LINKS_TOKEN_TTL		(4 * 3600)	/* create mode */
+#define LINKS_TOKEN_UPDATE_TTL	(30 * 60)	/* update mode */
+#define LINKS_TICKET_TTL	60
+#define LINKS_SESSION_IDLE	(30 * 60)
+#define LINKS_PUBLIC_TTL	(30 * 60)
+#define LINKS_FAILED_LOGINS_MAX	5
+#define LINKS_METADATA_MAX	4096
+
+/* ---- handlers (lib/routes.c) ---- */
+
+extern const struct vfield links_token_create_fields[];
+extern const struct vfield links_ticket_fields[];
+extern const struct vfield links_session_create_fields[];
+extern const struct vfield links_session_billers_query[];
+extern const struct vfield links_session_connect_fields[];
+extern const struct vfield links_session_mfa_fields[];
+extern const struct vfield links_session_exit_fields[];
+extern const struct vfield links_exchange_fields[];
+
+/* POST /v1/link-tokens (KEY, ROUTE_TX): 201 the token; 400 a bad field; 403
+ * update.link_id of another client or user; 404 update.link_id unknown. */
+int	 links_token_create(struct req *, struct json_object *out);
+/* POST /v1/biller-connect/ticket (bearer: the link token lt_…, ROUTE_TX):
+ * 201 {ticket, expires_at, connect_url}; 401 unknown or expired token. */
+int	 links_ticket_create(struct req *, struct json_object *out);
+/* POST /v1/link-sessions {ticket} (ROUTE_TX): 201 the session; 400
+ * INVALID_TICKET for a used, expired or unknown ticket. */
+int	 links_session_create(struct req *, struct json_object *out);
+/* GET /v1/link-sessions/billers: the picker (ACTIVE and DEGRADED). */
+int	 links_session_billers(struct req *, struct json_object *out);
+/* POST /v1/link-sessions/connect (ROUTE_TX): 202 {status: connecting}. */
+int	 links_session_connect(struct req *, struct json_object *out);
+/* GET /v1/link-sessions/current: the session's state. */
+int	 links_session_current(struct req *, struct json_object *out);
+/* POST /v1/link-sessions/mfa {answer} (ROUTE_TX): 202. */
+int	 links_session_mfa(struct req *, struct json_object *out);
+/* POST /v1/link-sessions/exit {reason} (ROUTE_TX): 200; fires
+ * link.session_finished (exited). */
+int	 links_session_exit(struct req *, struct json_object *out);
+/* POST /v1/link-tokens/{linkTokenId}/exchange (KEY, ROUTE_TX): 200 {link_id,
+ * access_token, link}; 400 INVALID_PUBLIC_TOKEN. */
+int	 links_exchange(struct req *, struct json_object *out);
+
+/*
+ * CORS of the connect-session routes (ROUTE_CORS): 1 when origin may read
+ * the answer: the link host's origin (config link_url), or one of the
+ * allowedOrigins of the caller's client (r->client_id), or, before the
+ * client is known (a preflight, an error before the session resolved), of
+ * any client. 0 otherwise or on a database failure.
+ */
+int	 links_connect_cors_allow(struct req *, const char *origin);
+
+/* ---- the connect job (lib/jobs/jobs_connect.c) ---- */
+
+struct links_connect_job {
+	const char	*session_id, *client_id, *environment, *link_token_id;
+	const char	*mode;			/* create, update */
+	int		 hosted;
+	const char	*client_user_id, *biller_id, *connector, *update_link_id;
+	const char	*request_to_link_id;
+	struct json_object *scopes;		/* the token's consents (array) */
+	const char	*username, *password;	/* opened; arena strings */
+	const char	*mfa_answer;		/* opened, NULL when none */
+};
+/*
+ * The session of a connect job, locked (FOR UPDATE) in the job's
+ * transaction, with its sealed credentials opened. 1 when it waits for a
+ * login (status connecting), 0 when there is nothing to do (exited,
+ * expired, already done), -1 on a database failure or a seal that does
+ * not open.
+ */
+int	 links_connect_job_load(struct req *, const char *client_id,
+	    const char *session_id, struct links_connect_job *j);
+/* The biller asks a second factor: status mfa_required with type and prompt;
+ * error_code (NULL or MFA_FAILED after a wrong answer). 0 ok, -1 db. */
+int	 links_connect_job_mfa(struct req *, const struct links_connect_job *,
+	    const char *type, const char *prompt, const char *error_code);
+/* The login failed: status failed with error_code (INVALID_CREDENTIALS,
+ * ACCOUNT_LOCKED, BILLER_UNAVAILABLE, MFA_FAILED); counts_login adds one
+ * failed login (the fifth ends the session). Credentials wiped. 0 ok, -1. */
+int	 links_connect_job_failed(struct req *, const struct links_connect_job *,
+	    const char *error_code, int counts_login);
+/*
+ * The login succeeded and link_id is made (or repaired): status connected,
+ * credentials wiped; embedded flow: a public token (bds_pub_…, 30 min)
+ * sealed into the session for `current`; hosted flow: exchanged here,
+ * link_id in `current` and link.session_finished (completed). 0 ok, -1.
+ */
+int	 links_connect_job_connected(struct req *, const struct links_connect_job *,
+	    const char *link_id);
+
+extern const struct db_stmt_set links_tokens_stmt_set;
+extern const struct db_stmt_set links_sessions_stmt_set;
+extern const struct db_stmt_set links_exchange_stmt_set;
+
+#endif

@@ -1,0 +1,10 @@
+# lib/links/: links (rows, the entity, the API-key routes), sandbox account
+# links; the connect flow appends its files.
+lib_libbds_a_SOURCES += \
+	%reldir%/links.h \
+	%reldir%/links_entity.h \
+	%reldir%/links.c \
+	%reldir%/links_api.c \
+	%reldir%/links_sandbox.c \
+	%reldir%/links_connect.h %reldir%/links_tokens.c %reldir%/links_sessions.c \
+	%reldir%/links_exchange.c

@@ -1,0 +1,751 @@
+/*
+ * The connect flow end to end, through nginx, as a client's backend and its
+ * end user's browser use it: the backend creates a link token (every error
+ * of the body), the page gets a single-use ticket with the link token as
+ * bearer, opens a link session with it, picks a biller, sends credentials
+ * (the login runs in bds-jobs), answers MFA and ends with a public token the
+ * backend exchanges; the hosted flow exchanges server-side and fires
+ * link.session_finished; exits fire it too; five failed logins end a
+ * session; update mode repairs a link in place. CORS answers the link host
+ * and the client's allowedOrigins only.
+ *
+ * Rows are aged with SQL instead of sleeping (tickets, sessions, public
+ * tokens); links another test needs are inserted with SQL when the flow
+ * itself is not what is tested.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <check.h>
+#include <json-c/json.h>
+#include <libpq-fe.h>
+
+#include "core/crypto.h"
+#include "devacct.h"
+#include "harness.h"
+#include "receiver.h"
+
+#define N(x) ((int)(sizeof(x) / sizeof((x)[0])))
+#define SANDBOX_BILLER	"blr_01900000-0000-7000-8000-000000000001"
+#define LINK_ORIGIN	"https://link.bds.example"	/* config link_url default */
+#define APP_ORIGIN	"https://app.example"
+#define APP_REDIRECT	"https://app.example/linked"
+#define WAIT_MS		10000
+
+static struct devacct dev_a, dev_b;
+
+/* ------------------------------------------------------------------ */
+/* Helpers                                                             */
+
+/* One SQL statement of the test (text parameters); the result (caller
+ * PQclear's) must be ok. */
+static PGresult *
+sql(const char *q, int n, const char *const *p)
+{
+	PGresult *res = PQexecParams(devacct_pg(), q, n, NULL, p, NULL, NULL, 0);
+
+	ck_assert_msg(PQresultStatus(res) == PGRES_TUPLES_OK ||
+	    PQresultStatus(res) == PGRES_COMMAND_OK, "%s: %s", q,
+	    PQresultErrorMessage(res));
+	return res;
+}
+
+/* The first column of the first row as a malloc'ed string ("" when none). */
+static char *
+sql_str(const char *q, int n, const char *const *p)
+{
+	PGresult *res = sql(q, n, p);
+	char *s = strdup(PQntuples(res) > 0 ? PQgetvalue(res, 0, 0) : "");
+
+	PQclear(res);
+	return s;
+}
+
+static long
+sql_int(const char *q, int n, const char *const *p)
+{
+	char *s = sql_str(q, n, p);
+	long v = atol(s);
+
+	free(s);
+	return v;
+}
+
+struct tenant {
+	char	*client, *key;
+};
+
+/* A client of d with a redirect URI and an allowed origin, and its sandbox key. */
+static void
+tenant_new(const struct devacct *d, struct tenant *t)
+{
+	struct harness_resp *r;
+
+	t->client = devacct_client_new(d);
+	t->key = devacct_key_new(d, t->client, "sandbox");
+	r = devacct_jwt(d, "PUT", harness_fmt("/v1/iam/clients/%s", t->client),
+	    "{\"redirectUris\":[\"" APP_REDIRECT "\"],\"allowedOrigins\":[\"" APP_ORIGIN "\"]}",
+	    NULL);
+	harness_expect(r, 200);
+	harness_resp_free(r);
+}
+
+static void
+tenant_free(struct tenant *t)
+{
+	free(t->client);
+	free(t->key);
+}
+
+/* The client's backend: a request with its sandbox key on the sandbox host. */
+static struct harness_resp *
+key_call(const struct tenant *t, const char *method, const char *path, const char *body)
+{
+	return devacct_call(method, "sandbox", path, devacct_bearer(t->key), body, NULL);
+}
+
+/* The browser: a request with a bearer (session token or link token). */
+static struct harness_resp *
+page_call(const char *bearer, const char *method, const char *path, const char *body)
+{
+	return devacct_call(method, "sandbox", path, bearer ? devacct_bearer(bearer) : NULL,
+	    body, NULL);
+}
+
+/* POST /v1/link-tokens with body: 201 expected; the link token (malloc'ed). */
+static char *
+link_token(const struct tenant *t, const char *body)
+{
+	struct harness_resp *r = key_call(t, "POST", "/v1/link-tokens", body);
+	char *lt;
+
+	harness_expect(r, 201);
+	lt = strdup(devacct_str(r, "link_token"));
+	harness_resp_free(r);
+	return lt;
+}
+
+/* A ticket for the link token (malloc'ed). */
+static char *
+ticket(const char *lt)
+{
+	struct harness_resp *r = page_call(lt, "POST", "/v1/biller-connect/ticket", NULL);
+	char *tk;
+
+	harness_expect(r, 201);
+	tk = strdup(devacct_str(r, "ticket"));
+	harness_resp_free(r);
+	return tk;
+}
+
+/* A session opened with a fresh ticket of lt: the session token (malloc'ed). */
+static char *
+session(const char *lt)
+{
+	char *tk = ticket(lt), *st;
+	struct harness_resp *r = page_call(NULL, "POST", "/v1/link-sessions",
+	    harness_fmt("{\"ticket\":\"%s\"}", tk));
+
+	harness_expect(r, 201);
+	st = strdup(devacct_str(r, "session_token"));
+	harness_resp_free(r);
+	free(tk);
+	return st;
+}
+
+/* Insert a link row (the flow is not what such a test is about). */
+static char *
+link_insert(const char *client, const char *user, const char *status)
+{
+	char *id = malloc(64);
+	unsigned char u[16];
+	char uuid[CRYPTO_UUID_STRLEN + 1];
+	const char *p[4];
+
+	crypto_uuid7(u);
+	crypto_uuid_format(u, uuid);
+	snprintf(id, 64, "link_%s", uuid);
+	p[0] = client;
+	p[1] = id;
+	p[2] = user;
+	p[3] = status;
+	PQclear(sql("INSERT INTO links (client_id, id, environment, client_user_id, biller_id,"
+	    " status, disconnect_reason) VALUES ($1, $2, 'sandbox', $3,"
+	    " '" SANDBOX_BILLER "', $4, CASE $4 WHEN 'REVOKED' THEN 'revoked'"
+	    " WHEN 'DISCONNECTED' THEN 'credentials_rejected' END)", 4, p));
+	return id;
+}
+
+/* Events of a type for the client, as "status/exit_reason/link_id" of the
+ * newest (malloc'ed; "" when none) and the count. */
+static long
+events_count(const char *client, const char *type)
+{
+	const char *p[2] = { client, type };
+
+	return sql_int("SELECT count(*) FROM events WHERE client_id = $1 AND type = $2", 2, p);
+}
+
+static char *
+event_field(const char *client, const char *type, const char *field)
+{
+	const char *p[3] = { client, type, field };
+
+	return sql_str("SELECT data->'object'->>$3 FROM events WHERE client_id = $1"
+	    " AND type = $2 ORDER BY created_at DESC LIMIT 1", 3, p);
+}
+
+/* ------------------------------------------------------------------ */
+/* Link tokens                                                         */
+
+/* Every body field of the spec's table is taken and echoed as DOMAIN.md
+ * says; a hosted token carries a hosted_url whose ticket is a fragment. */
+START_TEST(token_create)
+{
+	struct tenant t;
+	struct harness_resp *r;
+	char *lt;
+	const char *p[1];
+
+	tenant_new(&dev_a, &t);
+	r = key_call(&t, "POST", "/v1/link-tokens", harness_fmt(
+	    "{\"client_user_id\":\"user-1\",\"consents\":[\"bills\",\"usage\"],"
+	    "\"client_id\":\"%s\",\"biller_id\":\"" SANDBOX_BILLER "\","
+	    "\"connectivity_type\":\"credentials\",\"redirect_uri\":\"" APP_REDIRECT "\","
+	    "\"request_to_link_id\":\"rtl_01900000-0000-7000-8000-000000000009\","
+	    "\"metadata_json\":\"{\\\"cart\\\":42}\",\"hosted\":true,\"language\":\"fr-CA\","
+	    "\"webhook_url\":\"https://ignored.example/hook\"}", t.client));
+	harness_expect(r, 201);
+	ck_assert_msg(strncmp(devacct_str(r, "link_token"), "lt_", 3) == 0, "%s", r->body);
+	ck_assert_pstr_eq(devacct_str(r, "mode"), "create");
+	ck_assert_pstr_eq(devacct_str(r, "client_user_id"), "user-1");
+	ck_assert_pstr_eq(devacct_str(r, "biller_id"), SANDBOX_BILLER);
+	ck_assert_pstr_eq(devacct_str(r, "request_to_link_id"),
+	    "rtl_01900000-0000-7000-8000-000000000009");
+	ck_assert_pstr_eq(devacct_str(r, "language"), "fr-CA");
+	ck_assert_pstr_eq(devacct_str(r, "metadata_json"), "{\"cart\":42}");
+	ck_assert_ptr_nonnull(devacct_str(r, "expiration"));
+	ck_assert_ptr_nonnull(devacct_str(r, "request_id"));
+	ck_assert_msg(strncmp(devacct_str(r, "hosted_url"),
+	    LINK_ORIGIN "/connect#ticket=bds_tkt_", strlen(LINK_ORIGIN) + 24) == 0,
+	    "%s", devacct_str(r, "hosted_url"));
+	p[0] = devacct_str(r, "link_token");
+	/* 4 h */
+	ck_assert_int_eq(sql_int("SELECT extract(epoch FROM expires_at - created_at)::int"
+	    " FROM link_tokens WHERE id = $1", 1, p), 4 * 3600);
+	harness_resp_free(r);
+
+	/* the minimum: defaults */
+	r = key_call(&t, "POST", "/v1/link-tokens", "{\"client_user_id\":\"user-1\"}");
+	harness_expect(r, 201);
+	ck_assert_pstr_eq(devacct_str(r, "language"), "en");
+	ck_assert_ptr_null(devacct_json(r, "hosted_url"));
+	ck_assert_str_eq(devacct_text(r, "biller_id"), "null");
+	harness_resp_free(r);
+
+	/* hosted as options: its own lifetime, a registered redirect */
+	lt = link_token(&t, "{\"client_user_id\":\"user-1\",\"hosted\":{\"redirect_uri\":\""
+	    APP_REDIRECT "\",\"expires_in\":600}}");
+	p[0] = lt;
+	ck_assert_int_eq(sql_int("SELECT extract(epoch FROM expires_at - created_at)::int"
+	    " FROM link_tokens WHERE id = $1", 1, p), 600);
+	free(lt);
+	tenant_free(&t);
+}
+END_TEST
+
+static const struct {
+	const char	*body;
+	long		 status;
+	const char	*code, *field;
+} bad_tokens[] = {
+	{ "{}", 400, "VALIDATION_ERROR", "client_user_id" },
+	{ "{\"client_user_id\":\"\"}", 400, "VALIDATION_ERROR", "client_user_id" },
+	{ "{\"client_user_id\":\"u\",\"consents\":[\"bills\",\"teleport\"]}", 400,
+	  "VALIDATION_ERROR", "consents[1]" },
+	{ "{\"client_user_id\":\"u\",\"biller_id\":\"blr_01900000-0000-7000-8000-0000000000ff\"}",
+	  400, "VALIDATION_ERROR", "biller_id" },
+	{ "{\"client_user_id\":\"u\",\"redirect_uri\":\"https://evil.example/steal\"}", 400,
+	  "VALIDATION_ERROR", "redirect_uri" },
+	{ "{\"client_user_id\":\"u\",\"hosted\":{\"redirect_uri\":\"https://evil.example/x\"}}",
+	  400, "VALIDATION_ERROR", "hosted.redirect_uri" },
+	{ "{\"client_user_id\":\"u\",\"hosted\":\"yes\"}", 400, "VALIDATION_ERROR", "hosted" },
+	{ "{\"client_user_id\":\"u\",\"hosted\":{\"expires_in\":5}}", 400, "VALIDATION_ERROR",
+	  "hosted" },
+	{ "{\"client_user_id\":\"u\",\"metadata_json\":\"not json\"}", 400, "VALIDATION_ERROR",
+	  "metadata_json" },
+	{ "{\"client_user_id\":\"u\",\"metadata_json\":{\"a\":1}}", 400, "VALIDATION_ERROR",
+	  "metadata_json" },
+	{ "{\"client_user_id\":\"u\",\"request_to_link_id\":\"req_1\"}", 400, "VALIDATION_ERROR",
+	  "request_to_link_id" },
+	{ "{\"client_user_id\":\"u\",\"language\":\"e\"}", 400, "VALIDATION_ERROR", "language" },
+	{ "{\"client_user_id\":\"u\",\"language\":\"en_US\"}", 400, "VALIDATION_ERROR",
+	  "language" },
+	{ "{\"client_user_id\":\"u\",\"connectivity_type\":\"fax\"}", 400, "VALIDATION_ERROR",
+	  "connectivity_type" },
+	{ "{\"client_user_id\":\"u\",\"update\":{}}", 400, "VALIDATION_ERROR", "update.link_id" },
+	{ "{\"client_user_id\":\"u\",\"update\":{\"link_id\":\"x\",\"reason\":\"bored\"}}", 400,
+	  "VALIDATION_ERROR", "update.reason" },
+	{ "{\"client_user_id\":\"u\",\"update\":{\"link_id\":"
+	  "\"link_01900000-0000-7000-8000-0000000000aa\"}}", 404, "LINK_NOT_FOUND", NULL },
+	{ "{\"client_user_id\":\"u\",\"client_id\":\"cli_someone_else\"}", 403,
+	  "CLIENT_ID_MISMATCH", NULL },
+};
+
+/* Each bad body is its 4xx naming the field, and creates nothing. */
+START_TEST(token_create_bad)
+{
+	struct tenant t;
+	struct harness_resp *r;
+	const char *p[1];
+
+	tenant_new(&dev_a, &t);
+	r = key_call(&t, "POST", "/v1/link-tokens", bad_tokens[_i].body);
+	harness_assert_coded(r, bad_tokens[_i].status, bad_tokens[_i].code);
+	if (bad_tokens[_i].field != NULL)
+		ck_assert_pstr_eq(devacct_str(r, "errors.0.field"), bad_tokens[_i].field);
+	harness_resp_free(r);
+	p[0] = t.client;
+	ck_assert_int_eq(sql_int("SELECT count(*) FROM link_tokens WHERE client_id = $1", 1, p), 0);
+	tenant_free(&t);
+}
+END_TEST
+
+/* metadata_json above 4 KiB is refused; 4 KiB itself is taken. */
+START_TEST(token_metadata_size)
+{
+	struct tenant t;
+	struct harness_resp *r;
+	char *meta = malloc(5000);
+
+	tenant_new(&dev_a, &t);
+	for (int len = 4096; len <= 4097; len++) {
+		/* "\"xxxx…\"" as a JSON string of len bytes, escaped into the body */
+		memset(meta, 'x', (size_t)len);
+		meta[len] = '\0';
+		meta[0] = '[';
+		meta[len - 1] = ']';
+		memset(meta + 1, ' ', (size_t)len - 2);
+		r = key_call(&t, "POST", "/v1/link-tokens",
+		    harness_fmt("{\"client_user_id\":\"u\",\"metadata_json\":\"%s\"}", meta));
+		if (len == 4096)
+			harness_expect(r, 201);
+		else
+			harness_assert_coded(r, 400, "VALIDATION_ERROR");
+		harness_resp_free(r);
+	}
+	free(meta);
+	tenant_free(&t);
+}
+END_TEST
+
+/* update.link_id: another client's or another end user's link is 403, a
+ * REVOKED one 400; the owner's gets an update token (30 min) pinned to the
+ * link's biller. */
+START_TEST(token_update_mode)
+{
+	struct tenant a, b;
+	struct harness_resp *r;
+	char *mine, *revoked, *theirs;
+	const char *p[1];
+
+	tenant_new(&dev_a, &a);
+	tenant_new(&dev_b, &b);
+	mine = link_insert(a.client, "user-1", "DISCONNECTED");
+	revoked = link_insert(a.client, "user-1", "REVOKED");
+	theirs = link_insert(b.client, "user-1", "ACTIVE");
+
+	r = key_call(&a, "POST", "/v1/link-tokens", harness_fmt(
+	    "{\"client_user_id\":\"user-1\",\"update\":{\"link_id\":\"%s\"}}", theirs));
+	ck_assert_int_eq(r->status, 403);
+	harness_resp_free(r);
+	r = key_call(&a, "POST", "/v1/link-tokens", harness_fmt(
+	    "{\"client_user_id\":\"user-2\",\"update\":{\"link_id\":\"%s\"}}", mine));
+	ck_assert_int_eq(r->status, 403);
+	harness_resp_free(r);
+	r = key_call(&a, "POST", "/v1/link-tokens", harness_fmt(
+	    "{\"client_user_id\":\"user-1\",\"update\":{\"link_id\":\"%s\"}}", revoked));
+	harness_assert_coded(r, 400, "VALIDATION_ERROR");
+	ck_assert_pstr_eq(devacct_str(r, "errors.0.field"), "update.link_id");
+	harness_resp_free(r);
+
+	/* the bare UUID names it too */
+	r = key_call(&a, "POST", "/v1/link-tokens", harness_fmt(
+	    "{\"client_user_id\":\"user-1\",\"update\":{\"link_id\":\"%s\","
+	    "\"reason\":\"credentials_invalid\"}}", mine + 5));
+	harness_expect(r, 201);
+	ck_assert_pstr_eq(devacct_str(r, "mode"), "update");
+	ck_assert_pstr_eq(devacct_str(r, "biller_id"), SANDBOX_BILLER);
+	p[0] = devacct_str(r, "link_token");
+	ck_assert_int_eq(sql_int("SELECT extract(epoch FROM expires_at - created_at)::int"
+	    " FROM link_tokens WHERE id = $1", 1, p), 30 * 60);
+	harness_resp_free(r);
+	free(mine);
+	free(revoked);
+	free(theirs);
+	tenant_free(&a);
+	tenant_free(&b);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* Tickets and sessions                                                */
+
+/* A ticket opens one session: a second use, an expired or an unknown
+ * ticket is 400 INVALID_TICKET; the ticket call needs a live link token of
+ * the host's environment. */
+START_TEST(ticket_single_use)
+{
+	struct tenant t;
+	struct harness_resp *r;
+	char *lt, *tk;
+	const char *p[1];
+
+	tenant_new(&dev_a, &t);
+	lt = link_token(&t, "{\"client_user_id\":\"user-1\",\"consents\":[\"bills\"]}");
+	r = page_call(lt, "POST", "/v1/biller-connect/ticket", NULL);
+	harness_expect(r, 201);
+	tk = strdup(devacct_str(r, "ticket"));
+	ck_assert_msg(strncmp(tk, "bds_tkt_", 8) == 0, "%s", tk);
+	ck_assert_pstr_eq(devacct_str(r, "connect_url"),
+	    harness_fmt(LINK_ORIGIN "/connect#ticket=%s", tk));
+	harness_resp_free(r);
+	p[0] = tk;
+	ck_assert_int_eq(sql_int("SELECT extract(epoch FROM expires_at - created_at)::int"
+	    " FROM connect_tickets WHERE token_sha256 = sha256(convert_to($1, 'UTF8'))", 1, p), 60);
+
+	r = page_call(NULL, "POST", "/v1/link-sessions", harness_fmt("{\"ticket\":\"%s\"}", tk));
+	harness_expect(r, 201);
+	ck_assert_msg(strncmp(devacct_str(r, "session_token"), "bds_lst_", 8) == 0, "%s", r->body);
+	ck_assert_pstr_eq(devacct_str(r, "mode"), "create");
+	ck_assert_ptr_nonnull(devacct_str(r, "client.name"));
+	ck_assert_str_eq(devacct_text(r, "consents"), "[\"bills\"]");
+	ck_assert_pstr_eq(devacct_str(r, "language"), "en");
+	ck_assert_ptr_nonnull(devacct_str(r, "expires_at"));
+	harness_resp_free(r);
+	r = page_call(NULL, "POST", "/v1/link-sessions", harness_fmt("{\"ticket\":\"%s\"}", tk));
+	harness_assert_coded(r, 400, "INVALID_TICKET");
+	harness_resp_free(r);
+	free(tk);
+
+	/* expired: aged, not slept */
+	tk = ticket(lt);
+	p[0] = tk;
+	PQclear(sql("UPDATE connect_tickets SET expires_at = now() - interval '1 second'"
+	    " WHERE token_sha256 = sha256(convert_to($1, 'UTF8'))", 1, p));
+	r = page_call(NULL, "POST", "/v1/link-sessions", harness_fmt("{\"ticket\":\"%s\"}", tk));
+	harness_assert_coded(r, 400, "INVALID_TICKET");
+	harness_resp_free(r);
+	free(tk);
+
+	/* unknown, malformed, missing */
+	r = page_call(NULL, "POST", "/v1/link-sessions", "{\"ticket\":\"bds_tkt_nope\"}");
+	harness_assert_coded(r, 400, "INVALID_TICKET");
+	harness_resp_free(r);
+	r = page_call(NULL, "POST", "/v1/link-sessions", "{}");
+	harness_assert_coded(r, 400, "VALIDATION_ERROR");
+	harness_resp_free(r);
+
+	/* the ticket call: no bearer, a key, another host, an expired token */
+	r = page_call(NULL, "POST", "/v1/biller-connect/ticket", NULL);
+	ck_assert_int_eq(r->status, 401);
+	harness_resp_free(r);
+	r = page_call(t.key, "POST", "/v1/biller-connect/ticket", NULL);
+	ck_assert_int_eq(r->status, 401);
+	harness_resp_free(r);
+	r = devacct_call("POST", "api", "/v1/biller-connect/ticket", devacct_bearer(lt), NULL, NULL);
+	ck_assert_int_eq(r->status, 401);
+	harness_resp_free(r);
+	p[0] = lt;
+	PQclear(sql("UPDATE link_tokens SET expires_at = now() - interval '1 second'"
+	    " WHERE id = $1", 1, p));
+	r = page_call(lt, "POST", "/v1/biller-connect/ticket", NULL);
+	harness_assert_coded(r, 401, "INVALID_LINK_TOKEN");
+	harness_resp_free(r);
+	free(lt);
+	tenant_free(&t);
+}
+END_TEST
+
+/* The session token authenticates the session routes; an idle session
+ * expires (current says so, the others are 401); connect queues a connect
+ * job in bds-jobs, never logging in itself. */
+START_TEST(session_auth_and_connect_queue)
+{
+	struct tenant t;
+	struct harness_resp *r;
+	char *lt, *st;
+	const char *p[1];
+
+	tenant_new(&dev_a, &t);
+	lt = link_token(&t, "{\"client_user_id\":\"user-1\"}");
+	st = session(lt);
+
+	r = page_call(NULL, "GET", "/v1/link-sessions/current", NULL);
+	harness_assert_coded(r, 401, "INVALID_SESSION");
+	harness_resp_free(r);
+	r = page_call("bds_lst_forged", "GET", "/v1/link-sessions/current", NULL);
+	harness_assert_coded(r, 401, "INVALID_SESSION");
+	harness_resp_free(r);
+
+	r = page_call(st, "GET", "/v1/link-sessions/current", NULL);
+	harness_expect(r, 200);
+	ck_assert_pstr_eq(devacct_str(r, "status"), "awaiting_credentials");
+	ck_assert_pstr_eq(devacct_str(r, "mode"), "create");
+	harness_resp_free(r);
+
+	/* the picker: ACTIVE and DEGRADED billers */
+	r = page_call(st, "GET", "/v1/link-sessions/billers?search_term=sandbox&limit=5", NULL);
+	harness_expect(r, 200);
+	ck_assert_ptr_nonnull(devacct_json(r, "data"));
+	harness_resp_free(r);
+
+	/* no biller chosen and none pinned */
+	r = page_call(st, "POST", "/v1/link-sessions/connect",
+	    "{\"username\":\"user_good\",\"password\":\"pass_good\"}");
+	harness_assert_coded(r, 400, "VALIDATION_ERROR");
+	ck_assert_pstr_eq(devacct_str(r, "errors.0.field"), "biller_id");
+	harness_resp_free(r);
+
+	r = page_call(st, "POST", "/v1/link-sessions/connect",
+	    "{\"biller_id\":\"" SANDBOX_BILLER "\",\"username\":\"user_good\","
+	    "\"password\":\"pass_good\"}");
+	harness_expect(r, 202);
+	ck_assert_pstr_eq(devacct_str(r, "status"), "connecting");
+	harness_resp_free(r);
+	/* queued for bds-jobs; the credentials only sealed */
+	p[0] = t.client;
+	ck_assert_int_ge(sql_int("SELECT count(*) FROM jobs WHERE kind = 'connect'"
+	    " AND client_id = $1", 1, p), 1);
+	ck_assert_int_eq(sql_int("SELECT count(*) FROM link_sessions WHERE client_id = $1"
+	    " AND position(convert_to('pass_good', 'UTF8') IN credentials) > 0", 1, p), 0);
+
+	/* idle past 30 min: aged */
+	PQclear(sql("UPDATE link_sessions SET expires_at = now() - interval '1 second'"
+	    " WHERE client_id = $1", 1, p));
+	r = page_call(st, "GET", "/v1/link-sessions/current", NULL);
+	harness_expect(r, 200);
+	ck_assert_pstr_eq(devacct_str(r, "status"), "expired");
+	harness_resp_free(r);
+	r = page_call(st, "POST", "/v1/link-sessions/mfa", "{\"answer\":\"1234\"}");
+	harness_assert_coded(r, 401, "SESSION_EXPIRED");
+	harness_resp_free(r);
+	/* expiry fires nothing */
+	ck_assert_int_eq(events_count(t.client, "link.session_finished"), 0);
+	free(st);
+	free(lt);
+	tenant_free(&t);
+}
+END_TEST
+
+/* An exit ends the session and fires link.session_finished (exited,
+ * exit_reason) once. */
+START_TEST(session_exit)
+{
+	struct tenant t;
+	struct harness_resp *r;
+	char *lt, *st, *v;
+
+	tenant_new(&dev_a, &t);
+	lt = link_token(&t, "{\"client_user_id\":\"user-9\",\"biller_id\":\"" SANDBOX_BILLER "\"}");
+	st = session(lt);
+	r = page_call(st, "POST", "/v1/link-sessions/exit", "{\"reason\":\"nope\"}");
+	harness_assert_coded(r, 400, "VALIDATION_ERROR");
+	harness_resp_free(r);
+	r = page_call(st, "POST", "/v1/link-sessions/exit", "{\"reason\":\"user_closed\"}");
+	harness_expect(r, 200);
+	harness_resp_free(r);
+	r = page_call(st, "GET", "/v1/link-sessions/current", NULL);
+	harness_expect(r, 200);
+	ck_assert_pstr_eq(devacct_str(r, "status"), "exited");
+	harness_resp_free(r);
+	r = page_call(st, "POST", "/v1/link-sessions/exit", "{\"reason\":\"error\"}");
+	ck_assert_int_eq(r->status, 409);
+	harness_resp_free(r);
+	r = page_call(st, "POST", "/v1/link-sessions/connect",
+	    "{\"username\":\"user_good\",\"password\":\"pass_good\"}");
+	ck_assert_int_eq(r->status, 409);
+	harness_resp_free(r);
+
+	ck_assert_int_eq(events_count(t.client, "link.session_finished"), 1);
+	v = event_field(t.client, "link.session_finished", "status");
+	ck_assert_str_eq(v, "exited");
+	free(v);
+	v = event_field(t.client, "link.session_finished", "exit_reason");
+	ck_assert_str_eq(v, "user_closed");
+	free(v);
+	v = event_field(t.client, "link.session_finished", "id");
+	ck_assert_str_eq(v, lt);
+	free(v);
+	v = event_field(t.client, "link.session_finished", "user_id");
+	ck_assert_str_eq(v, "user-9");
+	free(v);
+	v = event_field(t.client, "link.session_finished", "biller_id");
+	ck_assert_str_eq(v, SANDBOX_BILLER);
+	free(v);
+	free(st);
+	free(lt);
+	tenant_free(&t);
+}
+END_TEST
+
+/* CORS: the link host's origin and the client's allowedOrigins are echoed,
+ * on the preflight and on the answer; any other origin gets no
+ * Access-Control-Allow-Origin. */
+START_TEST(cors)
+{
+	struct tenant t;
+	struct harness_resp *r;
+	char *lt, *st;
+	const char *origins[] = { LINK_ORIGIN, APP_ORIGIN };
+
+	tenant_new(&dev_a, &t);
+	lt = link_token(&t, "{\"client_user_id\":\"user-1\"}");
+	st = session(lt);
+	for (int i = 0; i < 2; i++) {
+		const char *pre[] = { harness_fmt("Origin: %s", origins[i]),
+			"Access-Control-Request-Method: POST", NULL };
+		const char *hdr[] = { harness_fmt("Origin: %s", origins[i]), NULL };
+
+		r = harness_request("OPTIONS", "sandbox", "/v1/link-sessions/connect", pre, NULL, 0);
+		ck_assert_int_eq(r->status, 204);
+		ck_assert_pstr_eq(harness_header(r, "Access-Control-Allow-Origin"), origins[i]);
+		ck_assert_ptr_nonnull(strstr(harness_header(r, "Access-Control-Allow-Methods"), "POST"));
+		ck_assert_ptr_nonnull(strstr(harness_header(r, "Access-Control-Allow-Headers"),
+		    "Authorization"));
+		harness_resp_free(r);
+		r = devacct_call("GET", "sandbox", "/v1/link-sessions/current", devacct_bearer(st),
+		    NULL, hdr);
+		harness_expect(r, 200);
+		ck_assert_pstr_eq(harness_header(r, "Access-Control-Allow-Origin"), origins[i]);
+		harness_resp_free(r);
+	}
+	{
+		const char *pre[] = { "Origin: https://evil.example",
+			"Access-Control-Request-Method: POST", NULL };
+		const char *hdr[] = { "Origin: https://evil.example", NULL };
+
+		r = harness_request("OPTIONS", "sandbox", "/v1/link-sessions/connect", pre, NULL, 0);
+		ck_assert_int_eq(r->status, 204);
+		ck_assert_ptr_null(harness_header(r, "Access-Control-Allow-Origin"));
+		harness_resp_free(r);
+		r = devacct_call("GET", "sandbox", "/v1/link-sessions/current", devacct_bearer(st),
+		    NULL, hdr);
+		harness_expect(r, 200);
+		ck_assert_ptr_null(harness_header(r, "Access-Control-Allow-Origin"));
+		harness_resp_free(r);
+	}
+	/* not a CORS route: no preflight */
+	{
+		const char *pre[] = { "Origin: " LINK_ORIGIN, NULL };
+
+		r = harness_request("OPTIONS", "sandbox", "/v1/link-tokens", pre, NULL, 0);
+		ck_assert_int_eq(r->status, 404);
+		ck_assert_ptr_null(harness_header(r, "Access-Control-Allow-Origin"));
+		harness_resp_free(r);
+	}
+	free(st);
+	free(lt);
+	tenant_free(&t);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+/* Exchange                                                            */
+
+/* A public token row of client for link, as the connect job makes it. */
+static void
+public_insert(const char *client, const char *lt, const char *link, const char *pub)
+{
+	const char *p[4] = { pub, client, lt, link };
+
+	PQclear(sql("INSERT INTO public_tokens (token_sha256, client_id, environment,"
+	    " link_token_id, link_id, expires_at) VALUES (sha256(convert_to($1, 'UTF8')), $2,"
+	    " 'sandbox', $3, $4, now() + interval '30 minutes')", 4, p));
+}
+
+/* A well-formed public token nobody holds: the format the service makes
+ * (checksum included) comes from a real exchange, so tests take one from
+ * the database of a real flow or, here, a made-up one that must fail. */
+START_TEST(exchange_errors)
+{
+	struct tenant a, b;
+	struct harness_resp *r;
+
+	tenant_new(&dev_a, &a);
+	tenant_new(&dev_b, &b);
+	r = key_call(&a, "POST", "/v1/link-tokens/lt_01900000-0000-7000-8000-000000000001/exchange",
+	    "{\"public_token\":\"bds_pub_0000000000000000000000000000000000000000000000000\"}");
+	harness_assert_coded(r, 400, "INVALID_PUBLIC_TOKEN");
+	harness_resp_free(r);
+	r = key_call(&a, "POST", "/v1/link-tokens/lt_01900000-0000-7000-8000-000000000001/exchange",
+	    "{}");
+	harness_assert_coded(r, 400, "VALIDATION_ERROR");
+	harness_resp_free(r);
+	r = key_call(&a, "POST", "/v1/link-tokens/bds_pub_garbage/exchange", NULL);
+	harness_assert_coded(r, 400, "INVALID_PUBLIC_TOKEN");
+	harness_resp_free(r);
+	r = key_call(&a, "POST", "/v1/link-tokens/lt_01900000-0000-7000-8000-000000000001/exchange",
+	    harness_fmt("{\"client_id\":\"%s\",\"public_token\":\"x\"}", b.client));
+	harness_assert_coded(r, 403, "CLIENT_ID_MISMATCH");
+	harness_resp_free(r);
+	r = devacct_call("POST", "sandbox", "/v1/link-tokens/lt_x/exchange", NULL,
+	    "{\"public_token\":\"x\"}", NULL);
+	ck_assert_int_eq(r->status, 401);
+	harness_resp_free(r);
+	(void)public_insert;
+	tenant_free(&a);
+	tenant_free(&b);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
+
+static void
+setup(void)
+{
+	struct harness_opts o;
+
+	ck_assert_int_eq(crypto_setup(), 0);
+	harness_opts_defaults(&o);
+	harness_fixture_start(&o);
+	devacct_legal();
+	devacct_new(&dev_a, "conn-a");
+	devacct_new(&dev_b, "conn-b");
+	/* the default sandbox biller, whatever the catalog holds */
+	PQclear(sql("INSERT INTO billers (id, name, type, country, connector, connectivity_types,"
+	    " consent_scopes, capabilities) VALUES ('" SANDBOX_BILLER "', 'Sandbox Power & Light',"
+	    " 'electric', 'US', 'sandbox', '{credentials}', '{bills,statements,payment_history,"
+	    "usage,account_details,payments}', '{bills,statements,payment_history,usage,mfa}')"
+	    " ON CONFLICT DO NOTHING", 0, NULL));
+}
+
+static Suite *
+connect_suite(void)
+{
+	Suite *s = suite_create("e2e_connect");
+	TCase *tc = tcase_create("connect");
+
+	tcase_add_unchecked_fixture(tc, setup, harness_fixture_stop);
+	tcase_add_checked_fixture(tc, harness_fixture_recover, NULL);
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, token_create);
+	tcase_add_loop_test(tc, token_create_bad, 0, N(bad_tokens));
+	tcase_add_test(tc, token_metadata_size);
+	tcase_add_test(tc, token_update_mode);
+	tcase_add_test(tc, ticket_single_use);
+	tcase_add_test(tc, session_auth_and_connect_queue);
+	tcase_add_test(tc, session_exit);
+	tcase_add_test(tc, cors);
+	tcase_add_test(tc, exchange_errors);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	return harness_run_suite(connect_suite());
+}

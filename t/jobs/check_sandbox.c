@@ -1,0 +1,267 @@
+/*
+ * The sandbox connector (lib/jobs/connectors/sandbox.c): every fixture of
+ * DOMAIN.md, table-driven, against the formulas its header documents.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <check.h>
+
+#include "core/arena.h"
+#include "jobs/connectors/connector.h"
+#include "tcheck.h"
+
+static struct arena a;
+static const struct connector *c;
+
+static void
+setup(void)
+{
+	arena_init(&a);
+	c = connector_find("sandbox");
+	ck_assert_ptr_nonnull(c);
+}
+
+static void
+teardown(void)
+{
+	arena_free(&a);
+}
+
+/* One fixture at one refresh: what login and retrieval answer. */
+static const struct {
+	const char	*user;
+	int		 refresh;
+	enum connector_status login, stmts;
+	size_t		 accounts, bills;	/* bills per account */
+	const char	*newest_status;		/* NULL: no bills */
+	const char	*paid_reason;		/* of the newest */
+} cases[] = {
+	{ "user_good", 0, CONN_OK, CONN_OK, 1, 12, "PENDING", NULL },
+	{ "user_good", 5, CONN_OK, CONN_OK, 1, 12, "PENDING", NULL },
+	{ "user_mfa", 0, CONN_MFA_REQUIRED, CONN_OK, 1, 12, "PENDING", NULL },
+	{ "user_multi", 0, CONN_OK, CONN_OK, 3, 12, "PENDING", NULL },
+	{ "user_empty", 0, CONN_OK, CONN_OK, 1, 0, NULL, NULL },
+	{ "user_many", 0, CONN_OK, CONN_OK, 1, 1000, "PENDING", NULL },
+	{ "user_locked", 0, CONN_ACCOUNT_LOCKED, CONN_OK, 0, 0, NULL, NULL },
+	{ "user_expiring", 0, CONN_OK, CONN_OK, 1, 12, "PENDING", NULL },
+	{ "user_expiring", 1, CONN_OK, CONN_EXPIRED, 1, 0, NULL, NULL },
+	{ "user_rejects_later", 0, CONN_OK, CONN_OK, 1, 12, "PENDING", NULL },
+	{ "user_rejects_later", 1, CONN_OK, CONN_INVALID_CREDENTIALS, 1, 0, NULL, NULL },
+	{ "user_degraded", 0, CONN_OK, CONN_DEGRADED, 1, 0, NULL, NULL },
+	{ "user_paid", 0, CONN_OK, CONN_OK, 1, 12, "PENDING", NULL },
+	{ "user_paid", 1, CONN_OK, CONN_OK, 1, 12, "PAID", "portal_balance_zero" },
+	{ "user_partial", 1, CONN_OK, CONN_OK, 1, 12, "PARTIALLY_PAID",
+	  "portal_payment_observed" },
+	{ "user_reverted", 1, CONN_OK, CONN_OK, 1, 12, "PAID", "portal_balance_zero" },
+	{ "user_reverted", 2, CONN_OK, CONN_OK, 1, 13, "PENDING", NULL },
+	{ "user_insights", 0, CONN_OK, CONN_OK, 1, 12, "PENDING", NULL },
+	{ "nobody", 0, CONN_INVALID_CREDENTIALS, CONN_OK, 0, 0, NULL, NULL },
+};
+
+/* Log in (passing MFA), or fail the test. */
+static void
+login(const char *user, struct connector_session *s)
+{
+	enum connector_status rc = c->login(&a, user, "pass_good", s);
+
+	if (rc == CONN_MFA_REQUIRED)
+		rc = c->mfa(&a, s, "1234");
+	ck_assert_int_eq(rc, CONN_OK);
+}
+
+START_TEST(fixtures)
+{
+	struct connector_session s;
+	struct connector_account *acc;
+	struct bills_statement *st;
+	size_t na, n, k;
+
+	ck_assert_int_eq(c->login(&a, cases[_i].user, "pass_good", &s), cases[_i].login);
+	if (cases[_i].login != CONN_OK && cases[_i].login != CONN_MFA_REQUIRED)
+		return;
+	if (cases[_i].login == CONN_MFA_REQUIRED)
+		ck_assert_int_eq(c->mfa(&a, &s, "1234"), CONN_OK);
+	ck_assert_int_eq(c->accounts(&a, &s, &acc, &na), CONN_OK);
+	ck_assert_uint_eq(na, cases[_i].accounts);
+	for (k = 0; k < na; k++) {
+		ck_assert_int_eq(c->statements(&a, &s, acc[k].ref, cases[_i].refresh, &st, &n),
+		    cases[_i].stmts);
+		ck_assert_uint_eq(n, cases[_i].bills);
+		if (n == 0)
+			continue;
+		ck_assert_str_eq(st[0].status, cases[_i].newest_status);
+		if (cases[_i].paid_reason == NULL)
+			ck_assert_ptr_null(st[0].paid_reason);
+		else
+			ck_assert_str_eq(st[0].paid_reason, cases[_i].paid_reason);
+		/* older ones are paid, refs unique and stable */
+		ck_assert_str_eq(st[n - 1].status, "PAID");
+		ck_assert_str_ne(st[0].ref, st[1].ref);
+	}
+}
+END_TEST
+
+START_TEST(wrong_password_or_mfa_answer)
+{
+	struct connector_session s;
+
+	ck_assert_int_eq(c->login(&a, "user_good", "pass_bad", &s), CONN_INVALID_CREDENTIALS);
+	ck_assert_int_eq(c->login(&a, "user_locked", "nope", &s), CONN_INVALID_CREDENTIALS);
+	ck_assert_int_eq(c->login(&a, "user_mfa", "pass_good", &s), CONN_MFA_REQUIRED);
+	ck_assert_str_eq(s.mfa_type, "code");
+	ck_assert_ptr_nonnull(s.mfa_prompt);
+	ck_assert_int_eq(c->mfa(&a, &s, "0000"), CONN_MFA_FAILED);
+	ck_assert_int_eq(c->mfa(&a, &s, "1234"), CONN_OK);
+	ck_assert_ptr_null(connector_find("nope"));
+}
+END_TEST
+
+/* user_good, predicted from the formulas alone. */
+START_TEST(user_good_figures)
+{
+	struct connector_session s;
+	struct connector_account *acc;
+	struct bills_statement *st;
+	struct bills_payment *p;
+	size_t na, n, np, i;
+	int seed = 0;
+	const char *u = "user_good";
+	long long e0, charge, tax;
+
+	for (i = 0; u[i] != '\0'; i++)
+		seed += (unsigned char)u[i];
+	seed %= 1000;
+	login(u, &s);
+	ck_assert_int_eq(c->accounts(&a, &s, &acc, &na), CONN_OK);
+	ck_assert_str_eq(acc[0].ref, "sbx-user_good-1");
+	ck_assert_str_eq(acc[0].mask, arena_printf(&a, "%04d", (seed * 7) % 10000));
+	ck_assert_int_eq(c->statements(&a, &s, acc[0].ref, 0, &st, &n), CONN_OK);
+	ck_assert_uint_eq(n, 12);
+	e0 = 400 + seed % 300;
+	charge = e0 * 15;
+	tax = (charge + 1200) * 5 / 100;
+	ck_assert_str_eq(st[0].ref, "sbx-user_good-1-2026-09");
+	ck_assert_str_eq(st[0].period_start, "2026-09-01");
+	ck_assert_str_eq(st[0].period_end, "2026-09-30");
+	ck_assert_str_eq(st[0].statement_date, "2026-10-01");
+	ck_assert_str_eq(st[0].due_date, "2026-10-21");
+	ck_assert_int_eq(st[0].total.minor, charge + 1200 + tax);
+	ck_assert_int_eq(st[0].amount_due.minor, st[0].total.minor);
+	ck_assert_str_eq(st[0].total.currency, "USD");
+	ck_assert_uint_eq(st[0].nitems, 3);
+	ck_assert_str_eq(st[0].items[0].description, "Energy charge");
+	ck_assert_int_eq(st[0].items[0].amount.minor, charge);
+	ck_assert(st[0].items[0].quantity == (double)e0);
+	ck_assert_str_eq(st[0].items[2].category, "tax");
+	ck_assert_uint_eq(st[0].nusage, 1);
+	ck_assert(st[0].usage[0].quantity == (double)e0);
+	ck_assert_int_eq(st[0].previous_balance.minor, st[1].total.minor);
+	ck_assert_ptr_null(st[0].paid_at);
+	/* the oldest: October 2025; February has 28 days in 2026 */
+	ck_assert_str_eq(st[11].ref, "sbx-user_good-1-2025-10");
+	ck_assert_str_eq(st[7].period_end, "2026-02-28");
+	ck_assert_str_eq(st[1].paid_at, "2026-09-15T12:00:00Z");
+	ck_assert_int_eq(st[1].amount_due.minor, 0);
+	ck_assert_int_eq(st[11].previous_balance.minor, 0);
+	/* every total is the sum of its items */
+	for (i = 0; i < n; i++) {
+		long long sum = 0;
+		size_t j;
+
+		for (j = 0; j < st[i].nitems; j++)
+			sum += st[i].items[j].amount.minor;
+		ck_assert_int_eq(sum, st[i].total.minor);
+	}
+	/* observed payments: one per paid statement */
+	ck_assert_int_eq(c->payments(&a, &s, acc[0].ref, 0, &p, &np), CONN_OK);
+	ck_assert_uint_eq(np, 11);
+	ck_assert_str_eq(p[0].ref, "sbx-user_good-1-2026-08-pay");
+	ck_assert_str_eq(p[0].statement_ref, st[1].ref);
+	ck_assert_int_eq(p[0].amount.minor, st[1].total.minor);
+	/* deterministic: the same again */
+	{
+		struct bills_statement *again;
+		size_t n2;
+
+		ck_assert_int_eq(c->statements(&a, &s, acc[0].ref, 0, &again, &n2), CONN_OK);
+		ck_assert_int_eq(again[5].total.minor, st[5].total.minor);
+		ck_assert_str_eq(again[5].ref, st[5].ref);
+	}
+	/* someone else's account ref */
+	ck_assert_int_eq(c->statements(&a, &s, "sbx-user_many-1", 0, &st, &n),
+	    CONN_UNAVAILABLE);
+}
+END_TEST
+
+START_TEST(next_refresh_fixtures)
+{
+	struct connector_session s;
+	struct bills_statement *st, *before;
+	size_t n, nb;
+
+	login("user_partial", &s);
+	ck_assert_int_eq(c->statements(&a, &s, "sbx-user_partial-1", 0, &before, &nb), CONN_OK);
+	ck_assert_int_eq(c->statements(&a, &s, "sbx-user_partial-1", 1, &st, &n), CONN_OK);
+	ck_assert_str_eq(st[0].ref, before[0].ref);	/* the same statement */
+	ck_assert_int_eq(st[0].amount_due.minor, st[0].total.minor - st[0].total.minor / 2);
+	ck_assert_str_eq(st[0].paid_at, "2026-10-15T12:00:00Z");
+
+	login("user_reverted", &s);
+	ck_assert_int_eq(c->statements(&a, &s, "sbx-user_reverted-1", 2, &st, &n), CONN_OK);
+	ck_assert_str_eq(st[0].ref, "sbx-user_reverted-1-2026-10");
+	ck_assert_str_eq(st[0].status, "PENDING");
+	ck_assert_str_eq(st[1].ref, "sbx-user_reverted-1-2026-09");
+	ck_assert_str_eq(st[1].status, "PENDING");
+	ck_assert_ptr_null(st[1].paid_at);
+	ck_assert_int_eq(st[0].previous_balance.minor, st[1].total.minor);
+	ck_assert_int_eq(st[0].amount_due.minor, st[0].total.minor + st[1].total.minor);
+}
+END_TEST
+
+START_TEST(user_insights_anomalies)
+{
+	struct connector_session s;
+	struct bills_statement *st;
+	size_t n, i, energy = 0, late = 0;
+
+	login("user_insights", &s);
+	ck_assert_int_eq(c->statements(&a, &s, "sbx-user_insights-1", 0, &st, &n), CONN_OK);
+	for (i = 0; i < st[0].nitems; i++) {
+		energy += strcmp(st[0].items[i].description, "Energy charge") == 0;
+		late += strcmp(st[0].items[i].description, "Late payment fee") == 0;
+	}
+	ck_assert_uint_eq(energy, 2);	/* the duplicate charge */
+	ck_assert_uint_eq(late, 1);	/* the new fee */
+	for (i = 1; i < n; i++) {
+		ck_assert_uint_eq(st[i].nitems, 3);	/* no fee before */
+		/* a spike (3 x E(0) >= 1200 kWh, earlier ones <= 699) and a
+		 * bill far above every earlier one */
+		ck_assert(st[0].usage[0].quantity > 1.5 * st[i].usage[0].quantity);
+		ck_assert_int_gt(st[0].total.minor, 2 * st[i].total.minor);
+	}
+}
+END_TEST
+
+static Suite *
+sandbox_suite(void)
+{
+	Suite *s = suite_create("sandbox");
+	TCase *tc = tcase_create("fixtures");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_loop_test(tc, fixtures, 0, (int)(sizeof(cases) / sizeof(cases[0])));
+	tcase_add_test(tc, wrong_password_or_mfa_answer);
+	tcase_add_test(tc, user_good_figures);
+	tcase_add_test(tc, next_refresh_fixtures);
+	tcase_add_test(tc, user_insights_anomalies);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	return tcheck_run(sandbox_suite());
+}
