@@ -6,13 +6,15 @@
  *	(what client_secrets.key_hash stores) and fresh ids for the rows that
  *	hold it: prints "KEY HASH usr_... cli_... sec_..."
  *
- *   links_load ready PORT SANDBOX_URL KEY N TIMEOUT_S OUT
+ *   links_load ready PORT SANDBOX_URL KEY N TIMEOUT_S OUT [RATE]
  *	the connect-latency bench: a webhook receiver on 127.0.0.1:PORT (one
  *	thread, poll(), HTTP/1.1 keep-alive, answers 200 to every POST and
  *	records its arrival time, event type and link id), then N sandbox
  *	account links made one after the other (POST SANDBOX_URL
  *	/v1/sandbox/account-links, Bearer KEY, an Idempotency-Key each, body
- *	{client_user_id, username: "user_good"}) on one libcurl handle; the 201's
+ *	{client_user_id, username: "user_good"}) on one libcurl handle, request
+ *	i starting no earlier than i/RATE s after the first (RATE 0 or absent:
+ *	back to back); the 201's
  *	time is taken when curl_easy_perform returns. Then it waits (at most
  *	TIMEOUT_S after the last 201) for every link's connection.ready
  *	(data.object.link_id, else data.link_id). Writes "link_id t201_ms
@@ -294,7 +296,8 @@ pct(const double *v, size_t n, double p)
 }
 
 static int
-cmd_ready(int port, const char *base, const char *key, int n, int timeout_s, const char *out)
+cmd_ready(int port, const char *base, const char *key, int n, int timeout_s, const char *out,
+    double rate)
 {
 	struct sockaddr_in sa = { .sin_family = AF_INET, .sin_port = htons((uint16_t)port) };
 	int lfd = socket(AF_INET, SOCK_STREAM, 0), one = 1;
@@ -339,6 +342,12 @@ cmd_ready(int port, const char *base, const char *key, int n, int timeout_s, con
 		struct json_object *o, *lid;
 		CURLcode rc;
 
+		if (rate > 0) {
+			double due = t0 + i * 1000.0 / rate, now = mono_ms();
+
+			if (due > now)
+				usleep((useconds_t)((due - now) * 1000.0));
+		}
 		for (it = hd0; it != NULL; it = it->next)
 			hd = curl_slist_append(hd, it->data);
 		snprintf(idem, sizeof(idem), "Idempotency-Key: bench-ready-%d-%d-%.0f",
@@ -426,16 +435,17 @@ main(int argc, char **argv)
 		arena_free(&a);
 		return 0;
 	}
-	if (argc == 8 && strcmp(argv[1], "ready") == 0) {
+	if ((argc == 8 || argc == 9) && strcmp(argv[1], "ready") == 0) {
 		int n = atoi(argv[5]);
 
 		if (n < 1 || n > MAX_LINKS) {
 			fprintf(stderr, "links_load: N must be 1..%d\n", MAX_LINKS);
 			return 2;
 		}
-		return cmd_ready(atoi(argv[2]), argv[3], argv[4], n, atoi(argv[6]), argv[7]);
+		return cmd_ready(atoi(argv[2]), argv[3], argv[4], n, atoi(argv[6]), argv[7],
+		    argc == 9 ? atof(argv[8]) : 0);
 	}
 	fprintf(stderr, "usage: links_load key ENV | links_load ready PORT SANDBOX_URL KEY N"
-	    " TIMEOUT_S OUT\n");
+	    " TIMEOUT_S OUT [RATE]\n");
 	return 2;
 }
