@@ -103,7 +103,8 @@ static struct db_stmt stmts[L__MAX] = {
 	 * and ready_event_at (connection.ready, once); returns whether this
 	 * one was the first and the figures the event carries. */
 	[L_SYNC_DONE] = { "links_sync_done",
-	    "UPDATE links l SET sync_status = 'ok', last_success_at = now(),"
+	    "UPDATE links l SET sync_status = 'ok', last_attempt_at = now(),"
+	    " last_success_at = now(),"
 	    " next_sync_at = now() + make_interval(secs => $3::int), bill_count = $4::int,"
 	    " refresh_count = refresh_count + 1,"
 	    " first_sync_completed_at = coalesce(first_sync_completed_at, now()),"
