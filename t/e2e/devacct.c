@@ -186,12 +186,17 @@ devacct_check_error(const struct harness_resp *r, const char *field, const char 
 
 static PGconn *pg;
 static pid_t pg_pid;
+/* The parent's connection as a forked test inherits it: kept reachable,
+ * never used or closed here (closing would end the parent's session). */
+static PGconn *volatile pg_inherited;	/* volatile: never read, still kept */
 
 PGconn *
 devacct_pg(void)
 {
 	if (pg == NULL || pg_pid != getpid()) {
 		/* A connection inherited from the parent is the parent's. */
+		if (pg != NULL)
+			pg_inherited = pg;
 		pg = PQconnectdb(harness_database_url());
 		pg_pid = getpid();
 		ck_assert_msg(PQstatus(pg) == CONNECTION_OK, "connect: %s", PQerrorMessage(pg));
