@@ -17,7 +17,12 @@
 
 #include "core/arena.h"
 #include "core/crypto.h"
+#include "core/config.h"
 #include "core/cursor.h"
+#include "core/errors.h"
+#include "core/json.h"
+#include "core/req.h"
+#include "core/validate.h"
 
 #define CURSOR_VERSION		1
 #define CURSOR_MAC_LEN		16
@@ -146,4 +151,44 @@ cursor_decode(struct arena *a, const unsigned char key[32], const char *scope,
 	*fields = out;
 	*n = cnt;
 	return 0;
+}
+
+static const char *
+keyset_scope(struct req *r, const char *list)
+{
+	return arena_printf(r->arena, "%s/%s/%s", list, r->client_id, r->env);
+}
+
+int
+cursor_keyset_or_reply(struct req *r, const char *list, const char *prefix,
+    const char *cursor, const char **at, const char **id)
+{
+	char **fields;
+	size_t nf;
+
+	if (cursor == NULL)
+		return 0;
+	if (cursor_decode(r->arena, r->cfg->cursor_key, keyset_scope(r, list), cursor,
+	    &fields, &nf) != 0 || nf != 2 || !validate_format(VF_DATETIME, fields[0]) ||
+	    !crypto_id_valid(fields[1], prefix, 0))
+		return api_error(r, 400, "INVALID_CURSOR",
+		    "pass next_cursor from the previous page as it is",
+		    "the cursor is malformed or was not issued for this list");
+	*at = fields[0];
+	*id = fields[1];
+	return 0;
+}
+
+void
+cursor_keyset_next(struct req *r, struct json_object *out, const char *list,
+    const char *at, const char *id)
+{
+	const char *pos[2] = { at, id };
+
+	if (at == NULL) {
+		json_set_null(out, "next_cursor");
+		return;
+	}
+	json_set_str(out, "next_cursor", cursor_encode(r->arena, r->cfg->cursor_key,
+	    keyset_scope(r, list), pos, 2));
 }

@@ -8,6 +8,8 @@
 #include <stddef.h>
 
 struct arena;
+struct json_object;
+struct req;
 
 #define CURSOR_MAX_FIELDS 8
 #define CURSOR_MAX_LEN 1024	/* longest accepted cursor string */
@@ -19,5 +21,21 @@ char	*cursor_encode(struct arena *, const unsigned char key[32],
  * malformation, wrong scope, tampering or wrong key. */
 int	 cursor_decode(struct arena *, const unsigned char key[32],
 	    const char *scope, const char *cursor, char ***fields, size_t *n);
+
+/*
+ * A tenant's list paged by (timestamp, id), as GET /v1/activity and
+ * GET /v1/links are: the cursor is bound to "<list>/<client>/<environment>"
+ * of the request's credential.
+ *
+ * cursor_keyset_or_reply: cursor NULL → 0, *at and *id untouched; else 0
+ * with both set (arena), or the 400 INVALID_CURSOR already written when it
+ * does not open here or its fields are not a timestamp and an id of prefix.
+ * cursor_keyset_next: sets out's next_cursor to the position (at, id), or
+ * to null when at is NULL (the last page).
+ */
+int	 cursor_keyset_or_reply(struct req *, const char *list, const char *prefix,
+	    const char *cursor, const char **at, const char **id);
+void	 cursor_keyset_next(struct req *, struct json_object *out, const char *list,
+	    const char *at, const char *id);
 
 #endif

@@ -223,13 +223,6 @@ summary_json(PGresult *res, int i, int c)
 	return o;
 }
 
-/* Cursors open only for the list, client and environment they came from. */
-static const char *
-cursor_scope(struct req *r)
-{
-	return arena_printf(r->arena, "activity/%s/%s", r->client_id, r->env);
-}
-
 int
 activity_list(struct req *r, struct json_object *out)
 {
@@ -243,21 +236,11 @@ activity_list(struct req *r, struct json_object *out)
 	    "evt_~",	/* sorts after every "evt_<uuid>" */
 	    arena_printf(r->arena, "%lld", (long long)limit + 1) };
 	struct json_object *data;
-	char **fields;
-	size_t nf;
 	PGresult *res;
-	int n;
+	int n, rc;
 
-	if (cursor != NULL) {
-		if (cursor_decode(r->arena, r->cfg->cursor_key, cursor_scope(r), cursor,
-		    &fields, &nf) != 0 || nf != 2 || !validate_format(VF_DATETIME, fields[0]) ||
-		    !crypto_id_valid(fields[1], "evt", 0))
-			return api_error(r, 400, "INVALID_CURSOR",
-			    "pass next_cursor from the previous page as it is",
-			    "the cursor is malformed or was not issued for this list");
-		p[6] = fields[0];
-		p[7] = fields[1];
-	}
+	if ((rc = cursor_keyset_or_reply(r, "activity", "evt", cursor, &p[6], &p[7])) != 0)
+		return rc;
 	if ((res = db_query(r, &stmts[A_LIST], 9, p)) == NULL)
 		return query_failed(r, after != NULL ? "created_after" : before != NULL ?
 		    "created_before" : NULL);
@@ -277,15 +260,9 @@ activity_list(struct req *r, struct json_object *out)
 	json_set_str(out, "object", "list");
 	json_set(out, "data", json_object_get(data));
 	json_set_bool(out, "has_more", n > limit);
-	if (n > limit) {
-		const char *pos[2] = { PQgetvalue(res, (int)limit - 1, L_POS),
-		    PQgetvalue(res, (int)limit - 1, L_ID) };
-
-		json_set_str(out, "next_cursor", cursor_encode(r->arena, r->cfg->cursor_key,
-		    cursor_scope(r), pos, 2));
-	} else {
-		json_set_null(out, "next_cursor");
-	}
+	cursor_keyset_next(r, out, "activity",
+	    n > limit ? PQgetvalue(res, (int)limit - 1, L_POS) : NULL,
+	    n > limit ? PQgetvalue(res, (int)limit - 1, L_ID) : NULL);
 	return 200;
 }
 

@@ -117,12 +117,6 @@ entity_or_reply(struct req *r, const char *id, struct json_object *out)
 	return 0;
 }
 
-static const char *
-cursor_scope(struct req *r)
-{
-	return arena_printf(r->arena, "links/%s/%s", r->client_id, r->env);
-}
-
 int
 links_list(struct req *r, struct json_object *out)
 {
@@ -134,21 +128,11 @@ links_list(struct req *r, struct json_object *out)
 	    arena_printf(r->arena, "%lld", (long long)limit + 1) };
 	struct json_object *data;
 	const char *why;
-	char **fields;
-	size_t nf;
 	PGresult *res;
-	int n;
+	int n, rc;
 
-	if (cursor != NULL) {
-		if (cursor_decode(r->arena, r->cfg->cursor_key, cursor_scope(r), cursor,
-		    &fields, &nf) != 0 || nf != 2 || !validate_format(VF_DATETIME, fields[0]) ||
-		    !crypto_id_valid(fields[1], "link", 0))
-			return api_error(r, 400, "INVALID_CURSOR",
-			    "pass next_cursor from the previous page as it is",
-			    "the cursor is malformed or was not issued for this list");
-		p[4] = fields[0];
-		p[5] = fields[1];
-	}
+	if ((rc = cursor_keyset_or_reply(r, "links", "link", cursor, &p[4], &p[5])) != 0)
+		return rc;
 	if ((res = db_query(r, &stmts[A_LIST], 7, p)) == NULL)
 		return api_db_error(r);
 	data = json_arr(r->arena);
@@ -163,15 +147,9 @@ links_list(struct req *r, struct json_object *out)
 	}
 	json_set(out, "links", json_object_get(data));
 	json_set_bool(out, "has_more", n > limit);
-	if (n > limit) {
-		const char *pos[2] = { PQgetvalue(res, (int)limit - 1, LC_POS),
-		    PQgetvalue(res, (int)limit - 1, LC_ID) };
-
-		json_set_str(out, "next_cursor", cursor_encode(r->arena, r->cfg->cursor_key,
-		    cursor_scope(r), pos, 2));
-	} else {
-		json_set_null(out, "next_cursor");
-	}
+	cursor_keyset_next(r, out, "links",
+	    n > limit ? PQgetvalue(res, (int)limit - 1, LC_POS) : NULL,
+	    n > limit ? PQgetvalue(res, (int)limit - 1, LC_ID) : NULL);
 	return 200;
 }
 
