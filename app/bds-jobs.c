@@ -9,8 +9,6 @@
  * jobs in flight finish, and the process exits 0.
  */
 #include <errno.h>
-#include <getopt.h>
-#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,13 +34,6 @@
 static volatile sig_atomic_t stop;
 
 static void
-on_stop(int sig)
-{
-	(void)sig;
-	stop = 1;
-}
-
-static void
 usage(FILE *f)
 {
 	fprintf(f,
@@ -55,20 +46,6 @@ usage(FILE *f)
 	    "  --poll-ms N       look for due jobs at least this often (default:\n"
 	    "                    config jobs_poll_ms)\n"
 	    "  --log FILE        append the JSON log lines to FILE (default stderr)\n");
-}
-
-/* A whole decimal number in [min, max]; -1 otherwise. */
-static long
-number(const char *s, long min, long max)
-{
-	char *end;
-	long v;
-
-	errno = 0;
-	v = strtol(s, &end, 10);
-	if (errno != 0 || end == s || *end != '\0' || v < min || v > max)
-		return -1;
-	return v;
 }
 
 /* One worker: its own connection and the queue loop. 0 on a normal end. */
@@ -178,96 +155,33 @@ supervise(const struct config *cfg, struct queue_opts *o, int n)
 int
 main(int argc, char **argv)
 {
-	static const struct option opts[] = {
-		{ "config", required_argument, NULL, 'c' },
-		{ "once", no_argument, NULL, '1' },
-		{ "max-seconds", required_argument, NULL, 'm' },
-		{ "workers", required_argument, NULL, 'w' },
-		{ "poll-ms", required_argument, NULL, 'p' },
-		{ "log", required_argument, NULL, 'l' },
-		{ "help", no_argument, NULL, 'h' },
-		{ "version", no_argument, NULL, 'V' },
-		{ NULL, 0, NULL, 0 }
-	};
-	struct queue_opts o = { 0, 55, 0, JOBS_CHANNEL, &stop };
-	const char *config_path = NULL, *log_path = NULL;
-	struct sigaction sa;
+	struct queue_cli cli = { .o = { 0, 55, 0, JOBS_CHANNEL, &stop } };
+	struct queue_opts *o = &cli.o;
 	struct config cfg;
-	char err[512];
-	int ch, rc, workers = 0;
+	int rc, workers;
 
-	while ((ch = getopt_long(argc, argv, "c:1m:w:p:l:hV", opts, NULL)) != -1) {
-		switch (ch) {
-		case 'c': config_path = optarg; break;
-		case 'l': log_path = optarg; break;
-		case '1': o.once = 1; break;
-		case 'm':
-			if ((o.max_seconds = (int)number(optarg, 0, INT_MAX / 1000)) < 0) {
-				fprintf(stderr, "bds-jobs: --max-seconds: not a number of seconds\n");
-				return 2;
-			}
-			break;
-		case 'w':
-			if ((workers = (int)number(optarg, 1, JOBS_WORKERS_MAX)) < 0) {
-				fprintf(stderr, "bds-jobs: --workers: 1..%d\n", JOBS_WORKERS_MAX);
-				return 2;
-			}
-			break;
-		case 'p':
-			if ((o.poll_ms = (int)number(optarg, 10, 3600000)) < 0) {
-				fprintf(stderr, "bds-jobs: --poll-ms: 10..3600000\n");
-				return 2;
-			}
-			break;
-		case 'V': printf("bds-jobs %s\n", PACKAGE_VERSION); return 0;
-		case 'h': usage(stdout); return 0;
-		default: usage(stderr); return 2;
-		}
-	}
-	if (optind != argc) {
-		usage(stderr);
-		return 2;
-	}
-	if (config_load(&cfg, config_path, err, sizeof(err)) != 0) {
-		fprintf(stderr, "bds-jobs: %s\n", err);
-		config_free(&cfg);
+	if ((rc = queue_cli_parse(&cli, "bds-jobs", argc, argv, JOBS_WORKERS_MAX, usage)) >= 0)
+		return rc;
+	/* no SA_RESTART: the supervisor's waitpid returns EINTR */
+	if (queue_cli_start(&cli, "bds-jobs", &cfg, &stop, 0) != 0)
 		return 1;
-	}
+	workers = cli.workers;
 	if (workers == 0)
 		workers = cfg.jobs_workers;
 	if (workers < 1 || workers > JOBS_WORKERS_MAX) {
 		fprintf(stderr, "bds-jobs: jobs_workers: 1..%d\n", JOBS_WORKERS_MAX);
+		curl_global_cleanup();
 		config_free(&cfg);
 		return 1;
 	}
-	if (o.poll_ms == 0)
-		o.poll_ms = cfg.jobs_poll_ms >= 10 ? cfg.jobs_poll_ms : 1000;
-	if (log_open(log_path) != 0) {
-		fprintf(stderr, "bds-jobs: cannot open log %s: %s\n", log_path,
-		    strerror(errno));
-		config_free(&cfg);
-		return 1;
-	}
-	if (crypto_setup() != 0 || curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
-		fprintf(stderr, "bds-jobs: libsodium or libcurl failed to initialise\n");
-		config_free(&cfg);
-		return 1;
-	}
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_stop;
-	sigemptyset(&sa.sa_mask);
-	sa.sa_flags = 0;	/* the supervisor's waitpid returns EINTR */
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGINT, &sa, NULL);
-	signal(SIGPIPE, SIG_IGN);
-	setenv("PGAPPNAME", "bds-jobs", 0);
-
-	log_msg("info", "jobs: started (workers=%d, %s)", o.once ? 1 : workers,
-	    o.once ? "once" : "listening on " JOBS_CHANNEL);
-	if (o.once)
-		rc = worker(&cfg, &o);
+	if (o->poll_ms == 0)
+		o->poll_ms = cfg.jobs_poll_ms >= 10 ? cfg.jobs_poll_ms : 1000;
+	log_msg("info", "jobs: started (workers=%d, %s)", o->once ? 1 : workers,
+	    o->once ? "once" : "listening on " JOBS_CHANNEL);
+	if (o->once)
+		rc = worker(&cfg, o);
 	else
-		rc = supervise(&cfg, &o, workers);
+		rc = supervise(&cfg, o, workers);
 	log_msg(rc == 0 ? "info" : "error", "jobs: %s", rc == 0 ? "done" :
 	    "stopped: a worker failed");
 	curl_global_cleanup();

@@ -35,6 +35,7 @@ lib_libbds_a_SOURCES += \
 	%reldir%/migrate.h \
 	%reldir%/queue.c \
 	%reldir%/queue.h \
+	%reldir%/queue_cli.c \
 	%reldir%/req.c \
 	%reldir%/req.h \
 	%reldir%/router.c \

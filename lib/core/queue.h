@@ -29,6 +29,7 @@
  * loop does not change.
  */
 #include <signal.h>
+#include <stdio.h>
 #include <stddef.h>
 
 #include <libpq-fe.h>
@@ -197,5 +198,35 @@ int	 queue_may_start(const struct queue_batch *b, int need_seconds);
 /* Seconds to wait after a transient failure of attempt (1-based), without
  * jitter; -1 when that attempt was the last. */
 int	 queue_backoff(const struct queue_sender *s, int attempt);
+
+/* ---- the runners' command line (queue_cli.c) ---- */
+
+/*
+ * What both runners (bds-deliver, bds-jobs) take: --config, --once,
+ * --max-seconds, --poll-ms, --log, --help, --version, and --workers for a
+ * runner that forks (workers_max > 0).
+ */
+struct queue_cli {
+	const char		*config_path, *log_path;
+	struct queue_opts	 o;		/* set by the runner before parsing */
+	int			 workers;	/* --workers; 0: not given */
+};
+
+/*
+ * Parse argv into cli (cli->o keeps the runner's defaults for what is not
+ * given). -1: go on; else the exit status, its message printed (0 after
+ * --help or --version, 2 for a bad option). usage prints the runner's help.
+ */
+int	 queue_cli_parse(struct queue_cli *, const char *prog, int argc, char **argv,
+	    int workers_max, void (*usage)(FILE *));
+
+/*
+ * Load the configuration, open the log, initialise libsodium and libcurl,
+ * and install the SIGTERM/SIGINT handler that sets *stop (with sa_flags),
+ * SIGPIPE ignored and PGAPPNAME = prog. 0 ok; 1 with the message printed
+ * and nothing left to free.
+ */
+int	 queue_cli_start(const struct queue_cli *, const char *prog, struct config *,
+	    volatile sig_atomic_t *stop, int sa_flags);
 
 #endif
