@@ -57,6 +57,15 @@ struct bills_link {
  */
 int	 bills_store(struct req *r, const struct bills_link *l, const char *account_id,
 	    const char *account_mask, const struct bills_statement *st, int *created);
+/*
+ * Delete a link's bill (the biller withdrew the statement) in the caller's
+ * transaction: the row stays as a tombstone (deleted_at, deleted_seq =
+ * changed_seq = the link's next number) and bill.deleted is emitted
+ * (data.object: id, object "bill", user_id, biller_id). 1 deleted, 0
+ * already deleted or not the link's, -1 database failure.
+ */
+int	 bills_delete(struct req *r, const char *client_id, const char *link_id,
+	    const char *bill_id);
 /* Bills of a link that are not deleted: count, -1 on failure. */
 long long bills_count(struct req *r, const char *client_id, const char *link_id);
 

@@ -28,6 +28,7 @@ enum bills_stmt {
 	BILLS_INSERT,
 	BILLS_UPDATE,
 	BILLS_COUNT,
+	BILLS_DELETE,
 	BILLS__MAX
 };
 
@@ -72,6 +73,13 @@ static struct db_stmt stmts[BILLS__MAX] = {
 	[BILLS_COUNT] = { "bills_count",
 	    "SELECT count(*) FROM bills"
 	    " WHERE client_id = $1 AND link_id = $2 AND deleted_at IS NULL", 0 },
+	/* the tombstone: the bill keeps its row, takes the seq ($4) as both
+	 * changed_seq and deleted_seq */
+	[BILLS_DELETE] = { "bills_delete",
+	    "UPDATE bills SET deleted_at = now(), deleted_seq = $4::bigint,"
+	    " changed_seq = $4::bigint, updated_at = now()"
+	    " WHERE client_id = $1 AND link_id = $2 AND id = $3 AND deleted_at IS NULL"
+	    " RETURNING client_user_id, biller_id, environment", 0 },
 };
 
 const struct db_stmt_set bills_stmt_set = { "bills", stmts, BILLS__MAX };
@@ -243,6 +251,37 @@ bills_store(struct req *r, const struct bills_link *l, const char *account_id,
 	if (strcmp(st->status, "PAID") == 0 && emit(r, l, id, st, "paid") != 0)
 		return -1;
 	return 0;
+}
+
+int
+bills_delete(struct req *r, const char *client_id, const char *link_id, const char *bill_id)
+{
+	const char *p[4] = { client_id, link_id, bill_id, NULL };
+	struct json_object *o;
+	PGresult *res, *s;
+
+	if (db_exec(r->db, r->arena, &stmts[BILLS_LOCK], 2, p) == NULL ||
+	    (s = db_exec(r->db, r->arena, &stmts[BILLS_SEQ], 2, p)) == NULL ||
+	    PQntuples(s) != 1)
+		return -1;
+	p[3] = PQgetvalue(s, 0, 0);
+	if ((res = db_exec(r->db, r->arena, &stmts[BILLS_DELETE], 4, p)) == NULL)
+		return -1;
+	/* already deleted (or not this link's): the number taken is a gap,
+	 * which the sync tolerates */
+	if (PQntuples(res) != 1)
+		return 0;
+	o = json_object_new_object();
+	json_set_str(o, "id", bill_id);
+	json_set_str(o, "object", "bill");
+	json_set_str(o, "user_id", PQgetvalue(res, 0, 0));
+	json_set_str(o, "biller_id", PQgetvalue(res, 0, 1));
+	if (events_emit(r, client_id, PQgetvalue(res, 0, 2), "bill.deleted", o, NULL) == NULL) {
+		json_object_put(o);
+		return -1;
+	}
+	json_object_put(o);
+	return 1;
 }
 
 long long
