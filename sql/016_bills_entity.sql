@@ -89,6 +89,18 @@ LANGUAGE sql STABLE PARALLEL SAFE AS $$
         'due_date', to_char(b.due_date, 'YYYY-MM-DD'))
 $$;
 
+-- The entity is kept beside the row, written by every insert and update:
+-- reads (GET, lists, the sync's pages) send it as stored, and a write pays
+-- for building it once.
+ALTER TABLE bills ADD COLUMN entity text;
+CREATE FUNCTION bills_entity() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    NEW.entity := bills_json(NEW)::text;
+    RETURN NEW;
+END $$;
+CREATE TRIGGER bills_entity BEFORE INSERT OR UPDATE ON bills
+    FOR EACH ROW EXECUTE FUNCTION bills_entity();
+
 -- Observed payments carry what payment.observed and the payments lists
 -- show without a join; status follows the portal (posted, reversed).
 ALTER TABLE observed_payments

@@ -25,6 +25,30 @@ json_obj(struct arena *a)
 	return json_own(a, json_object_new_object());
 }
 
+struct json_raw_text { const char *text; size_t len; };
+
+static int
+raw_print(struct json_object *o, struct printbuf *pb, int level, int flags)
+{
+	const struct json_raw_text *t = json_object_get_userdata(o);
+
+	(void)level;
+	(void)flags;
+	return printbuf_memappend(pb, t->text, (int)t->len);
+}
+
+struct json_object *
+json_raw(struct arena *a, const char *text, size_t len)
+{
+	struct json_raw_text *t = arena_alloc(a, sizeof(*t));
+	struct json_object *o = json_object_new_object();
+
+	t->text = text;
+	t->len = len;
+	json_object_set_serializer(o, raw_print, t, NULL);
+	return json_own(a, o);
+}
+
 struct json_object *
 json_arr(struct arena *a)
 {

@@ -15,6 +15,15 @@ struct arena;
 /* A new empty object/array owned by the arena. */
 struct json_object *json_obj(struct arena *);
 struct json_object *json_arr(struct arena *);
+/*
+ * A value that serialises as the JSON text given, verbatim (json-c's
+ * per-object serializer): an entity PostgreSQL built goes out without a
+ * parse and a second print. The text must be one valid JSON value and
+ * must live until the answer is written (an arena string or a PGresult
+ * value). Owned by the arena; add it to a parent with
+ * json_object_get(), or make it the whole answer.
+ */
+struct json_object *json_raw(struct arena *, const char *text, size_t len);
 /* Take ownership of o (put at reset); returns o. */
 struct json_object *json_own(struct arena *, struct json_object *o);
 
