@@ -18,7 +18,7 @@
 #include "core/req.h"
 #include "core/router.h"
 
-enum { AUTH_SESSION_LIVE, AUTH_KEY_LOOKUP, AUTH__MAX };
+enum { AUTH_SESSION_LIVE, AUTH_KEY_LOOKUP, AUTH_KEY_LIVE, AUTH__MAX };
 static struct db_stmt stmts[AUTH__MAX] = {
 	/* One indexed lookup per request: sign-out and password changes
 	 * revoke at once. */
@@ -30,6 +30,9 @@ static struct db_stmt stmts[AUTH__MAX] = {
 	    "SELECT s.client_id, s.environment, s.id, c.user_id FROM client_secrets s"
 	    " JOIN clients c ON c.id = s.client_id"
 	    " WHERE s.key_hash = decode($1, 'hex') AND s.revoked_at IS NULL" },
+	/* A cached key: still live? Raises (SQLSTATE BDSK1) when not, so in a
+	 * pipeline the statement after it never runs (sql/020). */
+	[AUTH_KEY_LIVE] = { "auth_key_live", "SELECT bds_key_live($1)" },
 };
 const struct db_stmt_set auth_stmt_set = { "auth", stmts, AUTH__MAX };
 
@@ -282,18 +285,150 @@ key_credential(struct req *r, const char **basic_client)
 	return colon + 1;
 }
 
+/*
+ * The worker's key cache: what a key resolved to (none of it changes for a
+ * key: a rotation makes a new key). A hit skips the lookup; the key's
+ * liveness is still checked on every request, in the same round trip as
+ * the handler's first query (auth_query), so a revocation takes effect at
+ * once. Round-robin replacement; entries older than KEY_CACHE_TTL are
+ * looked up again.
+ */
+#define KEY_CACHE_SIZE	64
+#define KEY_CACHE_TTL	300
+#define KEY_FIELD	64
+
+struct key_entry {
+	unsigned char	 hash[32];
+	int64_t		 at;		/* 0: empty */
+	char		 client_id[KEY_FIELD], env[16], secret_id[KEY_FIELD],
+			 owner_id[KEY_FIELD];
+};
+static struct key_entry key_cache[KEY_CACHE_SIZE];
+static size_t key_next;
+
+static struct key_entry *
+key_cache_find(const unsigned char hash[32])
+{
+	int64_t now = auth_now();
+
+	for (size_t i = 0; i < KEY_CACHE_SIZE; i++) {
+		struct key_entry *e = &key_cache[i];
+
+		if (e->at != 0 && now - e->at < KEY_CACHE_TTL &&
+		    sodium_memcmp(e->hash, hash, 32) == 0)
+			return e;
+	}
+	return NULL;
+}
+
+static void
+key_cache_put(const unsigned char hash[32], const struct req *r)
+{
+	struct key_entry *e = &key_cache[key_next++ % KEY_CACHE_SIZE];
+
+	if (strlen(r->client_id) >= KEY_FIELD || strlen(r->env) >= sizeof(e->env) ||
+	    strlen(r->secret_id) >= KEY_FIELD || strlen(r->owner_id) >= KEY_FIELD)
+		return;
+	memcpy(e->hash, hash, 32);
+	strcpy(e->client_id, r->client_id);
+	strcpy(e->env, r->env);
+	strcpy(e->secret_id, r->secret_id);
+	strcpy(e->owner_id, r->owner_id);
+	e->at = auth_now();
+}
+
+static void
+key_cache_drop(const char *secret_id)
+{
+	for (size_t i = 0; i < KEY_CACHE_SIZE; i++)
+		if (key_cache[i].at != 0 && strcmp(key_cache[i].secret_id, secret_id) == 0)
+			key_cache[i].at = 0;
+}
+
+/* The guard failed: SQLSTATE BDSK1 is a revoked key, anything else the
+ * database's failure. */
+static void
+key_refused(struct req *r)
+{
+	if (strcmp(db_sqlstate(r->db), "BDSK1") == 0) {
+		key_cache_drop(r->key_unconfirmed);
+		r->key_revoked = 1;
+	}
+}
+
+PGresult *
+auth_query(struct req *r, struct db_stmt *s, int nparams, const char *const *params)
+{
+	const char *p[1] = { r->key_unconfirmed };
+	PGresult *res;
+	int guard_failed;
+
+	res = db_exec_pair(r->db, r->arena, &stmts[AUTH_KEY_LIVE], 1, p, s, nparams, params,
+	    &guard_failed);
+	if (res == NULL && guard_failed)
+		key_refused(r);
+	if (res != NULL || guard_failed)
+		r->key_unconfirmed = r->secret_id;
+	return res;
+}
+
+int
+auth_confirm(struct req *r)
+{
+	const char *p[1] = { r->key_unconfirmed };
+
+	if (p[0] == NULL)
+		return 0;
+	if (db_exec(r->db, r->arena, &stmts[AUTH_KEY_LIVE], 1, p) == NULL) {
+		key_refused(r);
+		if (!r->key_revoked)
+			return -1;
+	}
+	r->key_unconfirmed = NULL;
+	return 0;
+}
+
+/* Wrong host for the key's environment: 401 WRONG_ENVIRONMENT. */
+static int
+key_host_check(struct req *r)
+{
+	int sandbox_host = r->http.host_env != NULL && strcmp(r->http.host_env, "sandbox") == 0;
+
+	/* The sandbox host takes sandbox keys only; the live host the others. */
+	if (sandbox_host != (strcmp(r->env, "sandbox") == 0))
+		return api_error(r, 401, "WRONG_ENVIRONMENT",
+		    sandbox_host ? "use a sandbox key on the sandbox host" :
+		    "use sandbox keys on the sandbox host",
+		    "this %s key is not accepted on the %s host", r->env,
+		    sandbox_host ? "sandbox" : "live");
+	return 0;
+}
+
 static int
 auth_key(struct req *r)
 {
 	const char *basic_client, *key = key_credential(r, &basic_client);
+	const struct key_entry *e;
+	unsigned char hash[32];
 	const char *p[1];
-	int sandbox_host = r->http.host_env != NULL && strcmp(r->http.host_env, "sandbox") == 0;
 	PGresult *res;
 
 	if (key == NULL || !auth_key_wellformed(key))
 		return api_error(r, 401, "UNAUTHORIZED", "send Authorization: Bearer <API key>",
 		    "missing or invalid credentials");
-	p[0] = auth_key_hash(r->arena, key);
+	crypto_sha256(key, strlen(key), hash);
+	if ((e = key_cache_find(hash)) != NULL) {
+		if (basic_client != NULL && strcmp(basic_client, e->client_id) != 0)
+			return api_error(r, 401, "UNAUTHORIZED", NULL,
+			    "missing or invalid credentials");
+		r->client_id = arena_strdup(r->arena, e->client_id);
+		r->env = arena_strdup(r->arena, e->env);
+		r->secret_id = arena_strdup(r->arena, e->secret_id);
+		r->owner_id = arena_strdup(r->arena, e->owner_id);
+		r->key_unconfirmed = r->secret_id;
+		return key_host_check(r);
+	}
+	p[0] = crypto_hex_encode(r->arena, hash, sizeof(hash));
 	if ((res = db_query(r, &stmts[AUTH_KEY_LOOKUP], 1, p)) == NULL)
 		return api_db_error(r);
 	if (PQntuples(res) != 1 ||
@@ -303,14 +438,8 @@ auth_key(struct req *r)
 	r->env = arena_strdup(r->arena, PQgetvalue(res, 0, 1));
 	r->secret_id = arena_strdup(r->arena, PQgetvalue(res, 0, 2));
 	r->owner_id = arena_strdup(r->arena, PQgetvalue(res, 0, 3));
-	/* The sandbox host takes sandbox keys only; the live host the others. */
-	if (sandbox_host != (strcmp(r->env, "sandbox") == 0))
-		return api_error(r, 401, "WRONG_ENVIRONMENT",
-		    sandbox_host ? "use a sandbox key on the sandbox host" :
-		    "use sandbox keys on the sandbox host",
-		    "this %s key is not accepted on the %s host", r->env,
-		    sandbox_host ? "sandbox" : "live");
-	return 0;
+	key_cache_put(hash, r);
+	return key_host_check(r);
 }
 
 int

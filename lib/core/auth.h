@@ -5,6 +5,7 @@
  * auth_resolve() before validation; handlers read r->user_id / r->client_id.
  */
 #include <stdint.h>
+#include <libpq-fe.h>
 
 struct arena;
 struct req;
@@ -33,6 +34,18 @@ char	*auth_key_hash(struct arena *, const char *key);
 /* Fill the principal for the route's auth kinds; 0 ok, else the error status
  * already written (401). */
 int	 auth_resolve(struct req *);
+/*
+ * A key served from the worker's cache leaves r->key_unconfirmed set: its
+ * liveness is checked with the request's first query (db_query calls
+ * auth_query: the check and the statement in one pipeline; a revoked key
+ * sets r->key_revoked and the statement never runs), or by auth_confirm
+ * (a round trip of its own: before a write's handler, and after any
+ * handler that answered without a query). auth_confirm: 0 (confirmed or
+ * revoked: see r->key_revoked), -1 database failure.
+ */
+struct db_stmt;
+PGresult *auth_query(struct req *, struct db_stmt *, int nparams, const char *const *params);
+int	 auth_confirm(struct req *);
 /* The process's signing key, derived once from cfg->jwt_seed. */
 const struct jwt_key *auth_jwt_key(const struct config *);
 /* Seconds since the epoch (wall clock). */

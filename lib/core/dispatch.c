@@ -163,6 +163,18 @@ cors_preflight(struct req *r)
 	return 204;
 }
 
+/* 401 for a missing, invalid or revoked credential: NEEDS_RESIGNIN on the
+ * routes that name it. Replaces whatever answer was being built. */
+static int
+refused(struct req *r)
+{
+	r->nheaders = 0;
+	if (r->match.route != NULL && (r->match.route->flags & ROUTE_RESIGNIN))
+		return api_error(r, 401, "NEEDS_RESIGNIN", "sign in again or send a valid API key",
+		    "missing or invalid credentials");
+	return api_error(r, 401, "UNAUTHORIZED", NULL, "missing or invalid credentials");
+}
+
 static int
 run(struct req *r)
 {
@@ -194,12 +206,18 @@ run(struct req *r)
 		    "no such endpoint on this host: %s", r->http.path);
 	if (rt->auth != AUTH_NONE && (rc = auth_resolve(r)) != 0) {
 		/* A key on the wrong host is a valid credential: it keeps its code. */
-		if (rc == 401 && (rt->flags & ROUTE_RESIGNIN) &&
-		    !(r->error_code != NULL && strcmp(r->error_code, "WRONG_ENVIRONMENT") == 0))
-			return api_error(r, 401, "NEEDS_RESIGNIN",
-			    "sign in again or send a valid API key",
-			    "missing or invalid credentials");
+		if (rc == 401 && (rt->flags & ROUTE_RESIGNIN) && !(r->error_code != NULL &&
+		    strcmp(r->error_code, "WRONG_ENVIRONMENT") == 0))
+			return refused(r);
 		return rc;
+	}
+	/* A cached key before anything that writes: confirmed first. */
+	if (r->key_unconfirmed != NULL && (r->http.method != M_GET ||
+	    (rt->flags & (ROUTE_TX | ROUTE_IDEM | ROUTE_ONCE)))) {
+		if (auth_confirm(r) != 0)
+			return api_db_error(r);
+		if (r->key_revoked)
+			return refused(r);
 	}
 
 	if (rt->query != NULL)
@@ -241,6 +259,12 @@ dispatch(struct req *r)
 {
 	r->iam = errors_iam_path(r->http.path);
 	r->status = run(r);
+	/* A cached key no query confirmed yet (an answer without a query, a
+	 * validation error): confirmed now, before anything is written. */
+	if (r->key_unconfirmed != NULL && auth_confirm(r) != 0)
+		r->status = api_db_error(r);
+	if (r->key_revoked)
+		r->status = refused(r);
 	if (r->match.route != NULL && (r->match.route->flags & ROUTE_CORS))
 		cors_echo(r);
 }

@@ -124,6 +124,8 @@ api_field_error(struct req *r, int status, const char *code, const char *field,
 int
 api_db_error(struct req *r)
 {
+	if (r->key_revoked)	/* not the database's fault: dispatch answers 401 */
+		return api_error(r, 401, "UNAUTHORIZED", NULL, "missing or invalid credentials");
 	if (db_last_fail(r->db) == DB_UNAVAILABLE) {
 		req_header_add(r, "Retry-After", "1");
 		return api_error(r, 503, "SERVICE_UNAVAILABLE", "retry shortly",

@@ -35,6 +35,11 @@ struct req {
 	const char		*env;		/* sandbox, development, production */
 	const char		*secret_id;	/* AUTH_KEY: the key's client_secrets row */
 	const char		*owner_id;	/* AUTH_KEY: the developer owning the client */
+	/* AUTH_KEY from the worker's key cache: the secret whose liveness is
+	 * still to be confirmed (with the first query, or before the handler
+	 * of a write); set to NULL once confirmed */
+	const char		*key_unconfirmed;
+	int			 key_revoked;	/* the confirmation found it revoked */
 
 	/* response */
 	int			 status;

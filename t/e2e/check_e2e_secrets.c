@@ -428,6 +428,54 @@ START_TEST(revoke)
 }
 END_TEST
 
+/*
+ * A key every worker has cached (its principal kept, its liveness checked
+ * with the request's first query) is refused at once after a revoke, on
+ * every kind of request: a read whose check rides with its query, a read
+ * refused by validation before any query, a write (nothing written), and
+ * a ROUTE_RESIGNIN read (NEEDS_RESIGNIN).
+ */
+START_TEST(revoke_cached_key)
+{
+	char *client = devacct_client_new(&dev_a), *path = secrets_path(client, "/sandbox");
+	char *key = secret_new(&dev_a, client, "sandbox");
+	const char *extra[] = { harness_idem_header(), NULL };
+	struct harness_resp *r;
+
+	/* more requests than workers: each worker has the key cached */
+	for (int i = 0; i < 24; i++)
+		ck_assert_int_eq(key_status(key, "sandbox"), 200);
+	r = devacct_jwt(&dev_a, "DELETE", path, NULL, NULL);
+	harness_assert_status(r, 200);
+	harness_resp_free(r);
+
+	for (int i = 0; i < 8; i++) {
+		ck_assert_int_eq(key_status(key, "sandbox"), 401);
+		r = devacct_call("GET", "sandbox", "/v1/webhook-endpoints", devacct_bearer(key),
+		    NULL, NULL);
+		harness_assert_coded(r, 401, "UNAUTHORIZED");
+		harness_resp_free(r);
+		r = devacct_call("GET", "sandbox", "/v1/links?limit=0", devacct_bearer(key),
+		    NULL, NULL);
+		harness_assert_coded(r, 401, "UNAUTHORIZED");
+		harness_resp_free(r);
+		r = devacct_call("GET", "sandbox", "/v1/links/link_01900000-0000-7000-8000-000000000001",
+		    devacct_bearer(key), NULL, NULL);
+		harness_assert_coded(r, 401, "NEEDS_RESIGNIN");
+		harness_resp_free(r);
+		r = devacct_call("POST", "sandbox", "/v1/webhook-endpoints", devacct_bearer(key),
+		    "{\"url\":\"https://example.com/hook\",\"events\":[\"*\"]}", extra);
+		harness_assert_coded(r, 401, "UNAUTHORIZED");
+		harness_resp_free(r);
+	}
+	ck_assert_int_eq(devacct_sql_int("SELECT count(*) FROM webhooks"
+	    " WHERE client_id = $1", client, NULL), 0);
+	free(key);
+	free(path);
+	free(client);
+}
+END_TEST
+
 /* The environment in the path must be one of the three. */
 static const struct {
 	const char	*method;
@@ -1005,6 +1053,7 @@ secrets_suite(void)
 	tcase_add_loop_test(tc, create_bad_input, 0, N(bad_create));
 	tcase_add_test(tc, list_and_get_metadata_only);
 	tcase_add_test(tc, revoke);
+	tcase_add_test(tc, revoke_cached_key);
 	tcase_add_loop_test(tc, bad_environment_in_path, 0, N(bad_env_paths));
 	tcase_add_test(tc, rotate_once);
 	tcase_add_test(tc, rotate_settle_window);
