@@ -32,18 +32,9 @@
 #define BILLERS_LIMIT_MAX	500
 #define BILLERS_TERM_MAX	100
 
-/* The biller entity (alias b) as JSON text: DOMAIN.md "Billers". */
-#define ENTITY \
-	"json_build_object('id', b.id, 'object', 'biller', 'name', b.name, 'type', b.type," \
-	" 'status', b.status, 'domains', b.domains, 'website', b.website," \
-	" 'login_url', b.login_url, 'logo_url', b.logo_url, 'country', b.country," \
-	" 'connectivity_types', b.connectivity_types, 'consent_scopes', b.consent_scopes," \
-	" 'capabilities', json_build_object('bills', 'bills' = ANY (b.capabilities)," \
-	"  'statements', 'statements' = ANY (b.capabilities)," \
-	"  'payment_history', 'payment_history' = ANY (b.capabilities)," \
-	"  'usage', 'usage' = ANY (b.capabilities), 'pay', 'pay' = ANY (b.capabilities)," \
-	"  'mfa', 'mfa' = ANY (b.capabilities))," \
-	" 'created_at', " DB_ISO("b.created_at") ", 'updated_at', " DB_ISO("b.updated_at") ")::text"
+/* The biller entity (alias b) as JSON text: DOMAIN.md "Billers"; kept
+ * beside the row by a trigger (sql/021_billers_fast.sql). */
+#define ENTITY "b.entity"
 
 /*
  * The folded term of $1 and its LIKE pattern, once per statement. Both
@@ -149,26 +140,38 @@ const struct vfield billers_by_email_query[] = {
 
 /* ------------------------------------------------------------------ */
 
-/* An entity column (JSON text) as an arena-owned object; NULL if unparsable. */
+/*
+ * An entity column (JSON text) as an arena-owned object: for an answer,
+ * the text as stored (json_raw); for a caller that reads it (the module
+ * functions), parsed. NULL if null or unparsable.
+ */
 static struct json_object *
-entity(struct req *r, PGresult *res, int i, int c)
+entity_as(struct req *r, PGresult *res, int i, int c, int parsed)
 {
 	const char *why;
 
 	if (PQgetisnull(res, i, c))
 		return NULL;
-	return json_parse(r->arena, PQgetvalue(res, i, c),
-	    (size_t)PQgetlength(res, i, c), &why);
+	if (parsed)
+		return json_parse(r->arena, PQgetvalue(res, i, c),
+		    (size_t)PQgetlength(res, i, c), &why);
+	return json_raw(r->arena, PQgetvalue(res, i, c), (size_t)PQgetlength(res, i, c));
+}
+
+static struct json_object *
+entity(struct req *r, PGresult *res, int i, int c)
+{
+	return entity_as(r, res, i, c, 0);
 }
 
 /* Every row's entity (column c) as an arena-owned array. */
 static struct json_object *
-entities(struct req *r, PGresult *res, int c)
+entities(struct req *r, PGresult *res, int c, int parsed)
 {
 	struct json_object *arr = json_arr(r->arena), *o;
 
 	for (int i = 0; i < PQntuples(res); i++)
-		if ((o = entity(r, res, i, c)) != NULL)
+		if ((o = entity_as(r, res, i, c, parsed)) != NULL)
 			json_object_array_add(arr, json_object_get(o));
 	return arr;
 }
@@ -290,7 +293,7 @@ billers_by_email(struct req *r, struct json_object *out)
 		    "is not an e-mail address (local@domain)");
 	if ((res = db_query(r, &stmts[B_BY_DOMAINS], 1, p)) == NULL)
 		return api_db_error(r);
-	json_set(out, "billers", json_object_get(entities(r, res, E_ENTITY)));
+	json_set(out, "billers", json_object_get(entities(r, res, E_ENTITY, 0)));
 	return 200;
 }
 
@@ -347,7 +350,7 @@ billers_json_by_id(struct req *r, const char *id)
 		return NULL;
 	if ((res = db_query(r, &stmts[B_ENTITY], 1, p)) == NULL || PQntuples(res) != 1)
 		return NULL;
-	return entity(r, res, 0, E_ENTITY);
+	return entity_as(r, res, 0, E_ENTITY, 1);
 }
 
 int
@@ -364,7 +367,8 @@ billers_get_route(struct req *r, struct json_object *out)
 		return api_db_error(r);
 	if (PQntuples(res) != 1 || (o = entity(r, res, 0, E_ENTITY)) == NULL)
 		return biller_not_found(r, id);
-	json_merge(out, o);
+	(void)out;
+	r->out = o;
 	return 200;
 }
 
@@ -380,5 +384,5 @@ billers_picker(struct req *r, const char *search_term, int limit)
 		res = db_query(r, &stmts[B_PICKER], 2, p);
 	if (res == NULL)
 		return NULL;
-	return entities(r, res, E_ENTITY);
+	return entities(r, res, E_ENTITY, 1);
 }
