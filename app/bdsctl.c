@@ -16,6 +16,7 @@
 #include "core/migrate.h"
 #include "core/validate.h"
 #include "events/events_sweep.h"
+#include "links/links_connect.h"
 #include "iam/iam.h"
 #include "iam/iam_ops.h"
 
@@ -211,6 +212,7 @@ cmd_jobs(const struct config *cfg, struct db *d, struct arena *a, int argc,
 		{ "stale sign-in throttles", iam_ops_sweep_throttles },
 		{ "ended sessions", iam_ops_sweep_sessions },
 		{ "events older than 30 days", events_sweep },
+		{ "secrets of expired connect sessions", links_sessions_sweep },
 	};
 	int rc = 0;
 

@@ -112,6 +112,12 @@ int	 links_connect_job_connected(struct req *, const struct links_connect_job *,
 
 extern const struct db_stmt_set links_tokens_stmt_set;
 extern const struct db_stmt_set links_sessions_stmt_set;
+/* bdsctl jobs: wipe the sealed secrets of connect sessions that expired
+ * unfinished (credentials, MFA answer; the public token once it is past
+ * its own lifetime). Rows touched, -1 on failure. */
+struct db;
+struct arena;
+long long links_sessions_sweep(struct db *, struct arena *);
 extern const struct db_stmt_set links_exchange_stmt_set;
 
 #endif

@@ -59,7 +59,7 @@ enum {
 	LS_TICKET_USE, LS_INSERT, LS_INFO, LS_BY_TOKEN, LS_BY_LT, LS_LT_LIVE, LS_TOUCH,
 	LS_BILLER, LS_CONNECT, LS_MFA, LS_EXIT, LS_FINISH, LS_CORS_CLIENT, LS_CORS_ANY,
 	LS_JOB_LOAD, LS_JOB_MFA, LS_JOB_FAILED, LS_JOB_CONNECTED, LS_PUB_INSERT,
-	LS__MAX
+	LS_SWEEP, LS__MAX
 };
 static struct db_stmt stmts[LS__MAX] = {
 	/* single use: the first caller takes it; expired or used: nothing */
@@ -147,6 +147,16 @@ static struct db_stmt stmts[LS__MAX] = {
 	    "INSERT INTO public_tokens (token_sha256, client_id, environment, link_token_id,"
 	    " link_id, expires_at) VALUES (decode($1, 'hex'), $2, $3, $4, $5,"
 	    " now() + " LS_IDLE ")" },
+	/* Sealed secrets of sessions that ended idle: the credentials and MFA
+	 * answer at once, the public token once it cannot be exchanged either
+	 * (it lives LS_IDLE from its making, which is before the session's
+	 * last touch). */
+	[LS_SWEEP] = { "ls_sweep",
+	    "UPDATE link_sessions SET credentials = NULL, mfa_answer = NULL,"
+	    " public_token = CASE WHEN expires_at < now() - " LS_IDLE
+	    "  THEN NULL ELSE public_token END, updated_at = now()"
+	    " WHERE expires_at < now() AND (credentials IS NOT NULL OR mfa_answer IS NOT NULL"
+	    "  OR (public_token IS NOT NULL AND expires_at < now() - " LS_IDLE "))" },
 };
 const struct db_stmt_set links_sessions_stmt_set = { "links_sessions", stmts, LS__MAX };
 
@@ -638,4 +648,10 @@ links_connect_job_connected(struct req *r, const struct links_connect_job *j,
 		return session_finished(r, j->client_id, j->environment, j->link_token_id,
 		    "completed", link_id, NULL, j->biller_id, j->client_user_id);
 	return 0;
+}
+
+long long
+links_sessions_sweep(struct db *d, struct arena *a)
+{
+	return db_exec_count(d, a, &stmts[LS_SWEEP], 0, NULL);
 }

@@ -1065,6 +1065,40 @@ END_TEST
 
 /* ------------------------------------------------------------------ */
 
+/* bdsctl jobs wipes the sealed secrets of sessions that expired unfinished,
+ * and nothing of a live session. */
+START_TEST(sweep_expired_sessions)
+{
+	const char *jobs[] = { "jobs", NULL };
+	struct tenant t;
+	char *lt, *st_old, *st_live;
+	const char *p[1];
+
+	tenant_new(&dev_a, &t);
+	lt = link_token(&t, "{\"client_user_id\":\"user-sweep\"}");
+	st_old = session(lt);
+	st_live = session(lt);
+	p[0] = t.client;
+	/* two sessions holding sealed bytes; the older one idle past its end,
+	 * long enough that its public token is dead too */
+	PQclear(sql("UPDATE link_sessions SET credentials = '\\x01', mfa_answer = '\\x02',"
+	    " public_token = '\\x03' WHERE client_id = $1", 1, p));
+	PQclear(sql("UPDATE link_sessions SET expires_at = now() - interval '31 minutes'"
+	    " WHERE client_id = $1 AND created_at = (SELECT min(created_at) FROM link_sessions"
+	    " WHERE client_id = $1)", 1, p));
+	ck_assert_int_eq(harness_bdsctl(jobs), 0);
+	ck_assert_int_eq(sql_int("SELECT count(*) FROM link_sessions WHERE client_id = $1"
+	    " AND credentials IS NULL AND mfa_answer IS NULL AND public_token IS NULL", 1, p), 1);
+	ck_assert_int_eq(sql_int("SELECT count(*) FROM link_sessions WHERE client_id = $1"
+	    " AND credentials IS NOT NULL AND mfa_answer IS NOT NULL"
+	    " AND public_token IS NOT NULL AND expires_at > now()", 1, p), 1);
+	free(st_old);
+	free(st_live);
+	free(lt);
+	tenant_free(&t);
+}
+END_TEST
+
 static void
 setup(void)
 {
@@ -1118,6 +1152,7 @@ connect_suite(void)
 	tcase_add_test(tc, hosted_flow);
 	tcase_add_test(tc, failed_logins);
 	tcase_add_test(tc, update_mode_repairs);
+	tcase_add_test(tc, sweep_expired_sessions);
 	suite_add_tcase(s, tc);
 	return s;
 }
