@@ -35,6 +35,8 @@ struct req {
 	const char		*env;		/* sandbox, development, production */
 	const char		*secret_id;	/* AUTH_KEY: the key's client_secrets row */
 	const char		*owner_id;	/* AUTH_KEY: the developer owning the client */
+	const char		*link_id;	/* AUTH_LINK: the token's link (client_id
+						 * and env are the link's) */
 
 	/* response */
 	int			 status;
