@@ -13,6 +13,9 @@
 #include "core/router.h"
 #include "links/links_connect.h"
 #include "webhooks/webhooks.h"
+/* issue 11 H1 (bills-read) */
+#include "bills/bills_api.h"
+#include "links/links_auth.h"
 
 
 const struct route routes[] = {
@@ -105,7 +108,17 @@ const struct route routes[] = {
 	{ M_GET,   "/v1/link-sessions/current",             AUTH_NONE, NULL,                       NULL, links_session_current,    ROUTE_CORS },
 	{ M_POST,  "/v1/link-sessions/mfa",                 AUTH_NONE, links_session_mfa_fields,   NULL, links_session_mfa,        ROUTE_TX | ROUTE_CORS },
 	{ M_POST,  "/v1/link-sessions/exit",                AUTH_NONE, links_session_exit_fields,  NULL, links_session_exit,       ROUTE_TX | ROUTE_CORS },
+
+	/* issue 11 H1 (bills-read): the bill read API (lib/bills/bills_api.c);
+	 * GET /v1/bills/{id} also takes the link's access token (AUTH_LINK) */
+	{ M_GET,   "/v1/bills",                             AUTH_KEY,  NULL,                       bills_list_query, bills_list, 0 },
+	{ M_GET,   "/v1/bills/{id}",                        AUTH_KEY | AUTH_LINK, NULL,            NULL, bills_get,                0 },
+	{ M_GET,   "/v1/bills/{id}/payments",               AUTH_KEY,  NULL,                       bills_payments_query, bills_payments, 0 },
+	{ M_GET,   "/v1/account-links/{link_id}/payments",  AUTH_KEY,  NULL,                       bills_payments_query, bills_link_payments, 0 },
+	/* end issue 11 H1 */
 };
 const size_t routes_count = sizeof(routes) / sizeof(routes[0]);
 /* CORS of the ROUTE_CORS routes: the connect flow's origins */
 int (*const routes_cors_allow)(struct req *, const char *) = links_connect_cors_allow;
+/* issue 11 H1 (bills-read): AUTH_LINK, the link access token */
+int (*const routes_link_auth)(struct req *, const char *) = links_auth_token;

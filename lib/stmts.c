@@ -26,6 +26,9 @@
 #include "mail/mail.h"
 #include "webhooks/webhooks.h"
 #include "webhooks/webhooks_deliver.h"
+/* issue 11 H1 (bills-read) */
+#include "bills/bills_api.h"
+#include "links/links_auth.h"
 
 static const struct db_stmt_set *const core_sets[] = {
 	&health_stmt_set, &auth_stmt_set, &idem_stmt_set, &migrate_stmt_set, &jobq_stmt_set,
@@ -57,6 +60,10 @@ static const struct db_stmt_set *const bills_sets[] = {
 static const struct db_stmt_set *const jobs_sets[] = {
 	&jobs_stmt_set, NULL
 };
+/* issue 11 H1 (bills-read): the read API and the link access token */
+static const struct db_stmt_set *const bills_read_sets[] = {
+	&bills_api_stmt_set, &links_auth_stmt_set, NULL
+};
 
 const struct db_module db_modules[] = {
 	{ "core", core_sets },
@@ -68,5 +75,6 @@ const struct db_module db_modules[] = {
 	{ "links", links_sets },
 	{ "bills", bills_sets },
 	{ "jobs", jobs_sets },
+	{ "bills-read", bills_read_sets },	/* issue 11 H1 */
 	{ NULL, NULL }
 };

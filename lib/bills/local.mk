@@ -2,3 +2,7 @@
 lib_libbds_a_SOURCES += \
 	%reldir%/bills.h \
 	%reldir%/bills_store.c
+# issue 11 H1 (bills-read): the read API
+lib_libbds_a_SOURCES += \
+	%reldir%/bills_api.h \
+	%reldir%/bills_api.c

@@ -452,6 +452,13 @@ auth_resolve(struct req *r)
 {
 	unsigned kinds = r->match.route->auth;
 
+	/* A link access token is recognisable by its prefix. */
+	if (kinds & AUTH_LINK) {
+		const char *basic, *cred = key_credential(r, &basic);
+
+		if (basic == NULL && cred != NULL && strncmp(cred, "bds_lat_", 8) == 0)
+			return routes_link_auth(r, cred);
+	}
 	/* A route taking both: a key is recognisable by its format. */
 	if (kinds & AUTH_KEY) {
 		const char *basic, *cred = key_credential(r, &basic);

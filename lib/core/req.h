@@ -40,6 +40,8 @@ struct req {
 	 * of a write); set to NULL once confirmed */
 	const char		*key_unconfirmed;
 	int			 key_revoked;	/* the confirmation found it revoked */
+	const char		*link_id;	/* AUTH_LINK: the token's link (client_id
+						 * and env are the link's) */
 
 	/* response */
 	int			 status;

@@ -79,5 +79,9 @@ extern const size_t routes_count;
 /* Whether origin may read the answer of a ROUTE_CORS route (lib/routes.c
  * names the module's function); r->client_id is NULL when not yet known. */
 extern int (*const routes_cors_allow)(struct req *, const char *origin);
+/* AUTH_LINK: resolve a link access token (bearer "bds_lat_…"): 0 with
+ * r->link_id, r->client_id and r->env set, else the 401/503 written
+ * (lib/routes.c names the module's function). */
+extern int (*const routes_link_auth)(struct req *, const char *token);
 
 #endif

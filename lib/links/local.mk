@@ -8,3 +8,7 @@ lib_libbds_a_SOURCES += \
 	%reldir%/links_sandbox.c \
 	%reldir%/links_connect.h %reldir%/links_tokens.c %reldir%/links_sessions.c \
 	%reldir%/links_exchange.c
+# issue 11 H1 (bills-read): link access tokens (AUTH_LINK)
+lib_libbds_a_SOURCES += \
+	%reldir%/links_auth.h \
+	%reldir%/links_auth.c
