@@ -393,18 +393,17 @@ auth_confirm(struct req *r)
 	return 0;
 }
 
-/* Wrong host for the key's environment: 401 WRONG_ENVIRONMENT. */
-static int
-key_host_check(struct req *r)
+int
+auth_host_or_reply(struct req *r, const char *what)
 {
 	int sandbox_host = r->http.host_env != NULL && strcmp(r->http.host_env, "sandbox") == 0;
 
-	/* The sandbox host takes sandbox keys only; the live host the others. */
+	/* The sandbox host takes sandbox credentials only; the live host the others. */
 	if (sandbox_host != (strcmp(r->env, "sandbox") == 0))
 		return api_error(r, 401, "WRONG_ENVIRONMENT",
-		    sandbox_host ? "use a sandbox key on the sandbox host" :
-		    "use sandbox keys on the sandbox host",
-		    "this %s key is not accepted on the %s host", r->env,
+		    sandbox_host ? "send it to the live host, or use a sandbox credential here" :
+		    "send sandbox credentials to the sandbox host",
+		    "this %s %s is not accepted on the %s host", r->env, what,
 		    sandbox_host ? "sandbox" : "live");
 	return 0;
 }
@@ -431,7 +430,7 @@ auth_key(struct req *r)
 		r->secret_id = arena_strdup(r->arena, e->secret_id);
 		r->owner_id = arena_strdup(r->arena, e->owner_id);
 		r->key_unconfirmed = r->secret_id;
-		return key_host_check(r);
+		return auth_host_or_reply(r, "key");
 	}
 	p[0] = crypto_hex_encode(r->arena, hash, sizeof(hash));
 	if ((res = db_query(r, &stmts[AUTH_KEY_LOOKUP], 1, p)) == NULL)
@@ -444,7 +443,7 @@ auth_key(struct req *r)
 	r->secret_id = arena_strdup(r->arena, PQgetvalue(res, 0, 2));
 	r->owner_id = arena_strdup(r->arena, PQgetvalue(res, 0, 3));
 	key_cache_put(hash, r);
-	return key_host_check(r);
+	return auth_host_or_reply(r, "key");
 }
 
 int

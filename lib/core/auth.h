@@ -46,6 +46,12 @@ int	 auth_resolve(struct req *);
 struct db_stmt;
 PGresult *auth_query(struct req *, struct db_stmt *, int nparams, const char *const *params);
 int	 auth_confirm(struct req *);
+/*
+ * The credential's environment (r->env) against the host: the sandbox host
+ * takes sandbox credentials only, the live host the others. 0, or 401
+ * WRONG_ENVIRONMENT written ("this sandbox <what> is not accepted ...").
+ */
+int	 auth_host_or_reply(struct req *, const char *what);
 /* The process's signing key, derived once from cfg->jwt_seed. */
 const struct jwt_key *auth_jwt_key(const struct config *);
 /* Seconds since the epoch (wall clock). */

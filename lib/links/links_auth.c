@@ -46,7 +46,6 @@ int
 links_auth_token(struct req *r, const char *token)
 {
 	const char *p[1];
-	int sandbox_host = r->http.host_env != NULL && strcmp(r->http.host_env, "sandbox") == 0;
 	PGresult *res;
 
 	if (!auth_token_wellformed(token, LINKS_TOKEN_LAT))
@@ -64,13 +63,7 @@ links_auth_token(struct req *r, const char *token)
 	r->env = arena_strdup(r->arena, PQgetvalue(res, 0, TK_ENVIRONMENT));
 	r->link_id = arena_strdup(r->arena, PQgetvalue(res, 0, TK_LINK_ID));
 	/* As keys: a sandbox link's token on the sandbox host only. */
-	if (sandbox_host != (strcmp(r->env, "sandbox") == 0))
-		return api_error(r, 401, "WRONG_ENVIRONMENT",
-		    sandbox_host ? "use a live link's token on the live host" :
-		    "use a sandbox link's token on the sandbox host",
-		    "this %s link's token is not accepted on the %s host", r->env,
-		    sandbox_host ? "sandbox" : "live");
-	return 0;
+	return auth_host_or_reply(r, "link access token");
 }
 
 int
