@@ -1,4 +1,5 @@
 # lib/bills/: bills: the store the connectors' statements land in.
 lib_libbds_a_SOURCES += \
 	%reldir%/bills.h \
-	%reldir%/bills_store.c
+	%reldir%/bills_store.c \
+	%reldir%/bills_sync.h %reldir%/bills_sync.c
