@@ -111,6 +111,14 @@ sandbox_link(const struct tenant *t, const char *username)
 	return id;
 }
 
+/* A new client with a sandbox key and a retrieved link of the fixture. */
+static char *
+tenant_link(struct tenant *t, const char *username)
+{
+	tenant_new(t, "sandbox");
+	return sandbox_link(t, username);
+}
+
 /* GET the sync; query is appended as given ("" or "&limit=5"...). */
 static struct harness_resp *
 sync_get(const char *key, const char *link, const char *cursor, const char *query)
@@ -605,8 +613,7 @@ START_TEST(first_sync_then_empty_cycle)
 	struct client c;
 	char *id;
 
-	tenant_new(&t, "sandbox");
-	id = sandbox_link(&t, "user_good");
+	id = tenant_link(&t, "user_good");
 	r = sync_get(t.key, id, NULL, "");
 	harness_expect(r, 200);
 	ck_assert_uint_eq(json_object_array_length(devacct_json(r, "data.added")), 12);
@@ -652,8 +659,7 @@ START_TEST(many_paged_by_five)
 	struct client c;
 	char *id;
 
-	tenant_new(&t, "sandbox");
-	id = sandbox_link(&t, "user_many");
+	id = tenant_link(&t, "user_many");
 	ck_assert_int_eq(nbills(id), 1000);
 	client_init(&c, t.key, id, 5);
 	ck_assert_int_eq(client_cycle(&c), 200);
@@ -698,8 +704,7 @@ START_TEST(buckets)
 	struct client c;
 	char *id, *a, *b, *d;
 
-	tenant_new(&t, "sandbox");
-	id = sandbox_link(&t, "user_good");
+	id = tenant_link(&t, "user_good");
 	client_init(&c, t.key, id, 100);
 	client_cycle(&c);
 	writer_init(&w, id, 7);
@@ -812,8 +817,7 @@ START_TEST(concurrent_writer)
 	long during = 0, fulls = 0;
 	char *id;
 
-	tenant_new(&t, "sandbox");
-	id = sandbox_link(&t, "user_good");
+	id = tenant_link(&t, "user_good");
 	writer_init(&wt.w, id, 20261101);
 	wt.done = 0;
 	/* more bills first, so a cycle has pages to write between */
@@ -1213,8 +1217,7 @@ START_TEST(revoked_link_syncs)
 	struct client c;
 	char *id;
 
-	tenant_new(&t, "sandbox");
-	id = sandbox_link(&t, "user_good");
+	id = tenant_link(&t, "user_good");
 	client_init(&c, t.key, id, 5);
 	r = sync_get(t.key, id, NULL, "limit=5");
 	harness_expect(r, 200);
