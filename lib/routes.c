@@ -5,6 +5,8 @@
 #include <stddef.h>
 
 #include "billers/billers.h"
+/* bills sync (issue 11, H2) */
+#include "bills/bills_sync.h"
 #include "events/activity.h"
 #include "iam/iam_clients.h"
 #include "core/health.h"
@@ -93,6 +95,9 @@ const struct route routes[] = {
 	{ M_POST,  "/v1/sandbox/account-links",             AUTH_KEY,  links_sandbox_create_fields, NULL, links_sandbox_create,    ROUTE_SANDBOX | ROUTE_IDEM },
 	{ M_POST,  "/v1/sandbox/links/{id}/reset-login",    AUTH_KEY,  NULL,                       NULL, links_sandbox_reset_login, ROUTE_SANDBOX | ROUTE_TX },
 	{ M_POST,  "/v1/sandbox/links/{id}/advance",        AUTH_KEY,  NULL,                       NULL, links_sandbox_advance,    ROUTE_SANDBOX | ROUTE_TX },
+
+	/* bills sync (issue 11, H2: lib/bills/bills_sync.c) */
+	{ M_GET,   "/v1/account-links/{link_id}/bills/sync", AUTH_KEY, NULL,                       bills_sync_query, bills_sync, 0 },
 
 	/* the connect flow (lib/links/links_tokens.c, links_sessions.c,
 	 * links_exchange.c): the ticket call's bearer is the link token and the

@@ -8,6 +8,7 @@
 
 #include "billers/billers.h"
 #include "bills/bills.h"
+#include "bills/bills_sync.h"
 #include "core/auth.h"
 #include "core/db.h"
 #include "core/health.h"
@@ -55,7 +56,9 @@ static const struct db_stmt_set *const links_sets[] = {
 	&links_tokens_stmt_set, &links_sessions_stmt_set, &links_exchange_stmt_set, NULL
 };
 static const struct db_stmt_set *const bills_sets[] = {
-	&bills_stmt_set, NULL
+	&bills_stmt_set,
+	&bills_sync_stmt_set,	/* issue 11, H2 */
+	NULL
 };
 static const struct db_stmt_set *const jobs_sets[] = {
 	&jobs_stmt_set, NULL

@@ -1,7 +1,8 @@
 # lib/bills/: bills: the store the connectors' statements land in.
 lib_libbds_a_SOURCES += \
 	%reldir%/bills.h \
-	%reldir%/bills_store.c
+	%reldir%/bills_store.c \
+	%reldir%/bills_sync.h %reldir%/bills_sync.c
 # issue 11 H1 (bills-read): the read API
 lib_libbds_a_SOURCES += \
 	%reldir%/bills_api.h \

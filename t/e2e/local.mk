@@ -19,3 +19,5 @@ E2E_SUITES += %reldir%/check_e2e_core %reldir%/check_e2e_faults %reldir%/check_e
 	%reldir%/check_e2e_connect %reldir%/check_e2e_sandbox_links
 # issue 11 H1 (bills-read)
 E2E_SUITES += %reldir%/check_e2e_bills
+# issue 11, H2: the bills sync
+E2E_SUITES += %reldir%/check_e2e_bills_sync

@@ -1,0 +1,235 @@
+/*
+ * The bills delta sync (DOMAIN.md "Bills and sync", "Sync").
+ *
+ * Every bill write takes the link's bill_seq row lock and the next number
+ * (bills_store.c), so one link's commits happen in sequence order and a
+ * reader that reads bill_seq.last_seq (its snapshot, no lock) as an upper
+ * bound sees every change up to it: no late commit can land below a bound
+ * already read.
+ *
+ * A cycle is (start, upper]: start is where the previous cycle ended (0
+ * for a first sync), upper is the link's last_seq read at the cycle's
+ * first page and kept in the cursor for the cycle's other pages. A page is
+ * the link's bills with changed_seq in (position, upper] in changed_seq
+ * order (the bills_sync index, a range scan at any depth). A change made
+ * while a cycle is paged takes a number above upper: it is not in this
+ * cycle (its row leaves the window if it was ahead of the position) and is
+ * in the next one, so one cycle's pages never skip or repeat a bill.
+ *
+ * Cursor (lib/core/cursor.c: base64url, keyed BLAKE2b MAC under
+ * cursor_key), scope "bills_sync/<client>/<environment>/<link>", so a
+ * cursor opens only the link it was issued for. Fields, decimal:
+ *	(start)			a cycle not begun: its upper is read at its
+ *				first page (the last page's next_cursor)
+ *	(start, position, upper) a cycle in progress
+ * No cursor is (0).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/arena.h"
+#include "core/config.h"
+#include "core/cursor.h"
+#include "core/db.h"
+#include "core/errors.h"
+#include "core/json.h"
+#include "core/req.h"
+#include "core/validate.h"
+#include "links/links.h"
+#include "bills/bills_sync.h"
+
+#define LINK_COLS "l.client_id, l.environment, coalesce(s.last_seq, 0)"
+enum link_col { LK_CLIENT_ID, LK_ENVIRONMENT, LK_LAST_SEQ, LK__MAX };
+#define PAGE_COLS "id, entity, created_seq, changed_seq, coalesce(deleted_seq, 0)"
+enum page_col { PG_ID, PG_ENTITY, PG_CREATED, PG_CHANGED, PG_DELETED, PG__MAX };
+
+enum { S_LINK, S_PAGE, S__MAX };
+static struct db_stmt stmts[S__MAX] = {
+	/* whose link it is (403/404) and its last number, one snapshot */
+	[S_LINK] = { "bills_sync_link",
+	    "SELECT " LINK_COLS " FROM links l"
+	    " LEFT JOIN bill_seq s ON s.client_id = l.client_id AND s.link_id = l.id"
+	    " WHERE l.id = $1" },
+	/* (position, upper] in sequence order: a range scan of bills_sync */
+	[S_PAGE] = { "bills_sync_page",
+	    "SELECT " PAGE_COLS " FROM bills"
+	    " WHERE client_id = $1 AND link_id = $2"
+	    "  AND changed_seq > $3::bigint AND changed_seq <= $4::bigint"
+	    " ORDER BY changed_seq LIMIT $5::int" },
+};
+const struct db_stmt_set bills_sync_stmt_set = { "bills_sync", stmts, S__MAX };
+
+const struct vfield bills_sync_query[] = {
+	{ "limit", NULL, VT_INT, 0, 1, BILLS_SYNC_LIMIT_MAX },
+	/* any string: what does not open is INVALID_CURSOR, not a field error */
+	{ "cursor", NULL, VT_STRING, 0, 0, 0 },
+	{ NULL }
+};
+
+/* The cycle a page belongs to. */
+struct cycle {
+	long long	 start, pos, upper;
+	int		 fixed;		/* upper known (from the cursor) */
+};
+
+/* A sequence number as the cursor writes it: 1-18 decimal digits. */
+static int
+seq_parse(const char *s, long long *v)
+{
+	size_t n = strspn(s, "0123456789");
+
+	if (n == 0 || n > 18 || s[n] != '\0')
+		return -1;
+	*v = strtoll(s, NULL, 10);
+	return 0;
+}
+
+static const char *
+scope(struct req *r, const char *link_id)
+{
+	return arena_printf(r->arena, "bills_sync/%s/%s/%s", r->client_id, r->env, link_id);
+}
+
+static int
+invalid_cursor(struct req *r)
+{
+	return api_error(r, 400, "INVALID_CURSOR",
+	    "drop the stored cursor and sync again from the start (no cursor)",
+	    "the cursor is malformed or was not issued for this link");
+}
+
+/*
+ * The cycle of the request: cursor NULL is a first sync (start 0); else
+ * the cursor's, or the 400 written. last is the link's last number now: a
+ * cursor never names a number above it.
+ */
+static int
+cycle_or_reply(struct req *r, const char *link_id, const char *cursor, long long last,
+    struct cycle *c)
+{
+	char **f;
+	size_t n;
+
+	memset(c, 0, sizeof(*c));
+	if (cursor == NULL)
+		return 0;
+	if (cursor_decode(r->arena, r->cfg->cursor_key, scope(r, link_id), cursor, &f,
+	    &n) != 0)
+		return invalid_cursor(r);
+	if (n == 1 && seq_parse(f[0], &c->start) == 0 && c->start <= last) {
+		c->pos = c->start;
+		return 0;
+	}
+	if (n == 3 && seq_parse(f[0], &c->start) == 0 && seq_parse(f[1], &c->pos) == 0 &&
+	    seq_parse(f[2], &c->upper) == 0 && c->start <= c->pos && c->pos <= c->upper &&
+	    c->upper <= last) {
+		c->fixed = 1;
+		return 0;
+	}
+	return invalid_cursor(r);
+}
+
+static const char *
+cursor_of(struct req *r, const char *link_id, const long long *seq, size_t n)
+{
+	const char *f[3];
+
+	for (size_t i = 0; i < n; i++)
+		f[i] = arena_printf(r->arena, "%lld", seq[i]);
+	return cursor_encode(r->arena, r->cfg->cursor_key, scope(r, link_id), f, n);
+}
+
+/*
+ * The link by id for the key: 0 with *link_id (canonical) and *last, or
+ * the status written: 404 unknown (or the client's own link in another
+ * environment), 403 another client's, 503/500 database.
+ */
+static int
+link_or_reply(struct req *r, const char *id, const char **link_id, long long *last)
+{
+	const char *p[1] = { links_id_canonical(r, id) };
+	PGresult *res;
+
+	if (p[0] == NULL)
+		return api_error(r, 404, "LINK_NOT_FOUND", NULL, "no link %s", id);
+	if ((res = db_query(r, &stmts[S_LINK], 1, p)) == NULL)
+		return api_db_error(r);
+	if (PQntuples(res) != 1)
+		return api_error(r, 404, "LINK_NOT_FOUND", NULL, "no link %s", id);
+	if (strcmp(PQgetvalue(res, 0, LK_CLIENT_ID), r->client_id) != 0)
+		return api_error(r, 403, "CLIENT_ID_MISMATCH", NULL,
+		    "link %s belongs to another client", id);
+	if (strcmp(PQgetvalue(res, 0, LK_ENVIRONMENT), r->env) != 0)
+		return api_error(r, 404, "LINK_NOT_FOUND", NULL, "no link %s", id);
+	*link_id = p[0];
+	*last = strtoll(PQgetvalue(res, 0, LK_LAST_SEQ), NULL, 10);
+	return 0;
+}
+
+int
+bills_sync(struct req *r, struct json_object *out)
+{
+	const char *id = req_cap(r, "link_id"), *link_id = NULL, *p[5];
+	int64_t limit = json_get_int(r->query, "limit", BILLS_SYNC_LIMIT_DEFAULT);
+	struct json_object *data, *added, *modified, *removed;
+	struct cycle c;
+	long long last = 0, next[3];
+	PGresult *res;
+	int rc, n, i;
+
+	if ((rc = link_or_reply(r, id, &link_id, &last)) != 0 ||
+	    (rc = cycle_or_reply(r, link_id, json_get_str(r->query, "cursor"), last, &c)) != 0)
+		return rc;
+	if (!c.fixed)
+		c.upper = last;		/* the cycle's first page fixes its bound */
+	p[0] = r->client_id;
+	p[1] = link_id;
+	p[2] = arena_printf(r->arena, "%lld", c.pos);
+	p[3] = arena_printf(r->arena, "%lld", c.upper);
+	p[4] = arena_printf(r->arena, "%lld", (long long)limit + 1);
+	if ((res = db_query(r, &stmts[S_PAGE], 5, p)) == NULL)
+		return api_db_error(r);
+
+	data = json_obj(r->arena);
+	added = json_arr(r->arena);
+	modified = json_arr(r->arena);
+	removed = json_arr(r->arena);
+	n = PQntuples(res);
+	for (i = 0; i < n && i < limit; i++) {
+		long long created = strtoll(PQgetvalue(res, i, PG_CREATED), NULL, 10);
+		long long deleted = strtoll(PQgetvalue(res, i, PG_DELETED), NULL, 10);
+
+		c.pos = strtoll(PQgetvalue(res, i, PG_CHANGED), NULL, 10);
+		if (deleted > 0) {
+			/* existed at the start and deleted in the window: removed;
+			 * created and deleted inside it: nowhere (the position
+			 * still moves past it) */
+			if (created <= c.start && deleted > c.start) {
+				struct json_object *o = json_obj(r->arena);
+
+				json_set_str(o, "id", PQgetvalue(res, i, PG_ID));
+				json_object_array_add(removed, json_object_get(o));
+			}
+			continue;
+		}
+		json_object_array_add(created > c.start ? added : modified,
+		    json_object_get(json_raw(r->arena, PQgetvalue(res, i, PG_ENTITY),
+		    (size_t)PQgetlength(res, i, PG_ENTITY))));
+	}
+	json_set(data, "added", json_object_get(added));
+	json_set(data, "modified", json_object_get(modified));
+	json_set(data, "removed", json_object_get(removed));
+	if (n > limit) {
+		next[0] = c.start;
+		next[1] = c.pos;
+		next[2] = c.upper;
+		json_set_str(data, "next_cursor", cursor_of(r, link_id, next, 3));
+	} else {
+		next[0] = c.upper;	/* the next cycle starts where this one ends */
+		json_set_str(data, "next_cursor", cursor_of(r, link_id, next, 1));
+	}
+	json_set_bool(data, "has_more", n > limit);
+	json_set(out, "data", json_object_get(data));
+	return 200;
+}
