@@ -5,6 +5,7 @@
 #include <stddef.h>
 
 #include "billers/billers.h"
+#include "bills/bills_statement.h"
 #include "events/activity.h"
 #include "iam/iam_clients.h"
 #include "core/health.h"
@@ -91,6 +92,10 @@ const struct route routes[] = {
 	{ M_POST,  "/v1/sandbox/links/{id}/reset-login",    AUTH_KEY,  NULL,                       NULL, links_sandbox_reset_login, ROUTE_SANDBOX | ROUTE_TX },
 	{ M_POST,  "/v1/sandbox/links/{id}/advance",        AUTH_KEY,  NULL,                       NULL, links_sandbox_advance,    ROUTE_SANDBOX | ROUTE_TX },
 
+	/* statement documents (lib/bills/bills_statement.c): the download's
+	 * signature is its credential; nginx streams the file */
+	{ M_GET,   "/v1/bills/{id}/statement",              AUTH_KEY,  NULL,                       NULL, bills_statement_get,      0 },
+	{ M_GET,   "/v1/statements/{id}",                   AUTH_NONE, NULL,                       bills_statement_download_query, bills_statement_download, 0 },
 	/* the connect flow (lib/links/links_tokens.c, links_sessions.c,
 	 * links_exchange.c): the ticket call's bearer is the link token and the
 	 * session routes' the session token (or the link token), both resolved

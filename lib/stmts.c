@@ -8,6 +8,7 @@
 
 #include "billers/billers.h"
 #include "bills/bills.h"
+#include "bills/bills_statement.h"
 #include "core/auth.h"
 #include "core/db.h"
 #include "core/health.h"
@@ -52,7 +53,9 @@ static const struct db_stmt_set *const links_sets[] = {
 	&links_tokens_stmt_set, &links_sessions_stmt_set, &links_exchange_stmt_set, NULL
 };
 static const struct db_stmt_set *const bills_sets[] = {
-	&bills_stmt_set, NULL
+	&bills_stmt_set,
+	&bills_statement_stmt_set,	/* statements (issue 11, H4) */
+	NULL
 };
 static const struct db_stmt_set *const jobs_sets[] = {
 	&jobs_stmt_set, NULL

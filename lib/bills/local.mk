@@ -1,4 +1,8 @@
 # lib/bills/: bills: the store the connectors' statements land in.
 lib_libbds_a_SOURCES += \
 	%reldir%/bills.h \
-	%reldir%/bills_store.c
+	%reldir%/bills_store.c \
+	%reldir%/bills_statement.h \
+	%reldir%/bills_statement.c \
+	%reldir%/bills_docs.c \
+	%reldir%/bills_pdf.c
