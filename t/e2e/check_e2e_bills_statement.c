@@ -155,6 +155,16 @@ refused(const char *host, const char *path, long status, const char *code)
 	harness_resp_free(r);
 }
 
+/* GET /v1/bills/{id}/statement as t: a coded refusal. */
+static void
+url_refused(const struct tenant *t, const char *bill, long status, const char *code)
+{
+	struct harness_resp *r = sbx(t, "GET", harness_fmt("/v1/bills/%s/statement", bill));
+
+	harness_assert_coded(r, status, code);
+	harness_resp_free(r);
+}
+
 /* ------------------------------------------------------------------ */
 
 static void
@@ -329,19 +339,14 @@ END_TEST
 START_TEST(no_document)
 {
 	char *bill = bill_of(&ta, "2026-06"), *bill2 = bill_of(&ta, "2026-05"), *path;
-	struct harness_resp *r;
 
 	path = statement_path(&ta, bill);
 	devacct_sql_exec("UPDATE bills SET has_statement = false WHERE id = $1", bill, NULL);
-	r = sbx(&ta, "GET", harness_fmt("/v1/bills/%s/statement", bill));
-	harness_assert_coded(r, 404, "STATEMENT_NOT_FOUND");
-	harness_resp_free(r);
+	url_refused(&ta, bill, 404, "STATEMENT_NOT_FOUND");
 	refused("sandbox", path, 404, "STATEMENT_NOT_FOUND");
 	/* a document promised but never stored */
 	devacct_sql_exec("UPDATE bills SET statement_sha256 = NULL WHERE id = $1", bill2, NULL);
-	r = sbx(&ta, "GET", harness_fmt("/v1/bills/%s/statement", bill2));
-	harness_assert_coded(r, 404, "STATEMENT_NOT_FOUND");
-	harness_resp_free(r);
+	url_refused(&ta, bill2, 404, "STATEMENT_NOT_FOUND");
 	free(path);
 	free(bill);
 	free(bill2);
@@ -356,22 +361,14 @@ START_TEST(bill_not_found)
 	struct tenant anon = { NULL, NULL, NULL };
 	struct harness_resp *r;
 
-	r = sbx(&tb, "GET", harness_fmt("/v1/bills/%s/statement", bill));
-	harness_assert_coded(r, 404, "BILL_NOT_FOUND");
-	harness_resp_free(r);
+	url_refused(&tb, bill, 404, "BILL_NOT_FOUND");
 	path = statement_path(&ta, gone);
 	devacct_sql_exec("UPDATE bills SET deleted_at = now() WHERE id = $1", gone, NULL);
-	r = sbx(&ta, "GET", harness_fmt("/v1/bills/%s/statement", gone));
-	harness_assert_coded(r, 404, "BILL_NOT_FOUND");
-	harness_resp_free(r);
+	url_refused(&ta, gone, 404, "BILL_NOT_FOUND");
 	/* its URL, signed before the delete */
 	refused("sandbox", path, 404, "STATEMENT_NOT_FOUND");
-	r = sbx(&ta, "GET", "/v1/bills/bill_01900000-0000-7000-8000-00000000dead/statement");
-	harness_assert_coded(r, 404, "BILL_NOT_FOUND");
-	harness_resp_free(r);
-	r = sbx(&ta, "GET", "/v1/bills/x'%20OR%201=1/statement");
-	harness_assert_coded(r, 404, "BILL_NOT_FOUND");
-	harness_resp_free(r);
+	url_refused(&ta, "bill_01900000-0000-7000-8000-00000000dead", 404, "BILL_NOT_FOUND");
+	url_refused(&ta, "x'%20OR%201=1", 404, "BILL_NOT_FOUND");
 	r = sbx(&anon, "GET", harness_fmt("/v1/bills/%s/statement", bill));
 	harness_expect(r, 401);
 	harness_resp_free(r);
