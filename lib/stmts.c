@@ -9,6 +9,7 @@
 #include "billers/billers.h"
 #include "bills/bills.h"
 #include "bills/bills_sync.h"
+#include "bills/bills_statement.h"
 #include "core/auth.h"
 #include "core/db.h"
 #include "core/health.h"
@@ -58,6 +59,7 @@ static const struct db_stmt_set *const links_sets[] = {
 static const struct db_stmt_set *const bills_sets[] = {
 	&bills_stmt_set,
 	&bills_sync_stmt_set,	/* issue 11, H2 */
+	&bills_statement_stmt_set,	/* statements (issue 11, H4) */
 	NULL
 };
 static const struct db_stmt_set *const jobs_sets[] = {

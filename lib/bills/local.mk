@@ -2,7 +2,11 @@
 lib_libbds_a_SOURCES += \
 	%reldir%/bills.h \
 	%reldir%/bills_store.c \
-	%reldir%/bills_sync.h %reldir%/bills_sync.c
+	%reldir%/bills_sync.h %reldir%/bills_sync.c \
+	%reldir%/bills_statement.h \
+	%reldir%/bills_statement.c \
+	%reldir%/bills_docs.c \
+	%reldir%/bills_pdf.c
 # issue 11 H1 (bills-read): the read API
 lib_libbds_a_SOURCES += \
 	%reldir%/bills_api.h \

@@ -68,6 +68,10 @@ static const struct centry entries[] = {
 	{ "jobs_retry_schedule", C_STR, F(jobs_retry_schedule), "5,30,120,600,1800" },
 	{ "jobs_poll_ms", C_INT, F(jobs_poll_ms), "1000" },
 	{ "link_url", C_STR, F(link_url), "https://link.bds.example" },
+	/* statements (issue 11, H4) */
+	{ "data_dir", C_STR, F(data_dir), "/var/lib/bds" },
+	{ "api_url", C_STR, F(api_url), "https://api.bds.example" },
+	{ "sandbox_url", C_STR, F(sandbox_url), "https://sandbox.bds.example" },
 };
 #undef F
 #define NENTRIES (sizeof(entries) / sizeof(entries[0]))

@@ -61,6 +61,11 @@ struct config {
 	/* connect flow (issue 10) */
 	char		*link_url;		/* the link host's base URL, no trailing slash:
 						 * connect_url, hosted_url, CORS origin */
+	/* statements (issue 11, H4) */
+	char		*data_dir;		/* documents: <data_dir>/statements/<aa>/<sha256>.pdf,
+						 * written by bds-jobs, served by nginx */
+	char		*api_url;		/* the api host's base URL, no trailing slash */
+	char		*sandbox_url;		/* the sandbox host's: signed statement URLs */
 };
 
 /* Load defaults, file (may be NULL), env. 0 ok; -1 with err filled. */

@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/epoll.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
@@ -167,6 +168,15 @@ put_num(unsigned long long v, FCGX_Stream *out)
 	FCGX_PutStr(d + i, (int)sizeof(d) - i, out);
 }
 
+static int
+own_cache_control(const struct req *r)
+{
+	for (size_t i = 0; i < r->nheaders; i++)
+		if (strcasecmp(r->headers[i].key, "Cache-Control") == 0)
+			return 1;
+	return 0;
+}
+
 /*
  * Status, headers and the body, written in pieces (no formatting: this is
  * on every request's path). Content-Length is always sent, so HEAD (answered
@@ -192,7 +202,10 @@ write_response(struct req *r, FCGX_Request *fr)
 	}
 	PUT_LIT("\r\nX-Request-Id: ", fr->out);
 	FCGX_PutS(r->http.request_id, fr->out);
-	PUT_LIT("\r\nCache-Control: no-store\r\nX-Content-Type-Options: nosniff\r\n", fr->out);
+	/* no-store unless the handler chose its own (one header, not two) */
+	if (!own_cache_control(r))
+		PUT_LIT("\r\nCache-Control: no-store", fr->out);
+	PUT_LIT("\r\nX-Content-Type-Options: nosniff\r\n", fr->out);
 	for (size_t i = 0; i < r->nheaders; i++) {
 		FCGX_PutS(r->headers[i].key, fr->out);
 		PUT_LIT(": ", fr->out);

@@ -22,6 +22,7 @@
 #include "core/log.h"
 #include "core/req.h"
 #include "bills/bills.h"
+#include "bills/bills_statement.h"
 #include "jobs/connectors/connector.h"
 #include "jobs/jobs.h"
 #include "links/links.h"
@@ -123,9 +124,17 @@ jobs_retrieval_run(struct req *r, struct jobs_job *job)
 			return failed(r, job, st);
 		/* Oldest first, so bill ids and change sequence follow statement
 		 * order (the connector answers newest first). */
-		for (size_t i = nst; i-- > 0;)
+		for (size_t i = nst; i-- > 0;) {
 			if (bills_store(r, &bl, acct_id, accts[a].mask, &sts[i], &created) != 0)
 				goto db_fail;
+			/* the statement's PDF, stored and its hash recorded */
+			if (sts[i].has_document && (rc = bills_statement_keep(r, &bl, &sts[i])) != 0) {
+				if (rc == -2)
+					goto db_fail;
+				job->error = "document store failure";
+				return JOBS_RETRY;
+			}
+		}
 	}
 	if ((count = bills_count(r, job->client_id, job->subject_id)) < 0 ||
 	    links_sync_done(r, job->client_id, job->subject_id, count) != 0)

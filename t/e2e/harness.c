@@ -1227,9 +1227,11 @@ static int
 render_nginx(const struct harness_opts *o)
 {
 	char tmpl[H_PATH + 64], nginx_dir[H_PATH + 16], web_root[H_PATH + 16];
-	char ports[HOST__MAX][16], *text, *p;
+	char ports[HOST__MAX][16], *text, *p, data_dir[H_PATH + 16];
 	const char *user = geteuid() == 0 ? "nobody nogroup" : "nobody";
 	int rc, i;
+
+	snprintf(data_dir, sizeof(data_dir), "%s/data", H->dir);
 
 	snprintf(tmpl, sizeof(tmpl), "%s/nginx/bds-dev.conf.in", H->srcdir);
 	snprintf(nginx_dir, sizeof(nginx_dir), "%s/nginx", H->srcdir);
@@ -1251,6 +1253,7 @@ render_nginx(const struct harness_opts *o)
 	str_replace_all(&text, "@RATE_KEY@", o->rate_key);
 	str_replace_all(&text, "@BURST_KEY@", o->burst_key);
 	str_replace_all(&text, "@DOCS_URL@", o->docs_url);
+	str_replace_all(&text, "@DATA_DIR@", data_dir);	/* statements (issue 11) */
 	/* a placeholder left over means the template and harness drifted */
 	for (p = strchr(text, '@'); p != NULL; p = strchr(p + 1, '@')) {
 		size_t n = strspn(p + 1, "ABCDEFGHIJKLMNOPQRSTUVWXYZ_");
@@ -1319,17 +1322,43 @@ write_config(const struct harness_opts *o)
 	    "clients_max = 1000\n"	/* iam slice: suites share one developer */
 	    "drain_timeout = %d\n"
 	    "sql_dir = %s/sql\n"
+	    "data_dir = %s/data\n"	/* statements (issue 11) */
+	    "api_url = %s\n"
+	    "sandbox_url = %s\n"
 	    "%s"
 	    "%s%s",
 	    H->dburl, H->sock,
 	    /* nginx's workers run as nobody:nogroup when we are root */
 	    geteuid() == 0 ? "socket_group = nogroup\n" : "", o->workers, o->body_limit, o->docs_url, H->reqlog,
-	    o->drain_timeout, H->srcdir, mail,
+	    o->drain_timeout, H->srcdir, H->dir, H->base_url[HOST_API],
+	    H->base_url[HOST_SANDBOX], mail,
 	    o->extra_config ? o->extra_config : "",
 	    o->extra_config && *o->extra_config ? "\n" : "");
 	if (n < 0 || (size_t)n >= sizeof(text))
 		return set_err("config text too long");
 	return write_file(H->conf, text, (size_t)n, 0644);
+}
+
+/*
+ * data_dir (statements, issue 11) as an operator sets it up: bds-jobs
+ * writes, nginx's workers read. As root they run as nobody:nogroup, so
+ * the tree's group is nogroup and statements/ is set-group-ID: every
+ * directory and file bds-jobs adds below it (0750 / 0640) is theirs too.
+ */
+static int
+data_dirs(void)
+{
+	char data[H_PATH + 16], st[H_PATH + 32];
+	struct group *gr = geteuid() == 0 ? getgrnam("nogroup") : NULL;
+
+	snprintf(data, sizeof(data), "%s/data", H->dir);
+	snprintf(st, sizeof(st), "%s/statements", data);
+	if (mkdir(data, 0750) == -1 || mkdir(st, 0750) == -1 ||
+	    (gr != NULL && (chown(data, (uid_t)-1, gr->gr_gid) == -1 ||
+	    chown(st, (uid_t)-1, gr->gr_gid) == -1)) ||
+	    chmod(data, 0750) == -1 || chmod(st, 02750) == -1)
+		return set_err("data_dir %s: %s", data, strerror(errno));
+	return 0;
 }
 
 /* Fill the paths and settings in H; create the temp dir. */
@@ -1401,6 +1430,8 @@ prepare(const struct harness_opts *o)
 		return set_err("mkdir %s: %s", H->ngx_prefix, strerror(errno));
 	if (mkdir(H->maildir, 0700) == -1)
 		return set_err("mkdir %s: %s", H->maildir, strerror(errno));
+	if (data_dirs() == -1)
+		return -1;
 
 	for (i = 0; i < HOST__MAX; i++)
 		fds[i] = -1;

@@ -21,3 +21,5 @@ E2E_SUITES += %reldir%/check_e2e_core %reldir%/check_e2e_faults %reldir%/check_e
 E2E_SUITES += %reldir%/check_e2e_bills
 # issue 11, H2: the bills sync
 E2E_SUITES += %reldir%/check_e2e_bills_sync
+# issue 11, H4: statements
+E2E_SUITES += %reldir%/check_e2e_bills_statement

@@ -1,0 +1,198 @@
+/*
+ * Statement documents: the signed URL and its check (DOMAIN.md "Bills and
+ * sync": documents are streamed by nginx after the app checks the signed
+ * URL, never through a FastCGI worker), and what a retrieval records.
+ *
+ * The URL: {api_url | sandbox_url}/v1/statements/{bill_id}?expires=E&sig=S,
+ * the base of the host the call came to (config, never the Host header).
+ *   k = HMAC-SHA256(secret_key, "bds statement url v1")
+ *   S = base64url(HMAC-SHA256(k, bill_id "\n" client_id "\n" host "\n" E))
+ * with host "live" or "sandbox" (BDS_HOST_ENV) and E unix seconds, now +
+ * BILLS_STATEMENT_URL_TTL. The download looks the bill up by id, recomputes
+ * S with the bill's client and its own host, compares in constant time and
+ * only then reads E, so URL_EXPIRED is said only of a genuine URL.
+ */
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "core/arena.h"
+#include "core/config.h"
+#include "core/crypto.h"
+#include "core/db.h"
+#include "core/errors.h"
+#include "core/json.h"
+#include "core/req.h"
+#include "core/validate.h"
+#include "bills/bills.h"
+#include "bills/bills_statement.h"
+
+enum bs_stmt { BS_ATTACH, BS_GET, BS_DOC, BS__MAX };
+
+/* BS_GET columns */
+enum bs_get_col { BG_HAS, BG_SHA, BG__MAX };
+/* BS_DOC columns */
+enum bs_doc_col { BD_CLIENT, BD_SHA, BD_NUMBER, BD_LIVE, BD__MAX };
+
+static struct db_stmt stmts[BS__MAX] = {
+	/* the hash only: no seq, no updated_at (nothing a sync would carry) */
+	[BS_ATTACH] = { "bills_statement_attach",
+	    "UPDATE bills SET statement_sha256 = $4"
+	    " WHERE client_id = $1 AND link_id = $2 AND statement_ref = $3"
+	    "   AND statement_sha256 IS DISTINCT FROM $4", 0 },
+	[BS_GET] = { "bills_statement_get",
+	    "SELECT has_statement, statement_sha256 FROM bills"
+	    " WHERE client_id = $1 AND id = $2 AND environment = $3 AND deleted_at IS NULL", 0 },
+	/* no credential yet: by id (bills_by_id); the signature names the client */
+	[BS_DOC] = { "bills_statement_doc",
+	    "SELECT client_id, statement_sha256, bill_number,"
+	    "       has_statement AND deleted_at IS NULL"
+	    "  FROM bills WHERE id = $1", 0 },
+};
+
+const struct db_stmt_set bills_statement_stmt_set = { "bills_statement", stmts, BS__MAX };
+
+const struct vfield bills_statement_download_query[] = {
+	{ "expires", NULL, VT_INT, V_REQUIRED, 1, 0 },
+	{ "sig", NULL, VT_STRING, V_REQUIRED, 1, 128 },
+	{ NULL }
+};
+
+int
+bills_statement_attach(struct req *r, const char *client_id, const char *link_id,
+    const char *statement_ref, const char *sha)
+{
+	const char *p[4] = { client_id, link_id, statement_ref, sha };
+
+	return db_exec(r->db, r->arena, &stmts[BS_ATTACH], 4, p) == NULL ? -1 : 0;
+}
+
+int
+bills_statement_keep(struct req *r, const struct bills_link *l, const struct bills_statement *st)
+{
+	unsigned char *pdf;
+	const char *sha;
+	size_t len;
+
+	pdf = bills_pdf_render(r->arena, l->biller_name, st, &len);
+	if ((sha = bills_docs_put(r->arena, r->cfg, pdf, len)) == NULL)
+		return -1;
+	return bills_statement_attach(r, l->client_id, l->link_id, st->ref, sha) == 0 ? 0 : -2;
+}
+
+/* The host a request came to, as signed: "live" or "sandbox". */
+static const char *
+host_of(const struct req *r)
+{
+	return r->http.host_env != NULL && strcmp(r->http.host_env, "sandbox") == 0 ?
+	    "sandbox" : "live";
+}
+
+/* S for one bill, client, host and expiry (arena). */
+static const char *
+url_sig(struct req *r, const char *bill_id, const char *client_id, const char *host,
+    long long expires)
+{
+	static const char purpose[] = "bds statement url v1";
+	unsigned char k[32], mac[32];
+	const char *msg;
+
+	crypto_hmac_sha256(r->cfg->secret_key, sizeof(r->cfg->secret_key), purpose,
+	    sizeof(purpose) - 1, k);
+	msg = arena_printf(r->arena, "%s\n%s\n%s\n%lld", bill_id, client_id, host, expires);
+	crypto_hmac_sha256(k, sizeof(k), msg, strlen(msg), mac);
+	return crypto_b64url_encode(r->arena, mac, sizeof(mac));
+}
+
+static int
+bill_not_found(struct req *r, const char *id)
+{
+	return api_error(r, 404, "BILL_NOT_FOUND", NULL, "no bill %s", id);
+}
+
+int
+bills_statement_get(struct req *r, struct json_object *out)
+{
+	const char *id = req_cap(r, "id"), *p[3] = { r->client_id, id, r->env };
+	const char *host = host_of(r), *base, *sig;
+	long long expires = (long long)time(NULL) + BILLS_STATEMENT_URL_TTL;
+	time_t t = (time_t)expires;
+	char iso[32];
+	struct tm tm;
+	PGresult *res;
+
+	if (!crypto_id_valid(id, "bill", 0))
+		return bill_not_found(r, id);
+	if ((res = db_exec(r->db, r->arena, &stmts[BS_GET], 3, p)) == NULL)
+		return api_db_error(r);
+	if (PQntuples(res) != 1)
+		return bill_not_found(r, id);
+	if (strcmp(PQgetvalue(res, 0, BG_HAS), "t") != 0 || PQgetisnull(res, 0, BG_SHA))
+		return api_error(r, 404, "STATEMENT_NOT_FOUND", NULL,
+		    "bill %s has no statement document", id);
+	base = strcmp(host, "sandbox") == 0 ? r->cfg->sandbox_url : r->cfg->api_url;
+	sig = url_sig(r, id, r->client_id, host, expires);
+	gmtime_r(&t, &tm);
+	strftime(iso, sizeof(iso), "%Y-%m-%dT%H:%M:%S.000Z", &tm);
+	json_set_str(out, "url", arena_printf(r->arena, "%s/v1/statements/%s?expires=%lld&sig=%s",
+	    base, id, expires, sig));
+	json_set_str(out, "expires_at", iso);
+	return 200;
+}
+
+/* A download file name: the bill number (or id), [A-Za-z0-9._-] kept,
+ * anything else '_' (no quote, no CR/LF can reach the header). */
+static const char *
+file_name(struct arena *a, const char *number, const char *id)
+{
+	char *s = arena_printf(a, "%.100s", number != NULL && *number != '\0' ? number : id);
+
+	for (char *c = s; *c != '\0'; c++)
+		if (!((*c >= 'A' && *c <= 'Z') || (*c >= 'a' && *c <= 'z') ||
+		    (*c >= '0' && *c <= '9') || *c == '.' || *c == '_' || *c == '-'))
+			*c = '_';
+	return s;
+}
+
+static int
+bad_sig(struct req *r)
+{
+	return api_error(r, 403, "INVALID_SIGNATURE", "ask GET /v1/bills/{id}/statement for a new URL",
+	    "the statement URL's signature is not valid");
+}
+
+int
+bills_statement_download(struct req *r, struct json_object *out)
+{
+	const char *id = req_cap(r, "id"), *p[1] = { id };
+	const char *sig = json_get_str(r->query, "sig"), *sha;
+	long long expires = json_get_int(r->query, "expires", 0);
+	PGresult *res;
+
+	(void)out;
+	if (!crypto_id_valid(id, "bill", 0))
+		return bad_sig(r);
+	if ((res = db_exec(r->db, r->arena, &stmts[BS_DOC], 1, p)) == NULL)
+		return api_db_error(r);
+	if (PQntuples(res) != 1 || sig == NULL ||
+	    !crypto_ct_streq(url_sig(r, id, PQgetvalue(res, 0, BD_CLIENT), host_of(r), expires),
+	    sig))
+		return bad_sig(r);
+	if (expires < (long long)time(NULL))
+		return api_error(r, 403, "URL_EXPIRED", "ask GET /v1/bills/{id}/statement for a new URL",
+		    "the statement URL expired");
+	sha = PQgetisnull(res, 0, BD_SHA) ? NULL : PQgetvalue(res, 0, BD_SHA);
+	if (sha == NULL || strlen(sha) != 64 || strcmp(PQgetvalue(res, 0, BD_LIVE), "t") != 0)
+		return api_error(r, 404, "STATEMENT_NOT_FOUND", NULL,
+		    "bill %s has no statement document", id);
+	/* nginx serves the file from its internal location; no body here */
+	req_header_add(r, "X-Accel-Redirect", arena_printf(r->arena, "/_statements/%.2s/%s.pdf",
+	    sha, sha));
+	req_header_add(r, "Content-Type", "application/pdf");
+	req_header_add(r, "Content-Disposition", arena_printf(r->arena,
+	    "attachment; filename=\"%s.pdf\"", file_name(r->arena,
+	    PQgetisnull(res, 0, BD_NUMBER) ? NULL : PQgetvalue(res, 0, BD_NUMBER), id)));
+	req_header_add(r, "Cache-Control", "private, no-store");
+	r->out = NULL;
+	return 200;
+}
