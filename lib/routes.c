@@ -98,11 +98,11 @@ const struct route routes[] = {
 	{ M_POST,  "/v1/sandbox/links/{id}/advance",        AUTH_KEY,  NULL,                       NULL, links_sandbox_advance,    ROUTE_SANDBOX | ROUTE_TX },
 
 	/* bills sync (issue 11, H2: lib/bills/bills_sync.c) */
-	{ M_GET,   "/v1/account-links/{link_id}/bills/sync", AUTH_KEY, NULL,                       bills_sync_query, bills_sync, 0 },
+	{ M_GET,   "/v1/account-links/{link_id}/bills/sync", AUTH_KEY | AUTH_LINK, NULL,                       bills_sync_query, bills_sync, 0 },
 
 	/* statement documents (lib/bills/bills_statement.c): the download's
 	 * signature is its credential; nginx streams the file */
-	{ M_GET,   "/v1/bills/{id}/statement",              AUTH_KEY,  NULL,                       NULL, bills_statement_get,      0 },
+	{ M_GET,   "/v1/bills/{id}/statement",              AUTH_KEY | AUTH_LINK, NULL,                       NULL, bills_statement_get,      0 },
 	{ M_GET,   "/v1/statements/{id}",                   AUTH_NONE, NULL,                       bills_statement_download_query, bills_statement_download, 0 },
 	/* the connect flow (lib/links/links_tokens.c, links_sessions.c,
 	 * links_exchange.c): the ticket call's bearer is the link token and the

@@ -42,7 +42,8 @@ static struct db_stmt stmts[BS__MAX] = {
 	    "   AND statement_sha256 IS DISTINCT FROM $4", 0 },
 	[BS_GET] = { "bills_statement_get",
 	    "SELECT has_statement, statement_sha256 FROM bills"
-	    " WHERE client_id = $1 AND id = $2 AND environment = $3 AND deleted_at IS NULL", 0 },
+	    " WHERE client_id = $1 AND id = $2 AND environment = $3 AND deleted_at IS NULL"
+	    "   AND ($4::text IS NULL OR link_id = $4::text)", 0 },
 	/* no credential yet: by id (bills_by_id); the signature names the client */
 	[BS_DOC] = { "bills_statement_doc",
 	    "SELECT client_id, statement_sha256, bill_number,"
@@ -113,7 +114,8 @@ bill_not_found(struct req *r, const char *id)
 int
 bills_statement_get(struct req *r, struct json_object *out)
 {
-	const char *id = req_cap(r, "id"), *p[3] = { r->client_id, id, r->env };
+	/* a link access token (r->link_id) sees its link's bills only */
+	const char *id = req_cap(r, "id"), *p[4] = { r->client_id, id, r->env, r->link_id };
 	const char *host = host_of(r), *base, *sig;
 	long long expires = (long long)time(NULL) + BILLS_STATEMENT_URL_TTL;
 	time_t t = (time_t)expires;
@@ -123,7 +125,7 @@ bills_statement_get(struct req *r, struct json_object *out)
 
 	if (!crypto_id_valid(id, "bill", 0))
 		return bill_not_found(r, id);
-	if ((res = db_exec(r->db, r->arena, &stmts[BS_GET], 3, p)) == NULL)
+	if ((res = db_query(r, &stmts[BS_GET], 4, p)) == NULL)
 		return api_db_error(r);
 	if (PQntuples(res) != 1)
 		return bill_not_found(r, id);

@@ -160,7 +160,9 @@ link_or_reply(struct req *r, const char *id, const char **link_id, long long *la
 	if (strcmp(PQgetvalue(res, 0, LK_CLIENT_ID), r->client_id) != 0)
 		return api_error(r, 403, "CLIENT_ID_MISMATCH", NULL,
 		    "link %s belongs to another client", id);
-	if (strcmp(PQgetvalue(res, 0, LK_ENVIRONMENT), r->env) != 0)
+	/* another environment's, or not the link a link access token names */
+	if (strcmp(PQgetvalue(res, 0, LK_ENVIRONMENT), r->env) != 0 ||
+	    (r->link_id != NULL && strcmp(r->link_id, p[0]) != 0))
 		return api_error(r, 404, "LINK_NOT_FOUND", NULL, "no link %s", id);
 	*link_id = p[0];
 	*last = strtoll(PQgetvalue(res, 0, LK_LAST_SEQ), NULL, 10);

@@ -515,6 +515,33 @@ END_TEST
 
 /* A REVOKED link's token: refused even if its row were kept; DELETE
  * /v1/links/{id} drops the rows too. Its own tenant: nothing else moves. */
+/* A link access token syncs and fetches statements of its own link only. */
+START_TEST(link_token_scope)
+{
+	char *own = bill_of(ta.good.id, 0), *sibling = bill_of(ta.multi.id, 0);
+	struct harness_resp *r;
+
+	r = get(ta.good.token, "sandbox",
+	    harness_fmt("/v1/account-links/%s/bills/sync", ta.good.id));
+	harness_expect(r, 200);
+	ck_assert_int_eq(json_object_array_length(devacct_json(r, "data.added")), 12);
+	harness_resp_free(r);
+	coded(ta.good.token, "sandbox", harness_fmt("/v1/account-links/%s/bills/sync",
+	    ta.multi.id), 404, "LINK_NOT_FOUND");
+	coded(ta.good.token, "sandbox", harness_fmt("/v1/account-links/%s/bills/sync",
+	    tb.good.id), 403, "CLIENT_ID_MISMATCH");
+
+	r = get(ta.good.token, "sandbox", harness_fmt("/v1/bills/%s/statement", own));
+	harness_expect(r, 200);
+	ck_assert_ptr_nonnull(devacct_str(r, "url"));
+	harness_resp_free(r);
+	coded(ta.good.token, "sandbox", harness_fmt("/v1/bills/%s/statement", sibling), 404,
+	    "BILL_NOT_FOUND");
+	free(own);
+	free(sibling);
+}
+END_TEST
+
 START_TEST(revoked_link_token)
 {
 	struct tenant t;
@@ -813,6 +840,7 @@ bills_suite(void)
 	tcase_add_test(tc, list_errors);
 	tcase_add_test(tc, get_by_key);
 	tcase_add_test(tc, get_by_link_token);
+	tcase_add_test(tc, link_token_scope);
 	tcase_add_test(tc, revoked_link_token);
 	tcase_add_test(tc, payments);
 	tcase_add_test(tc, deleted_bill);
