@@ -373,7 +373,7 @@ auth_query(struct req *r, struct db_stmt *s, int nparams, const char *const *par
 	if (res == NULL && guard_failed)
 		key_refused(r);
 	if (res != NULL || guard_failed)
-		r->key_unconfirmed = r->secret_id;
+		r->key_unconfirmed = NULL;
 	return res;
 }
 
