@@ -5,6 +5,7 @@
 #include <stddef.h>
 
 #include "billers/billers.h"
+#include "bills/bills_status.h"	/* issue 11 H3 */
 #include "events/activity.h"
 #include "iam/iam_clients.h"
 #include "core/health.h"
@@ -90,6 +91,9 @@ const struct route routes[] = {
 	{ M_POST,  "/v1/sandbox/account-links",             AUTH_KEY,  links_sandbox_create_fields, NULL, links_sandbox_create,    ROUTE_SANDBOX | ROUTE_IDEM },
 	{ M_POST,  "/v1/sandbox/links/{id}/reset-login",    AUTH_KEY,  NULL,                       NULL, links_sandbox_reset_login, ROUTE_SANDBOX | ROUTE_TX },
 	{ M_POST,  "/v1/sandbox/links/{id}/advance",        AUTH_KEY,  NULL,                       NULL, links_sandbox_advance,    ROUTE_SANDBOX | ROUTE_TX },
+
+	/* issue 11 H3: the bill status lifecycle (lib/bills/bills_status.c) */
+	{ M_POST,  "/v1/bills/{id}/mark-paid",              AUTH_KEY,  bills_mark_paid_fields,     NULL, bills_mark_paid,          ROUTE_IDEM },
 
 	/* the connect flow (lib/links/links_tokens.c, links_sessions.c,
 	 * links_exchange.c): the ticket call's bearer is the link token and the

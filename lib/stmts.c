@@ -8,6 +8,7 @@
 
 #include "billers/billers.h"
 #include "bills/bills.h"
+#include "bills/bills_status.h"	/* issue 11 H3 */
 #include "core/auth.h"
 #include "core/db.h"
 #include "core/health.h"
@@ -54,6 +55,10 @@ static const struct db_stmt_set *const links_sets[] = {
 static const struct db_stmt_set *const bills_sets[] = {
 	&bills_stmt_set, NULL
 };
+/* issue 11 H3: the bill status lifecycle */
+static const struct db_stmt_set *const bills_status_sets[] = {
+	&bills_status_stmt_set, NULL
+};
 static const struct db_stmt_set *const jobs_sets[] = {
 	&jobs_stmt_set, NULL
 };
@@ -68,5 +73,6 @@ const struct db_module db_modules[] = {
 	{ "links", links_sets },
 	{ "bills", bills_sets },
 	{ "jobs", jobs_sets },
+	{ "bills_status", bills_status_sets },	/* issue 11 H3 */
 	{ NULL, NULL }
 };

@@ -2,3 +2,7 @@
 lib_libbds_a_SOURCES += \
 	%reldir%/bills.h \
 	%reldir%/bills_store.c
+# issue 11 H3: the status lifecycle
+lib_libbds_a_SOURCES += \
+	%reldir%/bills_status.h \
+	%reldir%/bills_status.c
