@@ -365,7 +365,7 @@ bills_payment_store(struct req *r, const struct bills_link *l, const char *accou
 {
 	const char *status = p->status != NULL ? p->status : "posted";
 	const char *q[13] = { l->client_id, l->link_id, p->ref };
-	const char *id, *bill = NULL;
+	const char *id, *bill = NULL, *why;
 	struct json_object *o;
 	char amount[24];
 	PGresult *res;
@@ -425,7 +425,7 @@ bills_payment_store(struct req *r, const struct bills_link *l, const char *accou
 	if ((res = db_exec(r->db, r->arena, &stmts[BP_JSON], 2, q)) == NULL ||
 	    PQntuples(res) != 1 ||
 	    (o = json_parse(r->arena, PQgetvalue(res, 0, 0), (size_t)PQgetlength(res, 0, 0),
-	    NULL)) == NULL)
+	    &why)) == NULL)
 		return -1;
 	return events_emit(r, l->client_id, l->environment, "payment.observed", o, NULL) ==
 	    NULL ? -1 : 1;

@@ -17,3 +17,5 @@ E2E_SUITES += %reldir%/check_e2e_core %reldir%/check_e2e_faults %reldir%/check_e
 	%reldir%/check_e2e_billers \
 	%reldir%/check_e2e_links \
 	%reldir%/check_e2e_connect %reldir%/check_e2e_sandbox_links
+# issue 11 H3: the bill status lifecycle
+E2E_SUITES += %reldir%/check_e2e_bills_status
