@@ -115,6 +115,28 @@ tenant_free(struct tenant *t)
 	free(t->link);
 }
 
+static void deliver(struct tenant *, size_t);
+static char *bill_of(const struct tenant *, const char *);
+
+/* tenant_new, its first retrieval's 34 deliveries taken (12 bill.created,
+ * 11 bill.updated paid, 11 payment.observed); the September bill's id
+ * (malloc'ed) and total (cents). */
+static char *
+tenant_retrieved(struct tenant *t, const char *username, long long *total)
+{
+	char *sept;
+
+	tenant_new(t, username);
+	deliver(t, 34);
+	t->seen = 34;
+	sept = bill_of(t, "2026-09");
+	ck_assert_ptr_nonnull(sept);
+	if (total != NULL)
+		*total = devacct_sql_int("SELECT total_minor FROM bills WHERE id = $1", sept,
+		    NULL);
+	return sept;
+}
+
 /* bds-deliver until the receiver holds exactly seen + n more requests. */
 static void
 deliver(struct tenant *t, size_t n)
@@ -310,13 +332,10 @@ START_TEST(user_paid_one_update)
 	struct json_object *o;
 	char *sept;
 
-	tenant_new(&t, "user_paid");
+	sept = tenant_retrieved(&t, "user_paid", NULL);
 	ck_assert_int_eq(events_of(&t, "bill.created"), 12);
 	ck_assert_int_eq(events_of(&t, "bill.updated"), 11);
 	ck_assert_int_eq(events_of(&t, "payment.observed"), 11);
-	deliver(&t, 34);
-	t.seen = 34;
-	sept = bill_of(&t, "2026-09");
 	advance(&t);
 	deliver(&t, 1);
 	o = next_updated(&t, sept, "paid", "PAID");
@@ -348,11 +367,7 @@ START_TEST(user_partial_payment_observed)
 	char type[64], *sept, *v;
 	long long total;
 
-	tenant_new(&t, "user_partial");
-	deliver(&t, 34);
-	t.seen = 34;
-	sept = bill_of(&t, "2026-09");
-	total = devacct_sql_int("SELECT total_minor FROM bills WHERE id = $1", sept, NULL);
+	sept = tenant_retrieved(&t, "user_partial", &total);
 	advance(&t);
 	deliver(&t, 2);
 	o = next_updated(&t, sept, "partially_paid", "PARTIALLY_PAID");
@@ -402,10 +417,7 @@ START_TEST(user_reverted_through_reconcile)
 	struct json_object *o;
 	char type[64], *sept, *oct;
 
-	tenant_new(&t, "user_reverted");
-	deliver(&t, 34);
-	t.seen = 34;
-	sept = bill_of(&t, "2026-09");
+	sept = tenant_retrieved(&t, "user_reverted", NULL);
 	advance(&t);
 	deliver(&t, 1);
 	o = next_updated(&t, sept, "paid", "PAID");
@@ -517,13 +529,9 @@ START_TEST(mark_paid_route)
 	long long total;
 	size_t i;
 
-	tenant_new(&t, "user_good");
+	sept = tenant_retrieved(&t, "user_good", &total);
 	tenant_new(&other, "user_good");
-	deliver(&t, 34);
-	t.seen = 34;
-	sept = bill_of(&t, "2026-09");
 	aug = bill_of(&t, "2026-08");
-	total = devacct_sql_int("SELECT total_minor FROM bills WHERE id = $1", sept, NULL);
 
 	r = mark_paid(&t, "bill_01900000-0000-7000-8000-000000000099", NULL, NULL);
 	harness_assert_coded(r, 404, "BILL_NOT_FOUND");
@@ -637,11 +645,7 @@ START_TEST(payments_match_and_reverse)
 	char type[64], *sept, *obp;
 	long long total;
 
-	tenant_new(&t, "user_paid");
-	deliver(&t, 34);
-	t.seen = 34;
-	sept = bill_of(&t, "2026-09");
-	total = devacct_sql_int("SELECT total_minor FROM bills WHERE id = $1", sept, NULL);
+	sept = tenant_retrieved(&t, "user_paid", &total);
 	p.ref = "ext-1";
 	p.paid_at = "2026-10-10T00:00:00Z";
 	p.amount.minor = total;
@@ -726,10 +730,7 @@ START_TEST(refreshed_and_withdrawn)
 	size_t n;
 	int created, pass;
 
-	tenant_new(&t, "user_good");
-	deliver(&t, 34);
-	t.seen = 34;
-	sept = bill_of(&t, "2026-09");
+	sept = tenant_retrieved(&t, "user_good", NULL);
 	acct = devacct_sql_value("SELECT account_id FROM bills WHERE id = $1", sept, NULL);
 	l = link_of(&t);
 	for (pass = 0; pass < 2; pass++) {
