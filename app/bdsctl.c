@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "billers/billers.h"
+#include "bills/bills_status.h"
 #include "core/arena.h"
 #include "core/config.h"
 #include "core/db.h"
@@ -215,15 +216,20 @@ cmd_jobs(const struct config *cfg, struct db *d, struct arena *a, int argc,
 		{ "secrets of expired connect sessions", links_sessions_sweep },
 	};
 	int rc = 0;
+	long long n;
 
 	for (size_t i = 0; i < sizeof(jobs) / sizeof(jobs[0]); i++) {
-		long long n = jobs[i].sweep(d, a);
-
+		n = jobs[i].sweep(d, a);
 		if (n >= 0)
 			printf("jobs: %s removed: %lld\n", jobs[i].what, n);
 		else
 			rc = failed(d, jobs[i].what);
 	}
+	/* the nightly reconciliation: each link at most once a day */
+	if ((n = bills_reconcile_enqueue(d, a)) >= 0)
+		printf("jobs: links queued for reconciliation: %lld\n", n);
+	else
+		rc = failed(d, "reconciliation");
 	return rc;
 }
 
@@ -240,16 +246,28 @@ cmd_billers(const struct config *cfg, struct db *d, struct arena *a, int argc,
 	return 2;
 }
 
+/* bills revert ID: an operator's status_reverted manual_admin. */
+static int
+cmd_bills(const struct config *cfg, struct db *d, struct arena *a, int argc,
+    char **argv)
+{
+	if (argc == 2 && strcmp(argv[0], "revert") == 0)
+		return bills_revert_admin(cfg, d, a, argv[1]) == 0 ? 0 : 1;
+	fprintf(stderr, "usage: bdsctl bills revert ID\n");
+	return 2;
+}
+
 static const struct cmd cmds[] = {
 	{ "migrate", "apply sql/NNN_*.sql not yet applied, each in a transaction", cmd_migrate },
 	{ "seed", "load development data (sql/seed/NNN_*.sql, idempotent)", cmd_seed },
-	{ "jobs", "batch work run every minute (expiry of keys, throttles, sessions, events)", cmd_jobs },
+	{ "jobs", "batch work run every minute (expiry of keys, throttles, sessions, events; reconciliation)", cmd_jobs },
 	{ "legal", "legal add KIND VERSION DATE | legal list: the sign-up registry", cmd_legal },
 	{ "live-access", "live-access list | approve USER | deny USER [REASON]", cmd_live_access },
 	{ "billing", "billing done USER: mark billing set up", cmd_billing },
 	{ "signin-alerts", "accounts past the account-wide sign-in ceiling (alerted, not locked)",
 	  cmd_signin_alerts },
 	{ "billers", "billers import FILE | set-status ID STATUS: the biller catalog", cmd_billers },
+	{ "bills", "bills revert ID: a PAID or PARTIALLY_PAID bill back to PENDING", cmd_bills },
 };
 
 static void

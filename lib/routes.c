@@ -5,9 +5,10 @@
 #include <stddef.h>
 
 #include "billers/billers.h"
-/* bills sync (issue 11, H2) */
-#include "bills/bills_sync.h"
+#include "bills/bills_api.h"
 #include "bills/bills_statement.h"
+#include "bills/bills_status.h"
+#include "bills/bills_sync.h"
 #include "events/activity.h"
 #include "iam/iam_clients.h"
 #include "core/health.h"
@@ -15,11 +16,8 @@
 #include "links/links.h"
 #include "core/router.h"
 #include "links/links_connect.h"
-#include "webhooks/webhooks.h"
-/* issue 11 H1 (bills-read) */
-#include "bills/bills_api.h"
 #include "links/links_auth.h"
-
+#include "webhooks/webhooks.h"
 
 const struct route routes[] = {
 	/* method  pattern                                  auth       body                        query handler                   flags */
@@ -97,13 +95,20 @@ const struct route routes[] = {
 	{ M_POST,  "/v1/sandbox/links/{id}/reset-login",    AUTH_KEY,  NULL,                       NULL, links_sandbox_reset_login, ROUTE_SANDBOX | ROUTE_TX },
 	{ M_POST,  "/v1/sandbox/links/{id}/advance",        AUTH_KEY,  NULL,                       NULL, links_sandbox_advance,    ROUTE_SANDBOX | ROUTE_TX },
 
-	/* bills sync (issue 11, H2: lib/bills/bills_sync.c) */
-	{ M_GET,   "/v1/account-links/{link_id}/bills/sync", AUTH_KEY | AUTH_LINK, NULL,                       bills_sync_query, bills_sync, 0 },
-
-	/* statement documents (lib/bills/bills_statement.c): the download's
-	 * signature is its credential; nginx streams the file */
-	{ M_GET,   "/v1/bills/{id}/statement",              AUTH_KEY | AUTH_LINK, NULL,                       NULL, bills_statement_get,      0 },
+	/* bills (lib/bills/): the read API (bills_api.c), the delta sync
+	 * (bills_sync.c), statement documents (bills_statement.c: the
+	 * download's signature is its credential, nginx streams the file) and
+	 * the status a client reports (bills_status.c). AUTH_LINK: the link's
+	 * access token, which sees its link's bills only */
+	{ M_GET,   "/v1/bills",                             AUTH_KEY,  NULL,                       bills_list_query, bills_list, 0 },
+	{ M_GET,   "/v1/bills/{id}",                        AUTH_KEY | AUTH_LINK, NULL,            NULL, bills_get,                0 },
+	{ M_GET,   "/v1/bills/{id}/payments",               AUTH_KEY,  NULL,                       bills_payments_query, bills_payments, 0 },
+	{ M_POST,  "/v1/bills/{id}/mark-paid",              AUTH_KEY,  bills_mark_paid_fields,     NULL, bills_mark_paid,          ROUTE_IDEM },
+	{ M_GET,   "/v1/bills/{id}/statement",              AUTH_KEY | AUTH_LINK, NULL,            NULL, bills_statement_get,      0 },
 	{ M_GET,   "/v1/statements/{id}",                   AUTH_NONE, NULL,                       bills_statement_download_query, bills_statement_download, 0 },
+	{ M_GET,   "/v1/account-links/{link_id}/bills/sync", AUTH_KEY | AUTH_LINK, NULL,            bills_sync_query, bills_sync, 0 },
+	{ M_GET,   "/v1/account-links/{link_id}/payments",  AUTH_KEY,  NULL,                       bills_payments_query, bills_link_payments, 0 },
+
 	/* the connect flow (lib/links/links_tokens.c, links_sessions.c,
 	 * links_exchange.c): the ticket call's bearer is the link token and the
 	 * session routes' the session token (or the link token), both resolved
@@ -118,17 +123,9 @@ const struct route routes[] = {
 	{ M_GET,   "/v1/link-sessions/current",             AUTH_NONE, NULL,                       NULL, links_session_current,    ROUTE_CORS },
 	{ M_POST,  "/v1/link-sessions/mfa",                 AUTH_NONE, links_session_mfa_fields,   NULL, links_session_mfa,        ROUTE_TX | ROUTE_CORS },
 	{ M_POST,  "/v1/link-sessions/exit",                AUTH_NONE, links_session_exit_fields,  NULL, links_session_exit,       ROUTE_TX | ROUTE_CORS },
-
-	/* issue 11 H1 (bills-read): the bill read API (lib/bills/bills_api.c);
-	 * GET /v1/bills/{id} also takes the link's access token (AUTH_LINK) */
-	{ M_GET,   "/v1/bills",                             AUTH_KEY,  NULL,                       bills_list_query, bills_list, 0 },
-	{ M_GET,   "/v1/bills/{id}",                        AUTH_KEY | AUTH_LINK, NULL,            NULL, bills_get,                0 },
-	{ M_GET,   "/v1/bills/{id}/payments",               AUTH_KEY,  NULL,                       bills_payments_query, bills_payments, 0 },
-	{ M_GET,   "/v1/account-links/{link_id}/payments",  AUTH_KEY,  NULL,                       bills_payments_query, bills_link_payments, 0 },
-	/* end issue 11 H1 */
 };
 const size_t routes_count = sizeof(routes) / sizeof(routes[0]);
 /* CORS of the ROUTE_CORS routes: the connect flow's origins */
 int (*const routes_cors_allow)(struct req *, const char *) = links_connect_cors_allow;
-/* issue 11 H1 (bills-read): AUTH_LINK, the link access token */
+/* AUTH_LINK: the link access token (bds_lat_) */
 int (*const routes_link_auth)(struct req *, const char *) = links_auth_token;

@@ -10,6 +10,7 @@
 #include "bills/bills.h"
 #include "bills/bills_sync.h"
 #include "bills/bills_statement.h"
+#include "bills/bills_status.h"	/* issue 11 H3 */
 #include "core/auth.h"
 #include "core/db.h"
 #include "core/health.h"
@@ -62,6 +63,10 @@ static const struct db_stmt_set *const bills_sets[] = {
 	&bills_statement_stmt_set,	/* statements (issue 11, H4) */
 	NULL
 };
+/* issue 11 H3: the bill status lifecycle */
+static const struct db_stmt_set *const bills_status_sets[] = {
+	&bills_status_stmt_set, NULL
+};
 static const struct db_stmt_set *const jobs_sets[] = {
 	&jobs_stmt_set, NULL
 };
@@ -81,5 +86,6 @@ const struct db_module db_modules[] = {
 	{ "bills", bills_sets },
 	{ "jobs", jobs_sets },
 	{ "bills-read", bills_read_sets },	/* issue 11 H1 */
+	{ "bills_status", bills_status_sets },	/* issue 11 H3 */
 	{ NULL, NULL }
 };

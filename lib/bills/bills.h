@@ -34,10 +34,13 @@ struct bills_statement {
 	struct bills_usage *usage;
 	size_t		 nusage;
 	int		 has_document;
+	int		 revision;		/* the biller's revision (PORTAL.md); 0: not given (1) */
+	int		 withdrawn;		/* the biller withdrew it: the bill is deleted */
 };
 
 struct bills_payment {
-	const char	*ref, *account_ref, *paid_at, *statement_ref;
+	const char	*ref, *account_ref, *paid_at, *statement_ref;	/* statement_ref may be NULL */
+	const char	*status;		/* posted, reversed (NULL: posted) */
 	struct bills_money amount;
 };
 
@@ -50,9 +53,14 @@ struct bills_link {
  * Store one statement of a link's account (upsert by statement ref) in the
  * caller's transaction: a new bill gets the next seq, emits bill.created
  * (data.object: id, object "bill", user_id, biller_id, status) and, when
- * created PAID, bill.updated change paid; an existing bill whose status or
- * figures changed gets the next seq (emits bill.updated paid/partially_paid
- * when the status moves to those; other status events are issue 11's).
+ * created PAID, bill.updated change paid. An existing bill whose figures
+ * or reported status changed gets the next seq and one bill.updated
+ * (bills_status.h): a move of the status the portal reports (paid,
+ * partially_paid, or status_reverted next_statement_shows_balance when it
+ * reports PENDING again), else statement_refreshed when the figures or the
+ * revision changed. The status moves only when the portal's report
+ * changed, so a bill reverted here or marked paid by the client keeps its
+ * status against the same report. A withdrawn statement is bills_withdraw.
  * *created = 1 when new. 0 ok, -1 database failure.
  */
 int	 bills_store(struct req *r, const struct bills_link *l, const char *account_id,
@@ -66,6 +74,16 @@ int	 bills_store(struct req *r, const struct bills_link *l, const char *account_
  */
 int	 bills_delete(struct req *r, const char *client_id, const char *link_id,
 	    const char *bill_id);
+/* The statement ref of a link withdrawn by the biller: bills_delete of
+ * its bill when stored. 1 deleted, 0 nothing to delete, -1 failure. */
+int	 bills_withdraw(struct req *r, const struct bills_link *l, const char *statement_ref);
+/*
+ * Lock the link's change sequence (the first step of every write to its
+ * bills, in the caller's transaction): the last number taken, as text in
+ * the arena, or NULL on failure. bills_link_next takes the next one.
+ */
+const char *bills_link_lock(struct req *r, const char *client_id, const char *link_id);
+const char *bills_link_next(struct req *r, const char *client_id, const char *link_id);
 /* Bills of a link that are not deleted: count, -1 on failure. */
 long long bills_count(struct req *r, const char *client_id, const char *link_id);
 

@@ -20,6 +20,7 @@
 #include "core/req.h"
 #include "events/events.h"
 #include "bills/bills.h"
+#include "bills/bills_status.h"
 
 enum bills_stmt {
 	BILLS_LOCK,
@@ -29,24 +30,29 @@ enum bills_stmt {
 	BILLS_UPDATE,
 	BILLS_COUNT,
 	BILLS_DELETE,
+	BILLS_BY_REF,
 	BILLS__MAX
 };
 
-/* The figures a statement sets, $4..$20, in one order for find, insert,
- * update: status, currency, total, amount_due, previous_balance, due_date,
+/* The figures a statement sets, $4..$18, in one order for find, insert,
+ * update: currency, total, amount_due, previous_balance, due_date,
  * statement_date, period_start, period_end, bill_number, mask, line_items,
- * usage, paid_at, paid_reason, has_statement, account_id. */
+ * usage, has_statement, account_id, revision. Then $19 the status the
+ * portal reports, $20 the seq, $21 paid_at, $22 paid_reason (the report's;
+ * the bill's own status, paid_at and paid_reason move in bills_status.c). */
 #define BILLS_FIGS \
-	"status, currency, total_minor, amount_due_minor, previous_balance_minor," \
+	"currency, total_minor, amount_due_minor, previous_balance_minor," \
 	" due_date, statement_date, period_start, period_end, bill_number," \
-	" account_number_mask, line_items, usage, paid_at, paid_reason, has_statement," \
-	" account_id"
+	" account_number_mask, line_items, usage, has_statement, account_id, revision"
 #define BILLS_VALS \
-	"$4::text, $5::text, $6::bigint, $7::bigint, $8::bigint, $9::date, $10::date," \
-	" $11::date, $12::date, $13::text, $14::text, $15::jsonb, $16::jsonb," \
-	" $17::timestamptz, $18::text, $19::boolean, $20::text"
+	"$4::text, $5::bigint, $6::bigint, $7::bigint, $8::date, $9::date," \
+	" $10::date, $11::date, $12::text, $13::text, $14::jsonb, $15::jsonb," \
+	" $16::boolean, $17::text, $18::integer"
+#define BILLS_NFIGS	18
+#define BILLS_NUPDATE	20
+#define BILLS_NINSERT	27
 
-enum bills_find_col { BF_ID, BF_STATUS, BF_CHANGED, BF__MAX };
+enum bills_find_col { BF_ID, BF_STATUS, BF_PORTAL, BF_CHANGED, BF_DELETED, BF__MAX };
 
 static struct db_stmt stmts[BILLS__MAX] = {
 	/* lock the link's sequence row (created at 0), return the last number */
@@ -55,20 +61,24 @@ static struct db_stmt stmts[BILLS__MAX] = {
 	    " ON CONFLICT (client_id, link_id) DO UPDATE SET last_seq = bill_seq.last_seq"
 	    " RETURNING last_seq", 0 },
 	[BILLS_FIND] = { "bills_find",
-	    "SELECT id, status, (" BILLS_FIGS ") IS DISTINCT FROM (" BILLS_VALS ")"
+	    "SELECT id, status, coalesce(portal_status, status),"
+	    "       (" BILLS_FIGS ") IS DISTINCT FROM (" BILLS_VALS "), deleted_at IS NOT NULL"
 	    "  FROM bills WHERE client_id = $1 AND link_id = $2 AND statement_ref = $3", 0 },
 	[BILLS_SEQ] = { "bills_seq",
 	    "UPDATE bill_seq SET last_seq = last_seq + 1"
 	    " WHERE client_id = $1 AND link_id = $2 RETURNING last_seq", 0 },
 	[BILLS_INSERT] = { "bills_insert",
 	    "INSERT INTO bills (client_id, link_id, statement_ref, " BILLS_FIGS ","
+	    "                   status, portal_status, paid_at, paid_reason, status_at,"
 	    "                   id, environment, client_user_id, biller_id, biller_name,"
 	    "                   created_seq, changed_seq, source)"
-	    " VALUES ($1, $2, $3, " BILLS_VALS ", $21, $22, $23, $24, $25, $26::bigint,"
-	    "         $26::bigint, CASE WHEN $22 = 'sandbox' THEN 'sandbox' ELSE 'connector' END)", 0 },
+	    " VALUES ($1, $2, $3, " BILLS_VALS ", $19::text, $19::text, $21::timestamptz,"
+	    "         $22::text, CASE WHEN $19::text <> 'PENDING' THEN now() END,"
+	    "         $23, $24, $25, $26, $27, $20::bigint, $20::bigint,"
+	    "         CASE WHEN $24 = 'sandbox' THEN 'sandbox' ELSE 'connector' END)", 0 },
 	[BILLS_UPDATE] = { "bills_update",
-	    "UPDATE bills SET (" BILLS_FIGS ") = (" BILLS_VALS "),"
-	    "       changed_seq = $21::bigint, updated_at = now()"
+	    "UPDATE bills SET (" BILLS_FIGS ") = (" BILLS_VALS "), portal_status = $19::text,"
+	    "       changed_seq = $20::bigint, updated_at = now()"
 	    " WHERE client_id = $1 AND link_id = $2 AND statement_ref = $3", 0 },
 	[BILLS_COUNT] = { "bills_count",
 	    "SELECT count(*) FROM bills"
@@ -80,6 +90,9 @@ static struct db_stmt stmts[BILLS__MAX] = {
 	    " changed_seq = $4::bigint, updated_at = now()"
 	    " WHERE client_id = $1 AND link_id = $2 AND id = $3 AND deleted_at IS NULL"
 	    " RETURNING client_user_id, biller_id, environment", 0 },
+	[BILLS_BY_REF] = { "bills_by_ref",
+	    "SELECT id FROM bills WHERE client_id = $1 AND link_id = $2"
+	    " AND statement_ref = $3 AND deleted_at IS NULL", 0 },
 };
 
 const struct db_stmt_set bills_stmt_set = { "bills", stmts, BILLS__MAX };
@@ -141,7 +154,7 @@ usage_json(struct arena *a, const struct bills_statement *st)
 	return text;
 }
 
-/* bill.created, or bill.updated with change (paid, partially_paid). */
+/* bill.created, or the bill.updated paid that confirms a bill created PAID. */
 static int
 emit(struct req *r, const struct bills_link *l, const char *id,
     const struct bills_statement *st, const char *change)
@@ -165,84 +178,121 @@ emit(struct req *r, const struct bills_link *l, const char *id,
 	return ev == NULL ? -1 : 0;
 }
 
-/* The change a status move to st->status announces, or NULL. */
-static const char *
-paid_change(const char *status)
+const char *
+bills_link_lock(struct req *r, const char *client_id, const char *link_id)
 {
-	if (strcmp(status, "PAID") == 0)
-		return "paid";
-	if (strcmp(status, "PARTIALLY_PAID") == 0)
-		return "partially_paid";
-	return NULL;
+	const char *p[2] = { client_id, link_id };
+	PGresult *res = db_exec(r->db, r->arena, &stmts[BILLS_LOCK], 2, p);
+
+	return res != NULL && PQntuples(res) == 1 ? PQgetvalue(res, 0, 0) : NULL;
+}
+
+const char *
+bills_link_next(struct req *r, const char *client_id, const char *link_id)
+{
+	const char *p[2] = { client_id, link_id };
+	PGresult *res = db_exec(r->db, r->arena, &stmts[BILLS_SEQ], 2, p);
+
+	return res != NULL && PQntuples(res) == 1 ? PQgetvalue(res, 0, 0) : NULL;
+}
+
+/*
+ * The move a changed report of the portal makes on a bill whose status is
+ * cur: to PAID or PARTIALLY_PAID with the report's paid fields, or back to
+ * PENDING (the statement shows the balance again). seq: the write's number.
+ */
+static int
+portal_move(struct req *r, const struct bills_link *l, const char *id,
+    const struct bills_statement *st, const char *seq)
+{
+	struct bills_move m = { 0 };
+
+	m.seq = seq;
+	if (strcmp(st->status, "PAID") == 0 || strcmp(st->status, "PARTIALLY_PAID") == 0) {
+		m.change = strcmp(st->status, "PAID") == 0 ? "paid" : "partially_paid";
+		m.paid_at = st->paid_at;
+		m.paid_reason = st->paid_reason != NULL ? st->paid_reason : "portal_balance_zero";
+	} else {
+		m.change = "status_reverted";
+		m.revert_reason = "next_statement_shows_balance";
+	}
+	return bills_status_move(r, l->client_id, id, &m);
 }
 
 int
 bills_store(struct req *r, const struct bills_link *l, const char *account_id,
     const char *account_mask, const struct bills_statement *st, int *created)
 {
-	char total[24], due[24], prev[24];
-	const char *p[26], *id, *seq, *change;
+	char total[24], due[24], prev[24], rev[16];
+	const char *p[BILLS_NINSERT], *id, *seq;
 	PGresult *res;
 
 	*created = 0;
 	snprintf(total, sizeof(total), "%lld", st->total.minor);
 	snprintf(due, sizeof(due), "%lld", st->amount_due.minor);
 	snprintf(prev, sizeof(prev), "%lld", st->previous_balance.minor);
+	snprintf(rev, sizeof(rev), "%d", st->revision > 0 ? st->revision : 1);
 	p[0] = l->client_id;
 	p[1] = l->link_id;
 	p[2] = st->ref;
-	p[3] = st->status;
-	p[4] = st->total.currency;
-	p[5] = total;
-	p[6] = due;
-	p[7] = prev;
-	p[8] = st->due_date;
-	p[9] = st->statement_date;
-	p[10] = st->period_start;
-	p[11] = st->period_end;
-	p[12] = st->bill_number;
-	p[13] = account_mask;
-	p[14] = items_json(r->arena, st);
-	p[15] = usage_json(r->arena, st);
-	p[16] = st->paid_at;
-	p[17] = st->paid_reason;
-	p[18] = st->has_document ? "true" : "false";
-	p[19] = account_id;
+	p[3] = st->total.currency;
+	p[4] = total;
+	p[5] = due;
+	p[6] = prev;
+	p[7] = st->due_date;
+	p[8] = st->statement_date;
+	p[9] = st->period_start;
+	p[10] = st->period_end;
+	p[11] = st->bill_number;
+	p[12] = account_mask;
+	p[13] = items_json(r->arena, st);
+	p[14] = usage_json(r->arena, st);
+	p[15] = st->has_document ? "true" : "false";
+	p[16] = account_id;
+	p[17] = rev;
+	p[18] = st->status;
 
-	if (db_exec(r->db, r->arena, &stmts[BILLS_LOCK], 2, p) == NULL ||
-	    (res = db_exec(r->db, r->arena, &stmts[BILLS_FIND], 20, p)) == NULL)
+	if (bills_link_lock(r, l->client_id, l->link_id) == NULL ||
+	    (res = db_exec(r->db, r->arena, &stmts[BILLS_FIND], BILLS_NFIGS, p)) == NULL)
 		return -1;
-	if (PQntuples(res) == 1 && strcmp(PQgetvalue(res, 0, BF_CHANGED), "t") != 0)
-		return 0;	/* the same statement again: nothing to do */
-	{
-		PGresult *s = db_exec(r->db, r->arena, &stmts[BILLS_SEQ], 2, p);
-
-		if (s == NULL || PQntuples(s) != 1)
-			return -1;
-		seq = PQgetvalue(s, 0, 0);
-	}
 	if (PQntuples(res) == 1) {
-		const char *was = PQgetvalue(res, 0, BF_STATUS);
+		int figs = strcmp(PQgetvalue(res, 0, BF_CHANGED), "t") == 0;
+		int reported = strcmp(PQgetvalue(res, 0, BF_PORTAL), st->status) != 0;
+		struct bills_move m = { 0 };
+		int rc = 0;
 
+		/* withdrawn once (a tombstone), or the same statement again */
+		if (strcmp(PQgetvalue(res, 0, BF_DELETED), "t") == 0 || (!figs && !reported))
+			return 0;
 		id = PQgetvalue(res, 0, BF_ID);
-		p[20] = seq;
-		if (db_exec(r->db, r->arena, &stmts[BILLS_UPDATE], 21, p) == NULL)
+		if ((seq = bills_link_next(r, l->client_id, l->link_id)) == NULL)
 			return -1;
-		/* other status events (reverts, refreshed figures) are the sync's */
-		change = paid_change(st->status);
-		if (change != NULL && strcmp(was, st->status) != 0 &&
-		    emit(r, l, id, st, change) != 0)
+		p[19] = seq;
+		if (db_exec(r->db, r->arena, &stmts[BILLS_UPDATE], BILLS_NUPDATE, p) == NULL)
 			return -1;
-		return 0;
+		/* one event for the write: the status move the report makes,
+		 * else the corrected figures */
+		if (reported && strcmp(PQgetvalue(res, 0, BF_STATUS), st->status) != 0 &&
+		    (rc = portal_move(r, l, id, st, seq)) != 0)
+			return rc < 0 ? -1 : 0;
+		if (!figs)
+			return 0;
+		m.change = "statement_refreshed";
+		m.seq = seq;
+		return bills_status_move(r, l->client_id, id, &m) < 0 ? -1 : 0;
 	}
+	if ((seq = bills_link_next(r, l->client_id, l->link_id)) == NULL)
+		return -1;
 	id = crypto_id_new(r->arena, "bill");
-	p[20] = id;
-	p[21] = l->environment;
-	p[22] = l->client_user_id;
-	p[23] = l->biller_id;
-	p[24] = l->biller_name != NULL ? l->biller_name : "";
-	p[25] = seq;
-	if (db_exec(r->db, r->arena, &stmts[BILLS_INSERT], 26, p) == NULL)
+	p[19] = seq;
+	p[20] = st->paid_at;
+	p[21] = st->paid_reason;
+	p[22] = id;
+	p[23] = l->environment;
+	p[24] = l->client_user_id;
+	p[25] = l->biller_id;
+	p[26] = l->biller_name != NULL ? l->biller_name : "";
+	if (db_exec(r->db, r->arena, &stmts[BILLS_INSERT], BILLS_NINSERT, p) == NULL)
 		return -1;
 	*created = 1;
 	if (emit(r, l, id, st, NULL) != 0)
@@ -254,17 +304,28 @@ bills_store(struct req *r, const struct bills_link *l, const char *account_id,
 }
 
 int
+bills_withdraw(struct req *r, const struct bills_link *l, const char *statement_ref)
+{
+	const char *p[3] = { l->client_id, l->link_id, statement_ref };
+	PGresult *res;
+
+	if ((res = db_exec(r->db, r->arena, &stmts[BILLS_BY_REF], 3, p)) == NULL)
+		return -1;
+	if (PQntuples(res) != 1)
+		return 0;
+	return bills_delete(r, l->client_id, l->link_id, PQgetvalue(res, 0, 0));
+}
+
+int
 bills_delete(struct req *r, const char *client_id, const char *link_id, const char *bill_id)
 {
 	const char *p[4] = { client_id, link_id, bill_id, NULL };
 	struct json_object *o;
-	PGresult *res, *s;
+	PGresult *res;
 
-	if (db_exec(r->db, r->arena, &stmts[BILLS_LOCK], 2, p) == NULL ||
-	    (s = db_exec(r->db, r->arena, &stmts[BILLS_SEQ], 2, p)) == NULL ||
-	    PQntuples(s) != 1)
+	if (bills_link_lock(r, client_id, link_id) == NULL ||
+	    (p[3] = bills_link_next(r, client_id, link_id)) == NULL)
 		return -1;
-	p[3] = PQgetvalue(s, 0, 0);
 	if ((res = db_exec(r->db, r->arena, &stmts[BILLS_DELETE], 4, p)) == NULL)
 		return -1;
 	/* already deleted (or not this link's): the number taken is a gap,

@@ -11,3 +11,7 @@ lib_libbds_a_SOURCES += \
 lib_libbds_a_SOURCES += \
 	%reldir%/bills_api.h \
 	%reldir%/bills_api.c
+# issue 11 H3: the status lifecycle
+lib_libbds_a_SOURCES += \
+	%reldir%/bills_status.h \
+	%reldir%/bills_status.c

@@ -43,6 +43,8 @@ static const struct jobs_kind kinds[] = {
 	{ "retrieval", jobs_retrieval_run, 5, 120 },
 	/* a link session's login and MFA (connect slice) */
 	{ "connect", jobs_connect_run, 3, 60 },
+	/* a link's bill reconciliation (issue 11 H3: lib/jobs/jobs_reconcile.c) */
+	{ "reconcile", jobs_reconcile_run, 5, 60 },
 	/* the runner's own tests (t/e2e/check_e2e_jobs): queued only by them */
 	{ "test", test_run, 3, 5 },
 };

@@ -52,6 +52,7 @@ void	 jobs_sender_free(struct queue_sender *s);
  * lib/jobs/jobs_connect.c). */
 enum jobs_outcome jobs_retrieval_run(struct req *, struct jobs_job *);
 enum jobs_outcome jobs_connect_run(struct req *, struct jobs_job *);
+enum jobs_outcome jobs_reconcile_run(struct req *, struct jobs_job *);
 
 extern const struct db_stmt_set jobs_stmt_set;
 

@@ -1,7 +1,10 @@
 /*
  * The retrieval job (kind "retrieval", subject a link id): log in to the
  * link's biller with its sealed credentials, upsert the accounts, store
- * every statement (bills_store: bill.created per new bill), update the
+ * every statement (bills_store: bill.created per new bill; a withdrawn one
+ * bills_withdraw: bill.deleted), then every observed payment
+ * (bills_payment_store: payment.observed, the match, a reversal), queue
+ * the link's reconciliation when a statement was new, update the
  * link's sync fields and, after the first successful retrieval,
  * connection.ready (once, emitted last in the same transaction). Runs in
  * bds-jobs inside the one transaction the runner opens; the link's row is
@@ -16,13 +19,16 @@
  * biller is retried with the runner's backoff. The sandbox connector's MFA
  * fixture remembers the device: its known answer is given on refresh.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/arena.h"
+#include "core/jobq.h"
 #include "core/log.h"
 #include "core/req.h"
 #include "bills/bills.h"
 #include "bills/bills_statement.h"
+#include "bills/bills_status.h"
 #include "jobs/connectors/connector.h"
 #include "jobs/jobs.h"
 #include "links/links.h"
@@ -68,8 +74,9 @@ jobs_retrieval_run(struct req *r, struct jobs_job *job)
 	struct bills_link bl;
 	enum connector_status st;
 	size_t nacct = 0;
-	long long count;
-	int rc;
+	long long count, since;
+	const char *last;
+	int rc, fresh = 0;
 
 	if (job->client_id == NULL || job->subject_id == NULL) {
 		job->error = "retrieval job without a link";
@@ -109,10 +116,16 @@ jobs_retrieval_run(struct req *r, struct jobs_job *job)
 		return failed(r, job, st);
 	if ((st = conn->accounts(r->arena, &s, &accts, &nacct)) != CONN_OK)
 		return failed(r, job, st);
+	/* the link's last number before this run: a bill written after it was
+	 * announced by this run already (bills_payment_store folds its match) */
+	if ((last = bills_link_lock(r, job->client_id, job->subject_id)) == NULL)
+		goto db_fail;
+	since = strtoll(last, NULL, 10);
 	for (size_t a = 0; a < nacct; a++) {
 		struct bills_statement *sts = NULL;
+		struct bills_payment *pays = NULL;
 		const char *acct_id;
-		size_t nst = 0;
+		size_t nst = 0, npay = 0;
 		int created;
 
 		if ((acct_id = links_account_upsert(r, job->client_id, job->subject_id,
@@ -125,8 +138,14 @@ jobs_retrieval_run(struct req *r, struct jobs_job *job)
 		/* Oldest first, so bill ids and change sequence follow statement
 		 * order (the connector answers newest first). */
 		for (size_t i = nst; i-- > 0;) {
+			if (sts[i].withdrawn) {
+				if (bills_withdraw(r, &bl, sts[i].ref) < 0)
+					goto db_fail;
+				continue;
+			}
 			if (bills_store(r, &bl, acct_id, accts[a].mask, &sts[i], &created) != 0)
 				goto db_fail;
+			fresh |= created;
 			/* the statement's PDF, stored and its hash recorded */
 			if (sts[i].has_document && (rc = bills_statement_keep(r, &bl, &sts[i])) != 0) {
 				if (rc == -2)
@@ -135,7 +154,20 @@ jobs_retrieval_run(struct req *r, struct jobs_job *job)
 				return JOBS_RETRY;
 			}
 		}
+		if (conn->payments == NULL)
+			continue;
+		if ((st = conn->payments(r->arena, &s, accts[a].ref, cred.refresh_count, &pays,
+		    &npay)) != CONN_OK)
+			return failed(r, job, st);
+		/* oldest first, as the statements */
+		for (size_t i = npay; i-- > 0;)
+			if (bills_payment_store(r, &bl, acct_id, &pays[i], since) < 0)
+				goto db_fail;
 	}
+	/* a new statement may show an older bill's balance unpaid */
+	if (fresh && jobq_add(r, "reconcile", job->client_id, lr.environment, job->subject_id,
+	    NULL, 0) != 0)
+		goto db_fail;
 	if ((count = bills_count(r, job->client_id, job->subject_id)) < 0 ||
 	    links_sync_done(r, job->client_id, job->subject_id, count) != 0)
 		goto db_fail;

@@ -6,4 +6,5 @@ lib_libbds_a_SOURCES += \
 	%reldir%/connectors/connector.h \
 	%reldir%/connectors/sandbox.c \
 	%reldir%/jobs_connect.c \
+	%reldir%/jobs_reconcile.c \
 	%reldir%/jobs_retrieval.c

@@ -221,7 +221,7 @@ START_TEST(good_events_and_sync)
 	struct harness_resp *r;
 	struct tenant t;
 	char type[64], val[256], *id, *v;
-	size_t n, created = 0, ready = 24;
+	size_t n, created = 0, ready = 35;
 
 	ck_assert_msg(rc != NULL, "receiver: %s", receiver_error());
 	tenant_new(&t);
@@ -234,6 +234,8 @@ START_TEST(good_events_and_sync)
 	ck_assert_int_eq(events_of(&t, "bill.updated"), 11);
 	ck_assert_int_eq(events_of(&t, "connection.ready"), 1);
 	ck_assert_int_eq(events_of(&t, "link.completed"), 0);
+	/* the 11 observed payments of the paid statements (issue 11) */
+	ck_assert_int_eq(events_of(&t, "payment.observed"), 11);
 	ck_assert_int_eq(devacct_sql_int("SELECT count(*) FROM bills WHERE link_id = $1 AND"
 	    " status = 'PAID'", id, NULL), 11);
 	v = newest_bill(id);
@@ -271,8 +273,8 @@ START_TEST(good_events_and_sync)
 
 	/* at the receiver: every event exactly once, never link.completed (arrival
 	 * order is bds-deliver's: by delivery id, random within a millisecond) */
-	deliver_all(rc, 24);
-	for (n = 0; n < 24; n++) {
+	deliver_all(rc, 35);
+	for (n = 0; n < 35; n++) {
 		const char *ev = receiver_header(receiver_wait(rc, n, 0), "X-Webhook-Id");
 
 		delivery(rc, n, type, sizeof(type), NULL, val, sizeof(val));
@@ -288,7 +290,7 @@ START_TEST(good_events_and_sync)
 			ready = n;
 	}
 	ck_assert_uint_eq(created, 12);
-	ck_assert_uint_lt(ready, 24);
+	ck_assert_uint_lt(ready, 35);
 	delivery(rc, ready, type, sizeof(type), "bill_count", val, sizeof(val));
 	ck_assert_str_eq(val, "12");
 	delivery(rc, ready, type, sizeof(type), "first_sync_completed_at", val, sizeof(val));
@@ -517,12 +519,14 @@ START_TEST(advance_disconnects_once)
 }
 END_TEST
 
-/* user_paid / user_partial: advance → the newest bill moves, one bill.updated. */
+/* user_paid / user_partial: advance → the newest bill moves, one
+ * bill.updated (user_partial: and the partial payment's payment.observed). */
 static const struct {
 	const char *user, *status, *change;
+	size_t more;
 } paid_moves[] = {
-	{ "user_paid", "PAID", "paid" },
-	{ "user_partial", "PARTIALLY_PAID", "partially_paid" },
+	{ "user_paid", "PAID", "paid", 1 },
+	{ "user_partial", "PARTIALLY_PAID", "partially_paid", 2 },
 };
 
 START_TEST(advance_pays_newest)
@@ -542,7 +546,7 @@ START_TEST(advance_pays_newest)
 	v = devacct_sql_value("SELECT status FROM bills WHERE id = $1", bill, NULL);
 	ck_assert_pstr_eq(v, "PENDING");
 	free(v);
-	deliver_all(rc, 24);
+	deliver_all(rc, 35);
 	advance(&t, id);
 	v = devacct_sql_value("SELECT status FROM bills WHERE id = $1", bill, NULL);
 	ck_assert_pstr_eq(v, paid_moves[_i].status);
@@ -562,13 +566,18 @@ START_TEST(advance_pays_newest)
 	else
 		ck_assert_int_eq(devacct_sql_int("SELECT count(*) FROM bills WHERE id = $1 AND"
 		    " amount_due_minor = 0 AND paid_at IS NOT NULL", bill, NULL), 1);
-	/* the receiver: exactly one more delivery, that bill.updated */
-	deliver_all(rc, 25);
-	delivery(rc, 24, type, sizeof(type), "change", val, sizeof(val));
+	/* the receiver: that bill.updated, then (user_partial) payment.observed */
+	deliver_all(rc, 35 + paid_moves[_i].more);
+	delivery(rc, 35, type, sizeof(type), "change", val, sizeof(val));
 	ck_assert_str_eq(type, "bill.updated");
 	ck_assert_str_eq(val, paid_moves[_i].change);
-	delivery(rc, 24, type, sizeof(type), "id", val, sizeof(val));
+	delivery(rc, 35, type, sizeof(type), "id", val, sizeof(val));
 	ck_assert_str_eq(val, bill);
+	if (paid_moves[_i].more == 2) {
+		delivery(rc, 36, type, sizeof(type), "bill_id", val, sizeof(val));
+		ck_assert_str_eq(type, "payment.observed");
+		ck_assert_str_eq(val, bill);
+	}
 	(void)seen;
 	receiver_stop(rc);
 	free(bill);

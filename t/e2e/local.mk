@@ -23,3 +23,5 @@ E2E_SUITES += %reldir%/check_e2e_bills
 E2E_SUITES += %reldir%/check_e2e_bills_sync
 # issue 11, H4: statements
 E2E_SUITES += %reldir%/check_e2e_bills_statement
+# issue 11 H3: the bill status lifecycle
+E2E_SUITES += %reldir%/check_e2e_bills_status

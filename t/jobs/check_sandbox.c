@@ -180,6 +180,7 @@ START_TEST(user_good_figures)
 	ck_assert_str_eq(p[0].ref, "sbx-user_good-1-2026-08-pay");
 	ck_assert_str_eq(p[0].statement_ref, st[1].ref);
 	ck_assert_int_eq(p[0].amount.minor, st[1].total.minor);
+	ck_assert_str_eq(p[0].status, "posted");
 	/* deterministic: the same again */
 	{
 		struct bills_statement *again;
@@ -199,7 +200,8 @@ START_TEST(next_refresh_fixtures)
 {
 	struct connector_session s;
 	struct bills_statement *st, *before;
-	size_t n, nb;
+	struct bills_payment *p;
+	size_t n, nb, np;
 
 	login("user_partial", &s);
 	ck_assert_int_eq(c->statements(&a, &s, "sbx-user_partial-1", 0, &before, &nb), CONN_OK);
@@ -207,14 +209,26 @@ START_TEST(next_refresh_fixtures)
 	ck_assert_str_eq(st[0].ref, before[0].ref);	/* the same statement */
 	ck_assert_int_eq(st[0].amount_due.minor, st[0].total.minor - st[0].total.minor / 2);
 	ck_assert_str_eq(st[0].paid_at, "2026-10-15T12:00:00Z");
+	/* the partial payment is observed: one more payment, of total / 2 */
+	ck_assert_int_eq(c->payments(&a, &s, "sbx-user_partial-1", 1, &p, &np), CONN_OK);
+	ck_assert_uint_eq(np, 12);
+	ck_assert_str_eq(p[0].statement_ref, st[0].ref);
+	ck_assert_int_eq(p[0].amount.minor, st[0].total.minor / 2);
+	ck_assert_str_eq(p[0].status, "posted");
+	/* a zero balance is no payment */
+	login("user_paid", &s);
+	ck_assert_int_eq(c->payments(&a, &s, "sbx-user_paid-1", 1, &p, &np), CONN_OK);
+	ck_assert_uint_eq(np, 11);
+	ck_assert_str_eq(p[0].ref, "sbx-user_paid-1-2026-08-pay");
 
 	login("user_reverted", &s);
 	ck_assert_int_eq(c->statements(&a, &s, "sbx-user_reverted-1", 2, &st, &n), CONN_OK);
 	ck_assert_str_eq(st[0].ref, "sbx-user_reverted-1-2026-10");
 	ck_assert_str_eq(st[0].status, "PENDING");
 	ck_assert_str_eq(st[1].ref, "sbx-user_reverted-1-2026-09");
-	ck_assert_str_eq(st[1].status, "PENDING");
-	ck_assert_ptr_null(st[1].paid_at);
+	/* the portal still reads September paid: the reconciliation reverts it */
+	ck_assert_str_eq(st[1].status, "PAID");
+	ck_assert_str_eq(st[1].paid_reason, "portal_balance_zero");
 	ck_assert_int_eq(st[0].previous_balance.minor, st[1].total.minor);
 	ck_assert_int_eq(st[0].amount_due.minor, st[0].total.minor + st[1].total.minor);
 }

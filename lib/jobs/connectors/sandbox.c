@@ -24,8 +24,11 @@
  *   Status: i = 0 PENDING (amount_due = total, paid_* NULL); i >= 1 PAID
  *   (amount_due 0, paid_at the 15th of the month after M(i) 12:00:00Z,
  *   paid_reason portal_payment_observed).
- *   Payments: one per paid statement, ref "<statement ref>-pay", amount the
- *   amount paid, paid_at as the statement's, newest first.
+ *   Payments: one per statement paid by an observed payment (paid_reason
+ *   portal_payment_observed; a portal_balance_zero statement has none),
+ *   ref "<statement ref>-pay", statement_ref the statement's, amount the
+ *   amount paid (total - amount_due), paid_at as the statement's, status
+ *   "posted", newest first.
  *
  * Fixtures (refresh = the link's refreshes before this retrieval):
  *   user_good      the above.
@@ -42,12 +45,15 @@
  *                  portal_balance_zero, paid_at as the formula's.
  *   user_partial   refresh >= 1: statement 0 PARTIALLY_PAID: paid total / 2,
  *                  amount_due total - total / 2, paid_reason
- *                  portal_payment_observed; a payment of total / 2.
+ *                  portal_payment_observed; a posted payment of total / 2.
  *   user_reverted  refresh 1: as user_paid. refresh >= 2: a new newest
  *                  statement for October 2026 (i = -1, PENDING) whose
  *                  previous_balance is statement 0's total and amount_due
- *                  its own total + that balance; statement 0 PENDING again
- *                  (the balance was not paid: next_statement_shows_balance).
+ *                  its own total + that balance; statement 0 still as at
+ *                  refresh 1 (the portal shows it PAID, balance zero, and
+ *                  no payment): the service's reconciliation finds the
+ *                  balance carried and reverts it (status_reverted
+ *                  next_statement_shows_balance).
  *   user_insights  as user_good, but statement 0 has E(0) tripled (a usage
  *                  spike and a bill far above its median), its "Energy
  *                  charge" item twice (a duplicate charge) and a "Late
@@ -327,14 +333,14 @@ all_statements(struct arena *a, const struct connector_session *s, int k, int re
 	/* previous balances: the next older statement's total */
 	for (i = 0; (size_t)i + 1 < n; i++)
 		b[i].previous_balance = usd(b[i + 1].total.minor);
-	if (first == -1) {
-		/* statement 0 went unpaid: the new one carries its balance */
+	/* statement 0 went unpaid: the new one carries its balance, while
+	 * statement 0 itself still reads paid */
+	if (first == -1)
 		b[0].amount_due = usd(b[0].total.minor + b[1].total.minor);
-	} else if (refresh >= 1 && (st->f == SBX_PAID || st->f == SBX_REVERTED)) {
-		set_paid(a, &b[0], b[0].total.minor, "portal_balance_zero");
-	} else if (refresh >= 1 && st->f == SBX_PARTIAL) {
+	if (refresh >= 1 && (st->f == SBX_PAID || st->f == SBX_REVERTED))
+		set_paid(a, &b[-first], b[-first].total.minor, "portal_balance_zero");
+	else if (refresh >= 1 && st->f == SBX_PARTIAL)
 		set_paid(a, &b[0], b[0].total.minor / 2, "portal_payment_observed");
-	}
 	*out = b;
 	return n;
 }
@@ -392,13 +398,15 @@ sbx_payments(struct arena *a, struct connector_session *s, const char *account_r
 	ns = all_statements(a, s, k, refresh, &st);
 	p = arena_alloc(a, (ns + 1) * sizeof(*p));
 	for (i = 0; i < ns; i++) {
-		if (st[i].paid_at == NULL)
+		if (st[i].paid_reason == NULL ||
+		    strcmp(st[i].paid_reason, "portal_payment_observed") != 0)
 			continue;
 		p[np].ref = arena_printf(a, "%s-pay", st[i].ref);
 		p[np].account_ref = st[i].account_ref;
 		p[np].statement_ref = st[i].ref;
 		p[np].paid_at = st[i].paid_at;
 		p[np].amount = usd(st[i].total.minor - st[i].amount_due.minor);
+		p[np].status = "posted";
 		np++;
 	}
 	*out = p;
