@@ -643,7 +643,8 @@ START_TEST(payments)
 	struct harness_resp *r;
 	struct ids s = { 0 };
 
-	p[0] = payment_add(ta.client, ta.good.id, bill, "2026-09-15T12:00:00Z", 5000, "USD");
+	/* after the sandbox payment of the same bill (the 15th, 12:00) */
+	p[0] = payment_add(ta.client, ta.good.id, bill, "2026-09-15T18:00:00Z", 5000, "USD");
 	p[1] = payment_add(ta.client, ta.good.id, bill, "2026-09-16T12:00:00.123456Z", 2500,
 	    "USD");
 	/* two at the same instant: the id breaks the tie */
