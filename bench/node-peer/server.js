@@ -82,10 +82,21 @@ const { Client } = require('pg');
 const B62 = '0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz';
 const KEY_RE = /^bds_(?:sandbox|development|production)_[0-9A-Za-z]{49}$/;
 
+/* zlib.crc32 is Node >= 20.15; Debian 12's Node 18 gets the table. */
+const crc32 = zlib.crc32 || ((table) => (s) => {
+	let c = 0xffffffff;
+	for (const b of Buffer.from(s)) c = table[(c ^ b) & 0xff] ^ (c >>> 8);
+	return (c ^ 0xffffffff) >>> 0;
+})(Array.from({ length: 256 }, (_, n) => {
+	let c = n;
+	for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
+	return c >>> 0;
+}));
+
 /* auth_key_wellformed: bds_<env>_<43 base62><CRC-32 of the rest, 6 base62> */
 function keyWellformed(key) {
 	if (!KEY_RE.test(key)) return false;
-	let c = zlib.crc32(key.slice(0, -6)), sum = '';
+	let c = crc32(key.slice(0, -6)), sum = '';
 	for (let i = 0; i < 6; i++) { sum = B62[c % 62] + sum; c = Math.floor(c / 62); }
 	return crypto.timingSafeEqual(Buffer.from(sum), Buffer.from(key.slice(-6)));
 }
