@@ -7,6 +7,10 @@
  *   GET .../hello    {"status":"ok"}
  *   GET .../select   one prepared SELECT by primary key on bench_items
  *                    (id cycles 1..1000 per worker), the row as JSON
+ *   GET .../bill/ID  one prepared SELECT of the bill's stored entity by id
+ *                    (bills.entity, bills_by_id), written as the body as
+ *                    stored: what GET /v1/bills/{id} sends, without the key
+ *                    check, the tenant condition or anything else
  *
  * Response headers as bds-api sends them (Status, Content-Type,
  * X-Request-Id from nginx's REQUEST_ID, Cache-Control, X-Content-Type-
@@ -83,6 +87,9 @@ db_connect(void)
 		return NULL;
 	}
 	PQclear(res);
+	/* bench/run --targets bills; absent table (other sets): no /bill */
+	res = PQprepare(c, "bill", "SELECT entity FROM bills WHERE id = $1", 1, NULL);
+	PQclear(res);
 	return c;
 }
 
@@ -135,10 +142,66 @@ ends_with(const char *s, size_t len, const char *suffix)
 	return len >= sl && memcmp(s + len - sl, suffix, sl) == 0;
 }
 
+/* The prepared statement stmt with one parameter, reconnecting once if the
+ * connection broke, like bds-api; NULL (503 written) when it failed. */
+static PGresult *
+exec1(FCGX_Request *fr, PGconn **db, const char *stmt, const char *param)
+{
+	static const char down[] = "{\"error_code\":\"SERVICE_UNAVAILABLE\"}";
+	const char *params[1] = { param };
+	PGresult *res;
+
+	for (int attempt = 0; attempt < 2; attempt++) {
+		if (*db == NULL && (*db = db_connect()) == NULL)
+			break;
+		res = PQexecPrepared(*db, stmt, 1, params, NULL, NULL, 0);
+		if (PQresultStatus(res) == PGRES_TUPLES_OK)
+			return res;
+		PQclear(res);
+		if (PQstatus(*db) == CONNECTION_OK)
+			break;
+		PQfinish(*db);
+		*db = NULL;
+	}
+	respond(fr, 503, "Service Unavailable", down, (int)sizeof(down) - 1);
+	return NULL;
+}
+
+static void
+not_found(FCGX_Request *fr)
+{
+	static const char nf[] = "{\"error_code\":\"NOT_FOUND\"}";
+
+	respond(fr, 404, "Not Found", nf, (int)sizeof(nf) - 1);
+}
+
+/* GET .../bill/ID: the stored entity of bill ID, as stored. */
+static void
+bill_reply(FCGX_Request *fr, PGconn **db, const char *id, size_t idlen)
+{
+	char idbuf[64];
+	PGresult *res;
+
+	if (idlen == 0 || idlen >= sizeof(idbuf)) {
+		not_found(fr);
+		return;
+	}
+	memcpy(idbuf, id, idlen);
+	idbuf[idlen] = '\0';
+	if ((res = exec1(fr, db, "bill", idbuf)) == NULL)
+		return;
+	if (PQntuples(res) != 1)
+		not_found(fr);
+	else
+		respond(fr, 200, "OK", PQgetvalue(res, 0, 0), PQgetlength(res, 0, 0));
+	PQclear(res);
+}
+
 static void
 serve(FCGX_Request *fr, PGconn **db, unsigned *seq)
 {
 	const char *uri = FCGX_GetParam("DOCUMENT_URI", fr->envp);
+	const char *bill;
 	size_t len;
 	char body[512];
 	int n;
@@ -146,41 +209,22 @@ serve(FCGX_Request *fr, PGconn **db, unsigned *seq)
 	if (uri == NULL)
 		uri = "";
 	len = strcspn(uri, "?");
-	if (ends_with(uri, len, "/hello")) {
+	if ((bill = strstr(uri, "/bill/")) != NULL && bill < uri + len) {
+		bill_reply(fr, db, bill + 6, len - (size_t)(bill + 6 - uri));
+	} else if (ends_with(uri, len, "/hello")) {
 		static const char hello[] = "{\"status\":\"ok\"}";
 
 		respond(fr, 200, "OK", hello, (int)sizeof(hello) - 1);
 	} else if (ends_with(uri, len, "/select")) {
 		char idbuf[16], name[256];
-		const char *params[1] = { idbuf };
-		PGresult *res = NULL;
+		PGresult *res;
 
 		snprintf(idbuf, sizeof(idbuf), "%u", (*seq)++ % NITEMS + 1);
-		/* One reconnect attempt if the connection broke, like bds-api. */
-		for (int attempt = 0; attempt < 2; attempt++) {
-			if (*db == NULL && (*db = db_connect()) == NULL)
-				break;
-			res = PQexecPrepared(*db, "item", 1, params, NULL, NULL, 0);
-			if (PQresultStatus(res) == PGRES_TUPLES_OK)
-				break;
-			PQclear(res);
-			res = NULL;
-			if (PQstatus(*db) == CONNECTION_OK)
-				break;
-			PQfinish(*db);
-			*db = NULL;
-		}
-		if (res == NULL) {
-			static const char down[] = "{\"error_code\":\"SERVICE_UNAVAILABLE\"}";
-
-			respond(fr, 503, "Service Unavailable", down, (int)sizeof(down) - 1);
+		if ((res = exec1(fr, db, "item", idbuf)) == NULL)
 			return;
-		}
 		if (PQntuples(res) != 1) {
-			static const char nf[] = "{\"error_code\":\"NOT_FOUND\"}";
-
 			PQclear(res);
-			respond(fr, 404, "Not Found", nf, (int)sizeof(nf) - 1);
+			not_found(fr);
 			return;
 		}
 		json_escape(name, sizeof(name), PQgetvalue(res, 0, 1));
@@ -189,9 +233,7 @@ serve(FCGX_Request *fr, PGconn **db, unsigned *seq)
 		PQclear(res);
 		respond(fr, 200, "OK", body, n);
 	} else {
-		static const char nf[] = "{\"error_code\":\"NOT_FOUND\"}";
-
-		respond(fr, 404, "Not Found", nf, (int)sizeof(nf) - 1);
+		not_found(fr);
 	}
 }
 
