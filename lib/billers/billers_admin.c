@@ -227,11 +227,7 @@ billers_set_status(const struct config *cfg, struct db *d, struct arena *a, cons
 		return -1;
 	}
 	/* A synthetic request, so events_emit writes as it does in the API. */
-	memset(&r, 0, sizeof(r));
-	r.arena = a;
-	r.cfg = cfg;
-	r.db = d;
-	r.http.request_id = arena_printf(a, "bdsctl-%s", crypto_id_new(a, "req") + 4);
+	req_init_operator(&r, cfg, d, a);
 	if (db_begin(d) != 0)
 		goto dbfail;
 	if ((res = db_exec(d, a, &stmts[BA_STATUS], 2, p)) == NULL)

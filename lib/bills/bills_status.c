@@ -464,10 +464,7 @@ bills_reconcile_enqueue(struct db *d, struct arena *a)
 	long long n = 0;
 	int i;
 
-	memset(&r, 0, sizeof(r));
-	r.db = d;
-	r.arena = a;
-	r.http.request_id = "bdsctl-jobs";
+	req_init(&r, NULL, d, a, "bdsctl-jobs");
 	if (db_begin(d) != 0)
 		return -1;
 	if ((res = db_exec(d, a, &stmts[BR_SWEEP], 0, NULL)) == NULL)
@@ -593,11 +590,7 @@ bills_revert_admin(const struct config *cfg, struct db *d, struct arena *a, cons
 		return -1;
 	}
 	/* A synthetic request, so events_emit writes as it does in the API. */
-	memset(&r, 0, sizeof(r));
-	r.arena = a;
-	r.cfg = cfg;
-	r.db = d;
-	r.http.request_id = arena_printf(a, "bdsctl-%s", crypto_id_new(a, "req") + 4);
+	req_init_operator(&r, cfg, d, a);
 	if (db_begin(d) != 0)
 		goto dbfail;
 	if ((res = db_exec(d, a, &stmts[BA_CLIENT], 1, p)) == NULL)

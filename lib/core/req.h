@@ -51,6 +51,16 @@ struct req {
 	const char		*error_code;	/* for the log */
 };
 
+/*
+ * A request context outside the FastCGI path (bds-jobs, bdsctl), so library
+ * code that takes a struct req (events_emit above all) runs as it does in
+ * the API: everything zero but the handles and the request id (an arena or
+ * static string; it names the work in logs and events).
+ */
+void	 req_init(struct req *, const struct config *, struct db *, struct arena *,
+	    const char *request_id);
+/* req_init for an operator's bdsctl command: request id "bdsctl-<uuid>". */
+void	 req_init_operator(struct req *, const struct config *, struct db *, struct arena *);
 /* Add a response header (name and value copied into the arena). */
 void	 req_header_add(struct req *, const char *name, const char *value);
 /*

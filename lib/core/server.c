@@ -224,10 +224,7 @@ serve_one(FCGX_Request *fr, const struct config *cfg, struct db *db, struct aren
 	enum http_parse pr;
 	long long t0 = now_us();
 
-	memset(&r, 0, sizeof(r));
-	r.arena = a;
-	r.cfg = cfg;
-	r.db = db;
+	req_init(&r, cfg, db, a, NULL);	/* the id comes with the params */
 	r.start_us = t0;
 	pr = http_parse_env(a, &r.http, (const char *const *)fr->envp,
 	    (size_t)cfg->body_limit);

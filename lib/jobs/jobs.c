@@ -239,13 +239,9 @@ run_one(struct jobs_ctx *c, struct queue_batch *b, struct queue_job *qj)
 	job.payload = payload;
 	job.attempt = qj->attempt;
 
-	memset(&r, 0, sizeof(r));
-	r.arena = b->arena;
-	r.cfg = c->cfg;
-	r.db = b->db;
+	req_init(&r, c->cfg, b->db, b->arena, arena_printf(b->arena, "job_%s", qj->id));
 	r.client_id = job.client_id;
 	r.env = job.environment;
-	r.http.request_id = arena_printf(b->arena, "job_%s", qj->id);
 
 	if (db_begin(b->db) != 0) {
 		qj->outcome = QUEUE_RETRY;

@@ -522,10 +522,8 @@ req_open(void)
 	    "config: %s", err);
 	ck_assert_int_eq(crypto_setup(), 0);
 	arena_init(&arena);
-	memset(&req, 0, sizeof(req));
-	req.arena = &arena;
-	req.cfg = &cfg;
-	ck_assert_ptr_nonnull(req.db = db_new(harness_database_url()));
+	req_init(&req, &cfg, db_new(harness_database_url()), &arena, NULL);
+	ck_assert_ptr_nonnull(req.db);
 }
 
 static void

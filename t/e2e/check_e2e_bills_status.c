@@ -275,11 +275,7 @@ lib_req(void)
 		arena_init(&arena);
 		lib_ready = 1;
 	}
-	memset(&r, 0, sizeof(r));
-	r.db = db;
-	r.arena = &arena;
-	r.cfg = &cfg;
-	r.http.request_id = "test";
+	req_init(&r, &cfg, db, &arena, "test");
 	return &r;
 }
 

@@ -200,10 +200,7 @@ writer_init(struct writer *w, const char *link, unsigned seed)
 	memset(w, 0, sizeof(*w));
 	ck_assert_ptr_nonnull(w->db = db_new(harness_database_url()));
 	arena_init(&w->arena);
-	w->r.db = w->db;
-	w->r.arena = &w->arena;
-	w->r.cfg = &cfg;
-	w->r.http.request_id = "test-writer";
+	req_init(&w->r, &cfg, w->db, &w->arena, "test-writer");
 	w->seed = seed;
 	snprintf(w->link, sizeof(w->link), "%s", link);
 	ck_assert_int_eq(pg_value(pg, "SELECT client_id FROM links WHERE id = $1 AND $2::text"

@@ -75,11 +75,7 @@ lib_req(void)
 	static struct req r;
 
 	lib_setup();
-	memset(&r, 0, sizeof(r));
-	r.db = db;
-	r.arena = &arena;
-	r.cfg = &cfg;
-	r.http.request_id = "test";
+	req_init(&r, &cfg, db, &arena, "test");
 	return &r;
 }
 

@@ -54,10 +54,7 @@ client_open(void)
 	ck_assert_int_eq(crypto_setup(), 0);
 	arena_init(&arena);
 	ck_assert_ptr_nonnull(db = db_new(harness_database_url()));
-	memset(&req, 0, sizeof(req));
-	req.arena = &arena;
-	req.cfg = &cfg;
-	req.db = db;
+	req_init(&req, &cfg, db, &arena, NULL);
 }
 
 static void
