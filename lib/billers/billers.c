@@ -155,7 +155,7 @@ entity_as(struct req *r, PGresult *res, int i, int c, int parsed)
 	if (parsed)
 		return json_parse(r->arena, PQgetvalue(res, i, c),
 		    (size_t)PQgetlength(res, i, c), &why);
-	return json_raw(r->arena, PQgetvalue(res, i, c), (size_t)PQgetlength(res, i, c));
+	return db_json_raw(r->arena, res, i, c);
 }
 
 static struct json_object *

@@ -125,8 +125,8 @@ page_reply(struct req *r, struct json_object *out, PGresult *res, int64_t limit,
 	int n = PQntuples(res), more = n > limit;
 
 	for (int i = 0; i < n && i < limit; i++)
-		json_object_array_add(items, json_object_get(json_raw(r->arena,
-		    PQgetvalue(res, i, PG_JSON), (size_t)PQgetlength(res, i, PG_JSON))));
+		json_object_array_add(items, json_object_get(db_json_raw(r->arena, res, i,
+		    PG_JSON)));
 	json_set(out, key, json_object_get(items));
 	json_set_bool(out, "has_more", more);
 	cursor_keyset_next(r, out, list,
@@ -197,7 +197,7 @@ bills_get(struct req *r, struct json_object *out)
 		return api_db_error(r);
 	if (PQntuples(res) != 1)
 		return not_found(r, id);
-	r->out = json_raw(r->arena, PQgetvalue(res, 0, 0), (size_t)PQgetlength(res, 0, 0));
+	r->out = db_json_raw(r->arena, res, 0, 0);
 	return 200;
 }
 

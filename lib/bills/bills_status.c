@@ -570,7 +570,7 @@ bills_mark_paid(struct req *r, struct json_object *out)
 	if ((res = db_exec(r->db, r->arena, &stmts[BM_ENTITY], 2, p)) == NULL ||
 	    PQntuples(res) != 1)
 		return api_db_error(r);
-	r->out = json_raw(r->arena, PQgetvalue(res, 0, 0), (size_t)PQgetlength(res, 0, 0));
+	r->out = db_json_raw(r->arena, res, 0, 0);
 	return 200;
 }
 

@@ -216,8 +216,7 @@ bills_sync(struct req *r, struct json_object *out)
 			continue;
 		}
 		json_object_array_add(created > c.start ? added : modified,
-		    json_object_get(json_raw(r->arena, PQgetvalue(res, i, PG_ENTITY),
-		    (size_t)PQgetlength(res, i, PG_ENTITY))));
+		    json_object_get(db_json_raw(r->arena, res, i, PG_ENTITY)));
 	}
 	json_set(data, "added", json_object_get(added));
 	json_set(data, "modified", json_object_get(modified));

@@ -7,6 +7,7 @@
 #include "core/arena.h"
 #include "core/auth.h"
 #include "core/db.h"
+#include "core/json.h"
 #include "core/log.h"
 #include "core/req.h"
 
@@ -278,6 +279,14 @@ db_exec_count(struct db *d, struct arena *a, struct db_stmt *s, int nparams,
 	PGresult *res = db_exec(d, a, s, nparams, params);
 
 	return res == NULL ? -1 : strtoll(PQcmdTuples(res), NULL, 10);
+}
+
+struct json_object *
+db_json_raw(struct arena *a, const PGresult *res, int row, int col)
+{
+	if (PQgetisnull(res, row, col))
+		return NULL;
+	return json_raw(a, PQgetvalue(res, row, col), (size_t)PQgetlength(res, row, col));
 }
 
 PGresult *

@@ -11,6 +11,7 @@
 
 struct req;
 struct arena;
+struct json_object;
 
 /* A timestamptz column as the API writes it: ISO 8601 UTC, milliseconds,
  * "2026-01-02T03:04:05.678Z". Used inside statement text only. */
@@ -81,6 +82,12 @@ PGresult *db_exec_pair(struct db *, struct arena *, struct db_stmt *s0, int n0,
  * DELETE): the rows it touched, or -1. */
 long long db_exec_count(struct db *, struct arena *, struct db_stmt *,
 	    int nparams, const char *const *params);
+/*
+ * A column holding JSON text (an entity PostgreSQL built or keeps beside
+ * its row) as a value that prints that text verbatim (json_raw: no parse);
+ * NULL for SQL NULL. Lives as long as the result (the arena).
+ */
+struct json_object *db_json_raw(struct arena *, const PGresult *, int row, int col);
 /* Same through the request's handles. */
 PGresult *db_query(struct req *, struct db_stmt *, int nparams,
 	    const char *const *params);

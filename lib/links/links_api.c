@@ -185,8 +185,7 @@ links_get_one(struct req *r, struct json_object *out)
 		    "link %s belongs to another client", id);
 	}
 	(void)out;
-	r->out = json_raw(r->arena, PQgetvalue(res, 0, OW_ENTITY),
-	    (size_t)PQgetlength(res, 0, OW_ENTITY));
+	r->out = db_json_raw(r->arena, res, 0, OW_ENTITY);
 	return 200;
 }
 
