@@ -49,16 +49,9 @@ sbx(const struct tenant *t, const char *method, const char *path)
 static void
 tenant_new(struct tenant *t)
 {
-	const char *extra[] = { harness_idem_header(), NULL };
-	struct harness_resp *r;
-
 	t->client = devacct_client_new(&dev);
 	t->key = devacct_key_new(&dev, t->client, "sandbox");
-	r = devacct_call("POST", "sandbox", "/v1/sandbox/account-links", devacct_bearer(t->key),
-	    "{\"client_user_id\":\"u-stmt\",\"username\":\"user_good\"}", extra);
-	harness_expect(r, 201);
-	t->link = strdup(devacct_str(r, "link_id"));
-	harness_resp_free(r);
+	t->link = devacct_sandbox_link(t->key, "u-stmt", "user_good");
 	ck_assert_msg(harness_jobs_wait_idle(IDLE_MS) == 0, "%s", harness_error());
 }
 

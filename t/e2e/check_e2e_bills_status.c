@@ -96,13 +96,7 @@ tenant_new(struct tenant *t, const char *username)
 	    receiver_url(t->rc, "/hook", url, sizeof(url))), extra);
 	harness_expect(r, 201);
 	harness_resp_free(r);
-	const char *extra2[] = { harness_idem_header(), NULL };
-	r = call(t, "POST", "/v1/sandbox/account-links",
-	    harness_fmt("{\"client_user_id\":\"u-%s\",\"username\":\"%s\"}", username, username),
-	    extra2);
-	harness_expect(r, 201);
-	t->link = strdup(devacct_str(r, "link_id"));
-	harness_resp_free(r);
+	t->link = devacct_sandbox_link(t->key, harness_fmt("u-%s", username), username);
 	jobs_idle();
 }
 

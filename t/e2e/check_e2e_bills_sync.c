@@ -98,15 +98,8 @@ jobs_idle(void)
 static char *
 sandbox_link(const struct tenant *t, const char *username)
 {
-	const char *extra[] = { harness_idem_header(), NULL };
-	struct harness_resp *r = key_call(t->key, "POST", "/v1/sandbox/account-links",
-	    harness_fmt("{\"client_user_id\":\"u-%s\",\"username\":\"%s\"}", username, username),
-	    extra);
-	char *id;
+	char *id = devacct_sandbox_link(t->key, harness_fmt("u-%s", username), username);
 
-	harness_expect(r, 201);
-	id = strdup(devacct_str(r, "link_id"));
-	harness_resp_free(r);
 	jobs_idle();
 	return id;
 }

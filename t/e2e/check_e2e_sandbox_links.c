@@ -64,16 +64,7 @@ sbx_call(const char *key, const char *method, const char *path, const char *body
 static char *
 sandbox_link(const struct tenant *t, const char *username)
 {
-	const char *extra[] = { harness_idem_header(), NULL };
-	struct harness_resp *r = sbx_call(t->key, "POST", "/v1/sandbox/account-links",
-	    harness_fmt("{\"client_user_id\":\"u-%s\",\"username\":\"%s\"}", username, username),
-	    extra);
-	char *id;
-
-	harness_expect(r, 201);
-	id = strdup(devacct_str(r, "link_id"));
-	harness_resp_free(r);
-	return id;
+	return devacct_sandbox_link(t->key, harness_fmt("u-%s", username), username);
 }
 
 static void

@@ -429,3 +429,18 @@ devacct_key_new(const struct devacct *d, const char *client, const char *env)
 	harness_resp_free(r);
 	return key;
 }
+
+char *
+devacct_sandbox_link(const char *key, const char *user, const char *username)
+{
+	const char *extra[] = { harness_idem_header(), NULL };
+	struct harness_resp *r = devacct_call("POST", "sandbox", "/v1/sandbox/account-links",
+	    devacct_bearer(key), harness_fmt("{\"client_user_id\":\"%s\",\"username\":\"%s\"}",
+	    user, username), extra);
+	char *id;
+
+	harness_expect(r, 201);
+	id = strdup(devacct_str(r, "link_id"));
+	harness_resp_free(r);
+	return id;
+}

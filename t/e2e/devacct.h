@@ -66,6 +66,11 @@ const char *devacct_text(const struct harness_resp *, const char *path);
  * (both malloc'ed; the test fails when the API refuses). */
 char	*devacct_client_new(const struct devacct *);
 char	*devacct_key_new(const struct devacct *, const char *client, const char *env);
+/* POST /v1/sandbox/account-links with a sandbox key: the fixture username
+ * for client_user_id user (an Idempotency-Key each); the link's id
+ * (malloc'ed; the test fails unless 201). Its retrieval is queued, not
+ * awaited. */
+char	*devacct_sandbox_link(const char *key, const char *user, const char *username);
 int	 devacct_bool(const struct harness_resp *, const char *path);
 
 /* iam envelope with error_code == code; NULL when right, else why. */
