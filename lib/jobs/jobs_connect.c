@@ -60,6 +60,8 @@ jobs_connect_run(struct req *r, struct jobs_job *job)
 			return retry(job, "cannot record the outcome");
 		return JOBS_DONE;
 	}
+	if ((rc = jobs_biller_slot(r, job, c, j.biller_id)) != 1)
+		return rc == 0 ? JOBS_DEFER : retry(job, "cannot take a biller session slot");
 	st = c->login(r->arena, j.username, j.password, &cs);
 	if (st == CONN_MFA_REQUIRED && j.mfa_answer != NULL)
 		st = c->mfa(r->arena, &cs, j.mfa_answer);

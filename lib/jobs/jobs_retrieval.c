@@ -93,6 +93,8 @@ jobs_retrieval_run(struct req *r, struct jobs_job *job)
 		job->error = "unknown connector";
 		return JOBS_FAILED;
 	}
+	if ((rc = jobs_biller_slot(r, job, conn, lr.biller_id)) != 1)
+		return rc == 0 ? JOBS_DEFER : JOBS_RETRY;
 	bl.client_id = job->client_id;
 	bl.environment = lr.environment;
 	bl.link_id = job->subject_id;
@@ -175,4 +177,14 @@ jobs_retrieval_run(struct req *r, struct jobs_job *job)
 db_fail:
 	job->error = "database failure";
 	return JOBS_RETRY;
+}
+
+/* The runner's failure hook: a transient failure (RETRY, or the last
+ * attempt's) is kept on the link: sync status, backoff, degraded. */
+int
+jobs_retrieval_failed(struct req *r, struct jobs_job *job, int dead)
+{
+	if (job->client_id == NULL || job->subject_id == NULL)
+		return 0;
+	return links_retrieval_failed(r, job->client_id, job->subject_id, dead);
 }
