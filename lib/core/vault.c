@@ -40,7 +40,8 @@ ring_next(const char **s, char id[VAULT_ID_MAX + 1], unsigned char key[32])
 		return 0;
 	if (end == NULL)
 		end = *s + strlen(*s);
-	if (eq == NULL || eq > end || eq == *s || eq - *s > VAULT_ID_MAX || end - eq - 1 != 64)
+	if (eq == NULL || eq > end || eq == *s || eq - *s > VAULT_ID_MAX || end - eq - 1 != 64 ||
+	    (*end == ',' && end[1] == '\0'))
 		return -1;
 	memcpy(id, *s, (size_t)(eq - *s));
 	id[eq - *s] = '\0';
