@@ -5,6 +5,7 @@ check_LIBRARIES += %reldir%/libe2e.a
 	%reldir%/harness.c %reldir%/harness.h \
 	%reldir%/accounts.c %reldir%/accounts.h \
 	%reldir%/devacct.c %reldir%/devacct.h \
+	%reldir%/fleet.c %reldir%/fleet.h \
 	%reldir%/receiver.c %reldir%/receiver.h \
 	%reldir%/smtp_sink.c %reldir%/smtp_sink.h
 E2E_SUITES += %reldir%/check_e2e_core %reldir%/check_e2e_faults %reldir%/check_e2e_mail \
