@@ -194,24 +194,15 @@ const struct vfield links_session_exit_fields[] = {
 static const char *
 seal_hex(struct req *r, const char *session_id, const char *purpose, const char *msg)
 {
-	size_t slen;
-	unsigned char *sealed = crypto_seal(r->arena, r->cfg->secret_key, msg, strlen(msg),
-	    arena_printf(r->arena, "%s:%s", session_id, purpose), &slen);
-
-	return sealed != NULL ? crypto_hex_encode(r->arena, sealed, slen) : NULL;
+	return crypto_seal_hex(r->arena, r->cfg->secret_key, msg,
+	    arena_printf(r->arena, "%s:%s", session_id, purpose));
 }
 
 static const char *
 open_hex(struct req *r, const char *session_id, const char *purpose, const char *hex)
 {
-	size_t n = strlen(hex) / 2, len;
-	unsigned char *raw = arena_alloc(r->arena, n + 1), *msg;
-
-	if (n == 0 || crypto_hex_decode(hex, raw, n) != 0 ||
-	    crypto_open(r->arena, r->cfg->secret_key, raw, n,
-	    arena_printf(r->arena, "%s:%s", session_id, purpose), &msg, &len) != 0)
-		return NULL;
-	return (const char *)msg;
+	return crypto_open_hex(r->arena, r->cfg->secret_key, hex,
+	    arena_printf(r->arena, "%s:%s", session_id, purpose));
 }
 
 /* ---- the session as a credential ---- */
