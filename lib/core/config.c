@@ -72,6 +72,10 @@ static const struct centry entries[] = {
 	{ "data_dir", C_STR, F(data_dir), "/var/lib/bds" },
 	{ "api_url", C_STR, F(api_url), "https://api.bds.example" },
 	{ "sandbox_url", C_STR, F(sandbox_url), "https://sandbox.bds.example" },
+	/* issue 13 rtl: requests to link and biller discovery */
+	{ "rtl_expiry_days", C_INT, F(rtl_expiry_days), "30" },
+	{ "discovery_hosts", C_STR, F(discovery_hosts), "" },
+	/* end issue 13 rtl */
 };
 #undef F
 #define NENTRIES (sizeof(entries) / sizeof(entries[0]))

@@ -66,6 +66,12 @@ struct config {
 						 * written by bds-jobs, served by nginx */
 	char		*api_url;		/* the api host's base URL, no trailing slash */
 	char		*sandbox_url;		/* the sandbox host's: signed statement URLs */
+	/* issue 13 rtl: requests to link and biller discovery */
+	int		 rtl_expiry_days;	/* PENDING/IN_PROGRESS older than this: EXPIRED */
+	char		*discovery_hosts;	/* "name=addr[|addr],...": fixed answers for
+						 * onboarding URL hosts, asked before DNS (dev
+						 * and test stacks; empty in production) */
+	/* end issue 13 rtl */
 };
 
 /* Load defaults, file (may be NULL), env. 0 ok; -1 with err filled. */
