@@ -25,3 +25,5 @@ E2E_SUITES += %reldir%/check_e2e_bills_sync
 E2E_SUITES += %reldir%/check_e2e_bills_statement
 # issue 11 H3: the bill status lifecycle
 E2E_SUITES += %reldir%/check_e2e_bills_status
+# issue 13 rtl: requests to link and biller discovery
+E2E_SUITES += %reldir%/check_e2e_rtl
