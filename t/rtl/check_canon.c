@@ -11,6 +11,7 @@
 #include <check.h>
 
 #include "core/arena.h"
+#include "core/urlsafe.h"
 #include "rtl/rtl_canon.h"
 #include "tcheck.h"
 
@@ -197,6 +198,52 @@ START_TEST(test_limits)
 }
 END_TEST
 
+/*
+ * Generated URLs (a fixed seed, so a failure repeats): pieces that make
+ * hosts, ports, paths, escapes, dots and fragments collide. Whatever is
+ * accepted is a fixed point, and core/urlsafe's parser (what the DNS check
+ * runs) takes it and reads the same host, port 443 and no userinfo.
+ */
+START_TEST(test_generated)
+{
+	static const char *const pieces[] = { "https://", "HTTPS://", "a", "B", "0", "9", ".",
+	    "..", "/", "//", "./", "../", "%", "%2e", "%2F", "%41", "%zz", "?", "#", ":", ":443",
+	    ":8", "@", "-", "_", "~", "[", "]", "x.example", "\xc3\xbc", "\xef\xbc\x8e", "\"",
+	    "<", "{", "|", "'", "=", "&" };
+	unsigned long long seed = 0x9e3779b97f4a7c15ULL;
+	int accepted = 0;
+
+	for (int n = 0; n < 20000; n++) {
+		char in[256] = "https://";
+		struct rtl_canon c, again;
+		struct urlsafe_url u;
+		const char *code, *why;
+		int k;
+
+		seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+		k = 1 + (int)((seed >> 33) % 12);
+		for (int i = 0; i < k; i++) {
+			seed = seed * 6364136223846793005ULL + 1442695040888963407ULL;
+			strncat(in, pieces[(seed >> 33) % N(pieces)], sizeof(in) - strlen(in) - 1);
+		}
+		if (rtl_canon_url(&a, in, &c, &code, &why) != RTL_CANON_OK) {
+			ck_assert_msg(code != NULL && why != NULL, "%s: no reason", in);
+			continue;
+		}
+		accepted++;
+		ck_assert_msg(rtl_canon_url(&a, c.url, &again, &code, &why) == RTL_CANON_OK &&
+		    strcmp(again.url, c.url) == 0, "%s -> %s -> %s", in, c.url, again.url);
+		ck_assert_msg(urlsafe_parse(&a, c.url, &u, &why) == URLSAFE_OK, "%s -> %s: %s",
+		    in, c.url, why);
+		ck_assert_str_eq(u.host, c.host);
+		ck_assert_int_eq(u.port, 443);
+		ck_assert_int_eq(u.ip, 0);
+		arena_reset(&a);
+	}
+	ck_assert_msg(accepted > 500, "only %d accepted", accepted);
+}
+END_TEST
+
 START_TEST(test_domain)
 {
 	ck_assert_str_eq(rtl_canon_domain(&a, "a.b.pge.example"), "pge.example");
@@ -217,6 +264,7 @@ canon_suite(void)
 	tcase_add_loop_test(tc, test_valid, 0, N(valid));
 	tcase_add_loop_test(tc, test_invalid, 0, N(invalid));
 	tcase_add_test(tc, test_limits);
+	tcase_add_test(tc, test_generated);
 	tcase_add_test(tc, test_domain);
 	suite_add_tcase(s, tc);
 	return s;
