@@ -325,6 +325,13 @@ same(const char *a, const char *b)
 	return (a == NULL && b == NULL) || (a != NULL && b != NULL && strcmp(a, b) == 0);
 }
 
+/* PENDING or IN_PROGRESS: what cancel and proceed take. */
+static int
+is_open(const struct rtl_row *w)
+{
+	return strcmp(w->v[C_STATUS], "PENDING") == 0 || strcmp(w->v[C_STATUS], "IN_PROGRESS") == 0;
+}
+
 /* After a move: link_request.updated when the status or the biller changed,
  * and a request no longer open ends its live link tokens (except keep). */
 static int
@@ -333,7 +340,7 @@ moved(struct req *r, const struct rtl_row *w, const char *keep)
 	if (!same(w->old_status, w->v[C_STATUS]) || !same(w->old_biller, w->v[C_BILLER]))
 		if (emit(r, w, "link_request.updated") != 0)
 			return -1;
-	if (strcmp(w->v[C_STATUS], "PENDING") != 0 && strcmp(w->v[C_STATUS], "IN_PROGRESS") != 0)
+	if (!is_open(w))
 		return links_tokens_end_rtl(r, w->v[C_CLIENT], w->v[C_ID], keep) < 0 ? -1 : 0;
 	return 0;
 }
@@ -546,18 +553,20 @@ rtl_status(struct req *r, struct json_object *out)
 	return 200;
 }
 
+/* The key's request {id}, locked and open: 0 with *w, or the status
+ * written (404; 409 RTL_STATE_CONFLICT when it cannot `what`). */
 static int
-state_conflict(struct req *r, const struct rtl_row *w, const char *what)
+open_request_or_reply(struct req *r, struct rtl_row *w, const char *what)
 {
+	int rc;
+
+	if ((rc = request_or_reply(r, 1, w)) != 0)
+		return rc;
+	if (is_open(w))
+		return 0;
 	return api_error(r, 409, "RTL_STATE_CONFLICT", "only PENDING and IN_PROGRESS requests"
 	    " can be cancelled or proceeded", "cannot %s a request to link that is %s", what,
 	    w->v[C_STATUS]);
-}
-
-static int
-is_open(const struct rtl_row *w)
-{
-	return strcmp(w->v[C_STATUS], "PENDING") == 0 || strcmp(w->v[C_STATUS], "IN_PROGRESS") == 0;
 }
 
 int
@@ -566,10 +575,8 @@ rtl_cancel(struct req *r, struct json_object *out)
 	struct rtl_row w;
 	int rc;
 
-	if ((rc = request_or_reply(r, 1, &w)) != 0)
+	if ((rc = open_request_or_reply(r, &w, "cancel")) != 0)
 		return rc;
-	if (!is_open(&w))
-		return state_conflict(r, &w, "cancel");
 	if ((rc = move_or_reply(r, &w, "CANCELLED", NULL, NULL,
 	    json_get_str(r->body, "reason"))) != 0)
 		return rc;
@@ -597,10 +604,8 @@ rtl_proceed(struct req *r, struct json_object *out)
 	PGresult *res;
 	int rc;
 
-	if ((rc = request_or_reply(r, 1, &w)) != 0)
+	if ((rc = open_request_or_reply(r, &w, "proceed with")) != 0)
 		return rc;
-	if (!is_open(&w))
-		return state_conflict(r, &w, "proceed with");
 	if (w.v[C_BILLER] == NULL)
 		return api_error(r, 409, "RTL_BILLER_PENDING", "set biller_id with PATCH"
 		    " /v1/request-to-links/{id}/status, or wait for the biller discovery",

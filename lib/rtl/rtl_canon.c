@@ -41,11 +41,8 @@ hexval(int c)
 {
 	if (is_digit(c))
 		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
+	c |= 0x20;	/* ASCII lower case */
+	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
 }
 
 static int

@@ -105,17 +105,24 @@ sbx(const struct tenant *t, const char *method, const char *path, const char *bo
 	return devacct_call(method, "sandbox", path, devacct_bearer(t->sbx), body, NULL);
 }
 
+/* r answered want: the member at path (malloc'ed; "" when null or
+ * absent); r is freed. */
+static char *
+take(struct harness_resp *r, long want, const char *path)
+{
+	char *v;
+
+	harness_expect(r, want);
+	v = strdup(devacct_str(r, path) != NULL ? devacct_str(r, path) : "");
+	harness_resp_free(r);
+	return v;
+}
+
 /* POST /v1/request-to-links (live): 201 expected; the request's id. */
 static char *
 rtl_new(const struct tenant *t, const char *body)
 {
-	struct harness_resp *r = live(t, "POST", "/v1/request-to-links", body);
-	char *id;
-
-	harness_expect(r, 201);
-	id = strdup(devacct_str(r, "id"));
-	harness_resp_free(r);
-	return id;
+	return take(live(t, "POST", "/v1/request-to-links", body), 201, "id");
 }
 
 /* A request with the sandbox biller for user. */
@@ -130,13 +137,7 @@ rtl_simple(const struct tenant *t, const char *user)
 static char *
 rtl_field(const struct tenant *t, const char *id, const char *path)
 {
-	struct harness_resp *r = live(t, "GET", harness_fmt("/v1/request-to-links/%s", id), NULL);
-	char *v;
-
-	harness_expect(r, 200);
-	v = strdup(devacct_str(r, path) != NULL ? devacct_str(r, path) : "");
-	harness_resp_free(r);
-	return v;
+	return take(live(t, "GET", harness_fmt("/v1/request-to-links/%s", id), NULL), 200, path);
 }
 
 static void
@@ -239,36 +240,6 @@ connect_and_wait(const char *host, const char *st, char **link_id)
 		*link_id = devacct_str(r, "link_id") ? strdup(devacct_str(r, "link_id")) : NULL;
 	harness_resp_free(r);
 	return status;
-}
-
-/* A webhook endpoint of the client's sandbox for every event. */
-static void
-subscribe(const struct tenant *t, struct receiver *rc)
-{
-	const char *extra[] = { harness_idem_header(), NULL };
-	char url[256];
-	struct harness_resp *r = devacct_call("POST", "sandbox", "/v1/webhook-endpoints",
-	    devacct_bearer(t->sbx), harness_fmt("{\"url\":\"%s\",\"events\":[\"*\"]}",
-	    receiver_url(rc, "/hook", url, sizeof(url))), extra);
-
-	harness_expect(r, 201);
-	harness_resp_free(r);
-}
-
-/* The receiver got an event of type naming `needle` (delivering what is
- * due first): its body, or NULL. */
-static const char *
-received(struct receiver *rc, const char *type, const char *needle)
-{
-	ck_assert_int_eq(harness_deliver_once(), 0);
-	for (size_t i = 0; receiver_wait(rc, i, 2000) != NULL; i++) {
-		const char *b = receiver_wait(rc, i, 0)->body;
-
-		if (strstr(b, harness_fmt("\"type\":\"%s\"", type)) != NULL &&
-		    strstr(b, needle) != NULL)
-			return b;
-	}
-	return NULL;
 }
 
 static int
@@ -1074,13 +1045,13 @@ START_TEST(events_at_receiver)
 
 	ck_assert_msg(rc != NULL, "receiver: %s", receiver_error());
 	tenant_new(&dev_a, &t);
-	subscribe(&t, rc);
+	devacct_subscribe(t.sbx, rc);
 	r = sbx(&t, "POST", "/v1/request-to-links", "{\"client_user_id\":\"u-hook\","
 	    "\"biller_id\":\"" SANDBOX_BILLER "\"}");
 	harness_expect(r, 201);
 	id = strdup(devacct_str(r, "id"));
 	harness_resp_free(r);
-	b = received(rc, "link_request.created", id);
+	b = devacct_received(rc, "link_request.created", id);
 	ck_assert_msg(b != NULL, "no link_request.created");
 	ck_assert_msg(strstr(b, "\"biller_id\":\"" SANDBOX_BILLER "\"") != NULL, "%s", b);
 	ck_assert_msg(strstr(b, harness_fmt("\"link_request_id\":\"%s\"", id)) != NULL, "%s", b);
@@ -1093,13 +1064,13 @@ START_TEST(events_at_receiver)
 	hosted = strdup(devacct_str(r, "hosted_url"));
 	harness_resp_free(r);
 	ck_assert_int_eq(open_session("sandbox", hosted, &st), 201);
-	b = received(rc, "link_request.updated", "\"status\":\"IN_PROGRESS\"");
+	b = devacct_received(rc, "link_request.updated", "\"status\":\"IN_PROGRESS\"");
 	ck_assert_msg(b != NULL && strstr(b, id) != NULL, "no link_request.updated IN_PROGRESS");
 	status = connect_and_wait("sandbox", st, NULL);
 	ck_assert_str_eq(status, "connected");
-	b = received(rc, "link_request.updated", "\"status\":\"COMPLETED\"");
+	b = devacct_received(rc, "link_request.updated", "\"status\":\"COMPLETED\"");
 	ck_assert_msg(b != NULL && strstr(b, id) != NULL, "no link_request.updated COMPLETED");
-	b = received(rc, "link_token.completed", lt);
+	b = devacct_received(rc, "link_token.completed", lt);
 	ck_assert_msg(b != NULL, "no link_token.completed");
 	ck_assert_msg(strstr(b, harness_fmt("\"request_to_link_id\":\"%s\"", id)) != NULL, "%s", b);
 	ck_assert_msg(strstr(b, "\"link_id\":\"link_") != NULL, "%s", b);
@@ -1210,13 +1181,7 @@ onboard(const struct tenant *t, const char *name, const char *url)
 static char *
 onboard_ok(const struct tenant *t, const char *name, const char *url)
 {
-	struct harness_resp *r = onboard(t, name, url);
-	char *id;
-
-	harness_expect(r, 201);
-	id = strdup(devacct_str(r, "id"));
-	harness_resp_free(r);
-	return id;
+	return take(onboard(t, name, url), 201, "id");
 }
 
 /* A request's member read with SQL (any host, any environment). */
@@ -1401,7 +1366,7 @@ START_TEST(disc_approve_bind)
 	ck_assert_msg(rc != NULL, "receiver: %s", receiver_error());
 	tenant_new(&dev_a, &a);
 	tenant_new(&dev_b, &b);
-	subscribe(&a, rc);
+	devacct_subscribe(a.sbx, rc);
 	ida1 = onboard_ok(&a, "Nope Energy", "https://portal.nope.example/");
 	ida2 = onboard_ok(&a, "Nope", "https://www.nope.example/x");
 	idb = onboard_ok(&b, "Nope Energy Co", "https://www.nope.example/");
@@ -1443,7 +1408,7 @@ START_TEST(disc_approve_bind)
 	ck_assert_int_eq(events_of(a.client, "link_request.updated", ida1), 1);
 	ck_assert_int_eq(events_of(b.client, "link_request.updated", idb), 1);
 	ck_assert_int_eq(events_of(a.client, "link_request.updated", ida2), 0);
-	b_ = received(rc, "link_request.updated", ida1);
+	b_ = devacct_received(rc, "link_request.updated", ida1);
 	ck_assert_msg(b_ != NULL && strstr(b_, "\"biller_id\":\"" SANDBOX_BILLER "\"") != NULL,
 	    "no resolution at the webhook");
 	ck_assert_int_eq(devacct_sql_int("SELECT count(*) FROM biller_discoveries WHERE"
@@ -1535,7 +1500,7 @@ START_TEST(disc_reject)
 
 	ck_assert_msg(rc != NULL, "receiver: %s", receiver_error());
 	tenant_new(&dev_a, &t);
-	subscribe(&t, rc);
+	devacct_subscribe(t.sbx, rc);
 	id = onboard_ok(&t, "Acme Pages", "https://acme.github.io/");
 	disc = rtl_sql(id, "discovery_id");
 	{
@@ -1547,7 +1512,7 @@ START_TEST(disc_reject)
 		ck_assert(bdsctl_said("biller.unsupported sent to 1 client environment(s)"));
 		ck_assert_int_eq(bdsctl(rej), 1);	/* not PENDING any more */
 	}
-	b = received(rc, "biller.unsupported", disc);
+	b = devacct_received(rc, "biller.unsupported", disc);
 	ck_assert_msg(b != NULL, "no biller.unsupported");
 	ck_assert_msg(strstr(b, harness_fmt("\"request_to_link_ids\":[\"%s\"]", id)) != NULL,
 	    "%s", b);
