@@ -436,7 +436,8 @@ rtl_create(struct req *r, struct json_object *out)
 	p[3] = json_get_str(b, "client_user_id");
 	p[4] = o.biller_id;
 	p[5] = json_object_object_get_ex(b, "consents", &v) ? json_dump(r->arena, v, NULL) : "[]";
-	p[6] = json_object_object_get_ex(b, "metadata", &v) ? json_dump(r->arena, v, NULL) : "{}";
+	p[6] = json_object_object_get_ex(b, "metadata", &v) && v != NULL ?	/* null: none */
+	    json_dump(r->arena, v, NULL) : "{}";
 	p[7] = o.name;
 	p[8] = o.url;
 	p[9] = o.discovery_id;

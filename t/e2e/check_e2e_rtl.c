@@ -313,9 +313,9 @@ START_TEST(create_and_get)
 	ck_assert_int_eq(devacct_sql_int("SELECT count(*) FROM events WHERE client_id = $1"
 	    " AND type = 'link_request.created' AND environment = 'development'"
 	    " AND data->>'link_request_id' = $2", t.client, id), 1);
-	/* the minimum: no consents, no metadata */
+	/* the minimum: no consents, no metadata (null is none) */
 	r = live(&t, "POST", "/v1/request-to-links", "{\"client_user_id\":\"user-2\","
-	    "\"biller_id\":\"" SANDBOX_BILLER "\"}");
+	    "\"biller_id\":\"" SANDBOX_BILLER "\",\"metadata\":null}");
 	harness_expect(r, 201);
 	ck_assert_str_eq(devacct_text(r, "metadata"), "{}");
 	ck_assert_str_eq(devacct_text(r, "consents"), "[]");
@@ -354,6 +354,11 @@ static const struct {
 	  400, "VALIDATION_ERROR", "metadata", "invalid_type" },
 	{ "{\"client_user_id\":\"u\",\"biller_id\":\"" SANDBOX_BILLER "\",\"metadata\":[1]}",
 	  400, "VALIDATION_ERROR", "metadata", "invalid_type" },
+	{ "{\"client_user_id\":\"u\",\"onboarding\":null}", 400, "VALIDATION_ERROR",
+	  "onboarding", NULL },
+	{ "{\"client_user_id\":\"u\",\"onboarding\":{\"biller_name\":\"A\",\"biller_url\":"
+	  "\"https://www.acme-power.example/\",\"x\":1}}", 400, "VALIDATION_ERROR",
+	  "onboarding.x", "unknown_field" },
 	{ "{\"client_user_id\":\"u\",\"biller_id\":\"" SANDBOX_BILLER "\",\"status\":\"PENDING\"}",
 	  400, "VALIDATION_ERROR", "status", "unknown_field" },
 	{ "{\"client_user_id\":\"u\",\"onboarding\":{\"biller_url\":\"https://www.acme-power."
