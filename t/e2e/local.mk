@@ -28,3 +28,5 @@ E2E_SUITES += %reldir%/check_e2e_bills_statement
 E2E_SUITES += %reldir%/check_e2e_bills_status
 # issue 12 (lead): scheduled refresh, operators, the vault
 E2E_SUITES += %reldir%/check_e2e_refresh
+# issue 13 rtl: requests to link and biller discovery
+E2E_SUITES += %reldir%/check_e2e_rtl
