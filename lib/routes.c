@@ -17,6 +17,7 @@
 #include "core/router.h"
 #include "links/links_connect.h"
 #include "links/links_auth.h"
+#include "links/links_page.h"	/* issue 13 web */
 #include "webhooks/webhooks.h"
 
 const struct route routes[] = {
@@ -123,6 +124,8 @@ const struct route routes[] = {
 	{ M_GET,   "/v1/link-sessions/current",             AUTH_NONE, NULL,                       NULL, links_session_current,    ROUTE_CORS },
 	{ M_POST,  "/v1/link-sessions/mfa",                 AUTH_NONE, links_session_mfa_fields,   NULL, links_session_mfa,        ROUTE_TX | ROUTE_CORS },
 	{ M_POST,  "/v1/link-sessions/exit",                AUTH_NONE, links_session_exit_fields,  NULL, links_session_exit,       ROUTE_TX | ROUTE_CORS },
+	/* issue 13 web: the connect page's frame policy (nginx auth_request on /connect) */
+	{ M_GET,   "/v1/link-sessions/frame-ancestors",     AUTH_NONE, NULL,                       links_page_frame_query, links_page_frame_ancestors, 0 },
 };
 const size_t routes_count = sizeof(routes) / sizeof(routes[0]);
 /* CORS of the ROUTE_CORS routes: the connect flow's origins */

@@ -32,6 +32,7 @@
 /* issue 11 H1 (bills-read) */
 #include "bills/bills_api.h"
 #include "links/links_auth.h"
+#include "links/links_page.h"	/* issue 13 web */
 
 static const struct db_stmt_set *const core_sets[] = {
 	&health_stmt_set, &auth_stmt_set, &idem_stmt_set, &migrate_stmt_set, &jobq_stmt_set,
@@ -75,6 +76,11 @@ static const struct db_stmt_set *const bills_read_sets[] = {
 	&bills_api_stmt_set, &links_auth_stmt_set, NULL
 };
 
+/* issue 13 web: the connect page's frame policy and session extras */
+static const struct db_stmt_set *const links_page_sets[] = {
+	&links_page_stmt_set, NULL
+};
+
 const struct db_module db_modules[] = {
 	{ "core", core_sets },
 	{ "events", events_sets },
@@ -87,5 +93,6 @@ const struct db_module db_modules[] = {
 	{ "jobs", jobs_sets },
 	{ "bills-read", bills_read_sets },	/* issue 11 H1 */
 	{ "bills_status", bills_status_sets },	/* issue 11 H3 */
+	{ "links_page", links_page_sets },	/* issue 13 web */
 	{ NULL, NULL }
 };

@@ -12,3 +12,7 @@ lib_libbds_a_SOURCES += \
 lib_libbds_a_SOURCES += \
 	%reldir%/links_auth.h \
 	%reldir%/links_auth.c
+# issue 13 web: the connect page's frame policy and session extras
+lib_libbds_a_SOURCES += \
+	%reldir%/links_page.h \
+	%reldir%/links_page.c
