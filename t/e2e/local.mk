@@ -25,3 +25,7 @@ E2E_SUITES += %reldir%/check_e2e_bills_sync
 E2E_SUITES += %reldir%/check_e2e_bills_statement
 # issue 11 H3: the bill status lifecycle
 E2E_SUITES += %reldir%/check_e2e_bills_status
+# issue 13 web: the connect page (headers, frame policy, session extras) and
+# the same in a real browser (Debian chromium, chromedriver, selenium)
+%canon_reldir%_libe2e_a_SOURCES += %reldir%/webpage.c %reldir%/webpage.h
+E2E_SUITES += %reldir%/check_e2e_web
