@@ -8,7 +8,8 @@ PG_BIN=/usr/lib/postgresql/15/bin
 BDS_PKGS="build-essential autoconf automake libtool pkg-config
   libfcgi-dev libjson-c-dev libpq-dev libsodium-dev libssl-dev
   libcurl4-openssl-dev check postgresql-15 postgresql-client-15 nginx
-  spawn-fcgi curl ca-certificates openssl procps util-linux systemd"
+  spawn-fcgi curl ca-certificates openssl procps util-linux systemd
+  chromium chromium-driver python3-selenium python3"  # issue 13 web: the browser suite
 
 say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }

@@ -28,4 +28,4 @@ E2E_SUITES += %reldir%/check_e2e_bills_status
 # issue 13 web: the connect page (headers, frame policy, session extras) and
 # the same in a real browser (Debian chromium, chromedriver, selenium)
 %canon_reldir%_libe2e_a_SOURCES += %reldir%/webpage.c %reldir%/webpage.h
-E2E_SUITES += %reldir%/check_e2e_web
+E2E_SUITES += %reldir%/check_e2e_web %reldir%/check_e2e_browser

@@ -79,6 +79,7 @@
       li.appendChild(sub);
       o.list.appendChild(li);
     }
+    o.list.setAttribute('data-term', term);	/* what the list shows results for */
     o.input.setAttribute('aria-expanded', items.length ? 'true' : 'false');
     o.input.removeAttribute('aria-activedescendant');
     if (items.length === 0 && term) {
