@@ -43,17 +43,11 @@
 
   function overlay() {
     var d = w.document.createElement('div');
-    var s = d.style;
-    s.position = 'fixed';
-    s.top = '0';
-    s.left = '0';
-    s.right = '0';
-    s.bottom = '0';
-    s.zIndex = '2147483000';
-    s.background = 'rgba(16, 20, 30, 0.55)';
-    s.display = 'flex';
-    s.alignItems = 'center';
-    s.justifyContent = 'center';
+    Object.assign(d.style, {
+      position: 'fixed', top: '0', left: '0', right: '0', bottom: '0', zIndex: '2147483000',
+      background: 'rgba(16, 20, 30, 0.55)', display: 'flex', alignItems: 'center',
+      justifyContent: 'center'
+    });
     w.document.body.appendChild(d);
     return d;
   }
@@ -128,11 +122,10 @@
       frame.src = u.href;
       frame.setAttribute('sandbox', 'allow-scripts allow-same-origin allow-forms allow-top-navigation-by-user-activation');
       frame.setAttribute('referrerpolicy', 'no-referrer');
-      frame.style.border = '0';
-      frame.style.width = owned ? 'min(100%, 480px)' : '100%';
-      frame.style.height = owned ? 'min(100%, 720px)' : '100%';
-      frame.style.background = '#fff';
-      if (owned) frame.style.borderRadius = '12px';
+      Object.assign(frame.style, {
+        border: '0', background: '#fff', borderRadius: owned ? '12px' : '0',
+        width: owned ? 'min(100%, 480px)' : '100%', height: owned ? 'min(100%, 720px)' : '100%'
+      });
       box.appendChild(frame);
     }
 

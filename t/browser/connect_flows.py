@@ -7,8 +7,9 @@ Run by t/e2e/check_e2e_browser.c, one scenario per run:
 
 against the suite's stack. Debian's chromium, headless, through
 chromium-driver and python3-selenium; stdlib otherwise. The script serves
-the test app (t/browser/site/) itself on two loopback ports: the client's
-registered origin and another one. It plays the end user (and, for the
+the test app (t/browser/site/) itself on two fresh loopback ports and
+registers the first as the client's allowed origin (its linked.html as the
+redirect URI), as the developer would. It plays the end user (and, for the
 API calls a client's backend makes, the backend with the sandbox key),
 checks what the user sees and what the embedding page receives, saves a
 screenshot of each screen under BDS_ARTIFACTS, and writes what the C suite
@@ -18,8 +19,9 @@ Every scenario but not_allowed also checks the browser's console: no
 Content-Security-Policy violation and no uncaught error; and the network
 log: no request to a host other than the link host and the test app.
 
-Environment: BDS_API_URL (the sandbox host), BDS_LINK_URL, BDS_KEY,
-BDS_CLIENT, BDS_OTHER_CLIENT, BDS_PORT_OK, BDS_PORT_OTHER, BDS_SITE,
+Environment: BDS_API_URL (the sandbox host), BDS_IAM_URL (the api host),
+BDS_LINK_URL, BDS_KEY, BDS_CLIENT, BDS_OTHER_CLIENT, BDS_JWT (the
+developer's access token, to register the test app's origin), BDS_SITE,
 BDS_ARTIFACTS, BDS_RESULT. Exit 0 when the scenario passed, 1 when it
 failed (the reason on stderr), 77 when chromium is not installed.
 """
@@ -60,14 +62,12 @@ LINK = ENV['BDS_LINK_URL']
 KEY = ENV['BDS_KEY']
 CLIENT = ENV['BDS_CLIENT']
 OTHER_CLIENT = ENV.get('BDS_OTHER_CLIENT', '')
-PORT_OK = int(ENV['BDS_PORT_OK'])
-PORT_OTHER = int(ENV['BDS_PORT_OTHER'])
+JWT = ENV['BDS_JWT']
 SITE = ENV['BDS_SITE']
 ARTIFACTS = ENV['BDS_ARTIFACTS']
 RESULT = ENV['BDS_RESULT']
-ORIGIN_OK = 'http://127.0.0.1:%d' % PORT_OK
-ORIGIN_OTHER = 'http://127.0.0.1:%d' % PORT_OTHER
-REDIRECT = ORIGIN_OK + '/linked.html'
+# the test app's two origins (serve_site): registered, and not
+ORIGIN_OK = ORIGIN_OTHER = REDIRECT = None
 WAIT = 20
 SECRET = re.compile(r'bds_(?:pub|lst|tkt|lat|sk|live|sandbox)_')
 
@@ -130,12 +130,22 @@ class Quiet(http.server.SimpleHTTPRequestHandler):
 
 
 def serve_site():
+    """The test app on two fresh loopback ports; the first becomes the
+    client's allowed origin and its linked.html the redirect URI, as the
+    developer registers them (PUT /v1/iam/clients/{id})."""
+    global ORIGIN_OK, ORIGIN_OTHER, REDIRECT
     servers = []
-    for port in (PORT_OK, PORT_OTHER):
-        s = http.server.ThreadingHTTPServer(('127.0.0.1', port),
+    for _ in range(2):
+        s = http.server.ThreadingHTTPServer(('127.0.0.1', 0),
                                             functools.partial(Quiet, directory=SITE))
         threading.Thread(target=s.serve_forever, daemon=True).start()
         servers.append(s)
+    ORIGIN_OK, ORIGIN_OTHER = ('http://127.0.0.1:%d' % s.server_address[1] for s in servers)
+    REDIRECT = ORIGIN_OK + '/linked.html'
+    status, out = api('PUT', '/v1/iam/clients/' + CLIENT,
+                      {'allowedOrigins': [ORIGIN_OK], 'redirectUris': [REDIRECT]},
+                      bearer=JWT, base=ENV['BDS_IAM_URL'])
+    check(status == 200, 'registering the test app: %s %s' % (status, out))
     return servers
 
 
@@ -143,7 +153,22 @@ def embed_page(origin, url, mode='iframe', client_id=None):
     params = {'loader': LINK + '/connect.js', 'url': url, 'mode': mode}
     if client_id:
         params['client_id'] = client_id
-    return origin + '/embed.html#' + urllib.parse.urlencode(params)
+    # a fresh query each time: a URL that differs only in its fragment
+    # would not load the app again
+    return '%s/embed.html?run=%d#%s' % (origin, time.monotonic_ns(), urllib.parse.urlencode(params))
+
+
+def open_app(b, origin, url, mode='iframe', client_id=None):
+    """The test app on origin opens url with connect.js (a click: a user
+    gesture). iframe mode: the iframe element; popup: the app's window."""
+    b.get(embed_page(origin, url, mode, client_id))
+    main = b.d.current_window_handle
+    b.wait(lambda: b.el('#open').is_enabled(), 'connect.js')
+    b.click('#open')
+    if mode == 'popup':
+        b.wait(lambda: len(b.d.window_handles) == 2, 'the popup')
+        return main
+    return b.wait(lambda: b.d.find_elements(By.TAG_NAME, 'iframe'), 'the iframe')[0]
 
 
 # ---- the browser ------------------------------------------------------------
@@ -317,10 +342,7 @@ def embedded(b):
     tk = ticket(lt['link_token'])
     check(tk['embed_url'].startswith(LINK + '/connect?client_id=' + CLIENT + '#ticket='),
           'embed_url %s' % tk['embed_url'])
-    b.get(embed_page(ORIGIN_OK, tk['embed_url']))
-    b.wait(lambda: b.el('#open').is_enabled(), 'connect.js')
-    b.click('#open')
-    frame = b.wait(lambda: b.d.find_elements(By.TAG_NAME, 'iframe'), 'the iframe')[0]
+    frame = open_app(b, ORIGIN_OK, tk['embed_url'])
     b.d.switch_to.frame(frame)
     b.screen('consent')
     check(len(b.d.find_elements(By.CSS_SELECTOR, '#consent-scopes li')) == 3, 'three scopes')
@@ -353,10 +375,7 @@ def not_allowed(b):
     browser refuses to frame it, nothing runs, nothing is posted."""
     lt = link_token(client_user_id='web-other')
     tk = ticket(lt['link_token'])
-    b.get(embed_page(ORIGIN_OTHER, tk['embed_url']))
-    b.wait(lambda: b.el('#open').is_enabled(), 'connect.js')
-    b.click('#open')
-    frame = b.wait(lambda: b.d.find_elements(By.TAG_NAME, 'iframe'), 'the iframe')[0]
+    frame = open_app(b, ORIGIN_OTHER, tk['embed_url'])
     b.wait(lambda: any('frame-ancestors' in m['message'] for m in b.d.get_log('browser')),
            'the browser to refuse the frame')
     time.sleep(1.5)
@@ -427,11 +446,7 @@ def wrong_password(b):
     lt = link_token(client_user_id='web-popup')
     tk = ticket(lt['link_token'])
     # the connect_url and clientId: the loader adds client_id itself
-    b.get(embed_page(ORIGIN_OK, tk['connect_url'], mode='popup', client_id=CLIENT))
-    main = b.d.current_window_handle
-    b.wait(lambda: b.el('#open').is_enabled(), 'connect.js')
-    b.click('#open')
-    b.wait(lambda: len(b.d.window_handles) == 2, 'the popup')
+    main = open_app(b, ORIGIN_OK, tk['connect_url'], mode='popup', client_id=CLIENT)
     b.d.switch_to.window([h for h in b.d.window_handles if h != main][0])
     check('client_id=' + CLIENT in b.d.current_url, 'popup url %s' % b.d.current_url)
     consent(b, shot=False)
@@ -462,23 +477,51 @@ def wrong_password(b):
     return {'link_token': lt['link_token'], 'link_id': link['id']}
 
 
+FORGER_JS = """
+const f = document.createElement('iframe');
+f.src = arguments[0] + '/forger.html';
+f.id = 'forger';
+document.body.appendChild(f);
+"""
+
+
 def exit_flow(b):
-    """The close button: embedded (bds:exit user_closed, frame removed) and
-    hosted (the exit screen)."""
+    """Forged messages from another origin change nothing; the close
+    button (embedded: bds:exit user_closed, frame removed), the embedder's
+    close() (the page exits), and hosted (the exit screen)."""
     lt = link_token(client_user_id='web-exit')
     tk = ticket(lt['link_token'])
-    b.get(embed_page(ORIGIN_OK, tk['embed_url']))
-    b.wait(lambda: b.el('#open').is_enabled(), 'connect.js')
-    b.click('#open')
-    frame = b.wait(lambda: b.d.find_elements(By.TAG_NAME, 'iframe'), 'the iframe')[0]
+    frame = open_app(b, ORIGIN_OK, tk['embed_url'])
     b.d.switch_to.frame(frame)
     consent(b, shot=False)
     b.screen('picker')
+    b.d.switch_to.default_content()
+    b.js(FORGER_JS, ORIGIN_OTHER)
+    b.d.switch_to.frame(b.el('#forger'))
+    b.wait(lambda: b.js("return document.body.getAttribute('data-sent')") == 'yes', 'the forger')
+    b.d.switch_to.default_content()
+    time.sleep(1)
+    check(not messages(b, 'success') and not messages(b, 'exit'),
+          'a forged message got through: %s' % b.app_log())
+    check(frame.is_displayed(), 'a forged message closed the frame')
+    b.d.switch_to.frame(frame)
+    check(b.screen_now() == 'picker', 'a forged bds:close moved the page to %s' % b.screen_now())
     b.click('#close')
     b.d.switch_to.default_content()
     out = b.wait(lambda: messages(b, 'exit'), 'bds:exit')
     check(out == [{'reason': 'user_closed'}], 'exit %s' % out)
-    check(not b.d.find_elements(By.TAG_NAME, 'iframe'), 'the frame stayed')
+    b.wait(lambda: not b.d.find_elements(By.CSS_SELECTOR, 'iframe[title]'), 'the frame to go')
+
+    # the embedder closes it: handle.close() -> bds:close -> the page exits
+    lt3 = link_token(client_user_id='web-exit-close')
+    frame = open_app(b, ORIGIN_OK, ticket(lt3['link_token'])['embed_url'])
+    b.d.switch_to.frame(frame)
+    b.screen('consent')
+    b.d.switch_to.default_content()
+    b.js("document.getElementById('close-link').click()")  # under the overlay
+    out = b.wait(lambda: messages(b, 'exit'), 'bds:exit after close()')
+    check(out == [{'reason': 'user_closed'}], 'exit %s' % out)
+    b.wait(lambda: not b.d.find_elements(By.TAG_NAME, 'iframe'), 'the frame to go')
 
     lt2 = link_token(client_user_id='web-exit-hosted', hosted=True)
     b.get(lt2['hosted_url'])
@@ -486,8 +529,9 @@ def exit_flow(b):
     b.click('#close')
     b.screen('exit')
     b.shot('exit')
-    b.assert_clean([LINK, ORIGIN_OK])
-    return {'link_token': lt['link_token'], 'link_token_hosted': lt2['link_token']}
+    b.assert_clean([LINK, ORIGIN_OK, ORIGIN_OTHER])  # the forger
+    return {'link_token': lt['link_token'], 'link_token_hosted': lt2['link_token'],
+            'link_token_closed': lt3['link_token']}
 
 
 def keyboard(b):
@@ -612,7 +656,11 @@ def main():
         os.unlink(os.path.join(ARTIFACTS, '%s-failure.png' % name))
     except FileNotFoundError:
         pass
-    servers = serve_site()
+    try:
+        servers = serve_site()
+    except Failure as e:
+        print('%s: FAIL: %s' % (name, e), file=sys.stderr)
+        return 1
     b = Browser(name, **size)
     rc = 1
     try:

@@ -37,7 +37,6 @@
 
 extern char **environ;
 
-static int port_ok, port_other;
 static char artifacts[PATH_MAX];
 
 /* t/artifacts/<build dir name>/ in the source tree (gitignored), or in the
@@ -65,28 +64,7 @@ static void
 setup(void)
 {
 	webpage_start();
-	port_ok = webpage_free_port();
-	do
-		port_other = webpage_free_port();
-	while (port_other == port_ok);
 	artifacts_dir();
-}
-
-static const char *
-origin_ok(void)
-{
-	return harness_fmt("http://127.0.0.1:%d", port_ok);
-}
-
-/* A client whose registered origin is the test app's first port and whose
- * redirect URI is its linked.html. */
-static void
-tenant(struct webpage_tenant *t)
-{
-	char origin[64];
-
-	snprintf(origin, sizeof(origin), "%s", origin_ok());
-	webpage_tenant_new(t, origin, harness_fmt("%s/linked.html", origin));
 }
 
 /* "NAME=value" (malloc'ed) */
@@ -103,13 +81,14 @@ env_pair(const char *name, const char *value)
 /*
  * Run connect_flows.py SCENARIO for tenant t (other: a second client, for
  * the refusals) in its own process group, at most RUN_MS; the test fails
- * unless it exits 0. Its result (json_object_put it).
+ * unless it exits 0. The script registers its test app's origin for t's
+ * client with the developer's token. Its result (json_object_put it).
  */
 static struct json_object *
 browse(const struct webpage_tenant *t, const char *other, const char *scenario)
 {
 	const char *src = getenv("BDS_SRCDIR") ? getenv("BDS_SRCDIR") : ".";
-	char script[PATH_MAX], site[PATH_MAX], result[PATH_MAX], ports[2][16];
+	char script[PATH_MAX], site[PATH_MAX], result[PATH_MAX];
 	char *env[64];
 	size_t n = 0;
 	struct json_object *out;
@@ -121,8 +100,6 @@ browse(const struct webpage_tenant *t, const char *other, const char *scenario)
 	snprintf(site, sizeof(site), "%s/t/browser/site", src);
 	snprintf(result, sizeof(result), "%s/browser-%s-%d.json", harness_dir(), scenario,
 	    (int)getpid());
-	snprintf(ports[0], sizeof(ports[0]), "%d", port_ok);
-	snprintf(ports[1], sizeof(ports[1]), "%d", port_other);
 	/* the environment built before fork: the test may run threads */
 	for (char **e = environ; *e != NULL && n < 40; e++)
 		if (strncmp(*e, "BDS_", 4) != 0)
@@ -132,8 +109,8 @@ browse(const struct webpage_tenant *t, const char *other, const char *scenario)
 	env[n++] = env_pair("BDS_KEY", t->key);
 	env[n++] = env_pair("BDS_CLIENT", t->client);
 	env[n++] = env_pair("BDS_OTHER_CLIENT", other ? other : "");
-	env[n++] = env_pair("BDS_PORT_OK", ports[0]);
-	env[n++] = env_pair("BDS_PORT_OTHER", ports[1]);
+	env[n++] = env_pair("BDS_IAM_URL", harness_base_url("api"));
+	env[n++] = env_pair("BDS_JWT", webpage_dev.access);
 	env[n++] = env_pair("BDS_SITE", site);
 	env[n++] = env_pair("BDS_ARTIFACTS", artifacts);
 	env[n++] = env_pair("BDS_RESULT", result);
@@ -213,7 +190,7 @@ START_TEST(embedded)
 	int seen = 0;
 
 	ck_assert_msg(rc != NULL, "receiver: %s", receiver_error());
-	tenant(&t);
+	webpage_tenant_new(&t, NULL, NULL);
 	r = devacct_call("POST", "sandbox", "/v1/webhook-endpoints", devacct_bearer(t.key),
 	    harness_fmt("{\"url\":\"%s\",\"events\":[\"*\"]}",
 	    receiver_url(rc, "/hook", url, sizeof(url))), extra);
@@ -241,32 +218,23 @@ END_TEST
 
 /* From an origin the client did not register: not framed, nothing posted,
  * the ticket untouched (the script opened a session with it after), so no
- * session of the page's. */
-START_TEST(not_allowed)
+ * session of the page's and no link. */
+static void
+after_not_allowed(const struct webpage_tenant *t, struct json_object *res)
 {
-	struct webpage_tenant t;
-	struct json_object *res;
-
-	tenant(&t);
-	res = browse(&t, NULL, "not_allowed");
 	ck_assert_int_eq(devacct_sql_int("SELECT count(*) FROM link_sessions"
 	    " WHERE link_token_id = $1", res_str(res, "link_token"), NULL), 1);
 	ck_assert_int_eq(devacct_sql_int("SELECT count(*) FROM links WHERE client_id = $1",
-	    t.client, NULL), 0);
-	json_object_put(res);
-	webpage_tenant_free(&t);
+	    t->client, NULL), 0);
 }
-END_TEST
 
 /* hosted_url to the registered redirect_uri: the service exchanged it. */
-START_TEST(hosted)
+static void
+after_hosted(const struct webpage_tenant *t, struct json_object *res)
 {
-	struct webpage_tenant t;
-	struct json_object *res;
 	char *link;
 
-	tenant(&t);
-	res = browse(&t, NULL, "hosted");
+	(void)t;
 	ck_assert_int_eq(finished(res_str(res, "link_token"), "completed"), 1);
 	link = devacct_sql_value("SELECT data->'object'->>'link_id' FROM events"
 	    " WHERE type = 'link.session_finished' AND data->'object'->>'link_token_id' = $1",
@@ -274,101 +242,96 @@ START_TEST(hosted)
 	ck_assert_ptr_nonnull(link);
 	ck_assert_int_eq(completed(link), 1);
 	free(link);
-	json_object_put(res);
-	webpage_tenant_free(&t);
 }
-END_TEST
 
-/* MFA (a wrong code counts as a failed login, then 1234): completed. */
-START_TEST(mfa)
+/* MFA, a wrong code first (a failed login), then 1234: completed. */
+static void
+after_mfa(const struct webpage_tenant *t, struct json_object *res)
 {
-	struct webpage_tenant t;
-	struct json_object *res;
-
-	tenant(&t);
-	res = browse(&t, NULL, "mfa");
+	(void)t;
 	ck_assert_int_eq(finished(res_str(res, "link_token"), "completed"), 1);
 	ck_assert_int_eq(devacct_sql_int("SELECT failed_logins FROM link_sessions"
 	    " WHERE link_token_id = $1", res_str(res, "link_token"), NULL), 1);
-	json_object_put(res);
-	webpage_tenant_free(&t);
 }
-END_TEST
 
 /* In a popup: locked (not a failed login), a wrong password (one), then
  * linked. */
-START_TEST(wrong_password)
+static void
+after_wrong_password(const struct webpage_tenant *t, struct json_object *res)
 {
-	struct webpage_tenant t;
-	struct json_object *res;
-
-	tenant(&t);
-	res = browse(&t, NULL, "wrong_password");
+	(void)t;
 	ck_assert_int_eq(devacct_sql_int("SELECT failed_logins FROM link_sessions"
 	    " WHERE link_token_id = $1", res_str(res, "link_token"), NULL), 1);
 	ck_assert_int_eq(completed(res_str(res, "link_id")), 1);
-	json_object_put(res);
-	webpage_tenant_free(&t);
 }
-END_TEST
 
-/* The close button, embedded and hosted: exited, user_closed. */
-START_TEST(exit_flow)
+/* The close button, embedded and hosted, and the embedder's close():
+ * exited, user_closed. */
+static void
+after_exit(const struct webpage_tenant *t, struct json_object *res)
 {
-	struct webpage_tenant t;
-	struct json_object *res;
-
-	tenant(&t);
-	res = browse(&t, NULL, "exit");
+	(void)t;
 	ck_assert_int_eq(finished(res_str(res, "link_token"), "exited/user_closed"), 1);
 	ck_assert_int_eq(finished(res_str(res, "link_token_hosted"), "exited/user_closed"), 1);
-	json_object_put(res);
-	webpage_tenant_free(&t);
+	ck_assert_int_eq(finished(res_str(res, "link_token_closed"), "exited/user_closed"), 1);
 }
-END_TEST
 
 /* Keyboard only at 320 px: completed. */
-START_TEST(keyboard)
+static void
+after_keyboard(const struct webpage_tenant *t, struct json_object *res)
 {
-	struct webpage_tenant t;
-	struct json_object *res;
-
-	tenant(&t);
-	res = browse(&t, NULL, "keyboard");
+	(void)t;
 	ck_assert_int_eq(finished(res_str(res, "link_token"), "completed"), 1);
-	json_object_put(res);
-	webpage_tenant_free(&t);
 }
-END_TEST
 
-/* The es catalog, then exit. */
-START_TEST(spanish)
+/* The es catalog, then the close button. */
+static void
+after_es(const struct webpage_tenant *t, struct json_object *res)
 {
-	struct webpage_tenant t;
-	struct json_object *res;
-
-	tenant(&t);
-	res = browse(&t, NULL, "es");
+	(void)t;
 	ck_assert_int_eq(finished(res_str(res, "link_token"), "exited/user_closed"), 1);
-	json_object_put(res);
-	webpage_tenant_free(&t);
 }
-END_TEST
 
-/* Opened for another client: the page stops after opening the session
- * and sends nothing more. */
-START_TEST(refused)
+/* Opened for another client: the page stopped after opening the session
+ * and sent nothing more. */
+static void
+after_refused(const struct webpage_tenant *t, struct json_object *res)
 {
-	struct webpage_tenant t, other;
-	struct json_object *res;
-
-	tenant(&t);
-	tenant(&other);
-	res = browse(&t, other.client, "refused");
+	(void)t;
 	ck_assert_int_eq(devacct_sql_int("SELECT count(*) FROM link_sessions WHERE"
 	    " link_token_id = $1 AND status = 'awaiting_credentials'", res_str(res, "link_token"),
 	    NULL), 1);
 	ck_assert_int_eq(finished(res_str(res, "link_token"), NULL), 0);
+}
+
+/* Every scenario but the embedded one (it has its webhook receiver): the
+ * script's name, whether it needs a second client, and what the service
+ * must hold after it. */
+static const struct {
+	const char	*name;
+	int		 other;
+	void		(*after)(const struct webpage_tenant *, struct json_object *);
+} scenarios[] = {
+	{ "not_allowed",	0, after_not_allowed },
+	{ "hosted",		0, after_hosted },
+	{ "mfa",		0, after_mfa },
+	{ "wrong_password",	0, after_wrong_password },
+	{ "exit",		0, after_exit },
+	{ "keyboard",		0, after_keyboard },
+	{ "es",			0, after_es },
+	{ "refused",		1, after_refused },
+};
+
+START_TEST(scenario)
+{
+	struct webpage_tenant t, other = { NULL, NULL };
+	struct json_object *res;
+
+	webpage_tenant_new(&t, NULL, NULL);
+	if (scenarios[_i].other)
+		webpage_tenant_new(&other, NULL, NULL);
+	res = browse(&t, other.client, scenarios[_i].name);
+	scenarios[_i].after(&t, res);
 	json_object_put(res);
 	webpage_tenant_free(&t);
 	webpage_tenant_free(&other);
@@ -385,14 +348,7 @@ browser_suite(void)
 	tcase_add_checked_fixture(tc, harness_fixture_recover, NULL);
 	tcase_set_timeout(tc, RUN_MS / 1000 + 60);
 	tcase_add_test(tc, embedded);
-	tcase_add_test(tc, not_allowed);
-	tcase_add_test(tc, hosted);
-	tcase_add_test(tc, mfa);
-	tcase_add_test(tc, wrong_password);
-	tcase_add_test(tc, exit_flow);
-	tcase_add_test(tc, keyboard);
-	tcase_add_test(tc, spanish);
-	tcase_add_test(tc, refused);
+	tcase_add_loop_test(tc, scenario, 0, (int)(sizeof(scenarios) / sizeof(scenarios[0])));
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -2,12 +2,9 @@
  * The connect page's suites' stack and tenants (webpage.h).
  */
 #include <errno.h>
-#include <netinet/in.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include <check.h>
 
@@ -32,24 +29,6 @@ webpage_start(void)
 	    "bds-api restart: %s", harness_error());
 	devacct_legal();
 	devacct_new(&webpage_dev, "web");
-}
-
-int
-webpage_free_port(void)
-{
-	struct sockaddr_in sa;
-	socklen_t len = sizeof(sa);
-	int fd = socket(AF_INET, SOCK_STREAM, 0), port;
-
-	ck_assert_int_ge(fd, 0);
-	memset(&sa, 0, sizeof(sa));
-	sa.sin_family = AF_INET;
-	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	ck_assert_int_eq(bind(fd, (struct sockaddr *)&sa, sizeof(sa)), 0);
-	ck_assert_int_eq(getsockname(fd, (struct sockaddr *)&sa, &len), 0);
-	port = ntohs(sa.sin_port);
-	close(fd);
-	return port;
 }
 
 void

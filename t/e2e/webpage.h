@@ -24,9 +24,6 @@ extern struct devacct webpage_dev;
  */
 void	 webpage_start(void);
 
-/* A free loopback TCP port (closed again: the caller binds it soon). */
-int	 webpage_free_port(void);
-
 /* A client of the developer with allowedOrigins [origin] and redirectUris
  * [redirect] (either NULL: none) and its sandbox key. */
 void	 webpage_tenant_new(struct webpage_tenant *, const char *origin, const char *redirect);

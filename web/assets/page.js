@@ -125,31 +125,37 @@
     var params = new URLSearchParams(w.location.search);
     var frag = new URLSearchParams(w.location.hash.replace(/^#/, ''));
     var ticket = frag.get('ticket');
-    var urlClient = params.get('client_id');
 
     /* the ticket is single use: drop it from the address bar and history */
     if (w.location.hash) w.history.replaceState(null, '', w.location.pathname + w.location.search);
     BDS.i18n.load(navigator.language).then(function () {
       BDS.i18n.apply();
       if (!ticket) return fail('no_ticket', null);
-      return api.open(ticket).then(function (res) {
-        if (res.status !== 201 || !res.body || !res.body.client) {
-          return failFrom(res, res.status === 0 ? start : null);
-        }
-        S.session = res.body;
-        /* the URL names the client nginx framed the page for: it must be
-         * the session's, or another client's origins would hold the frame */
-        if (urlClient !== null && urlClient !== S.session.client.id) {
-          return fail('client_mismatch', null);
-        }
-        chooseTarget(params);
-        return BDS.i18n.load(S.session.language || 'en').then(function () {
-          BDS.i18n.set('client', S.session.client.name);
-          if (S.session.biller) setBiller(S.session.biller);
-          BDS.i18n.apply();
-          event('open');
-          consent();
-        });
+      return openSession(ticket, params);
+    });
+  }
+
+  /* Open the session with the ticket (again on a retry after a network
+   * failure: the ticket is kept here, no longer in the URL). */
+  function openSession(ticket, params) {
+    var urlClient = params.get('client_id');
+    return api.open(ticket).then(function (res) {
+      if (res.status !== 201 || !res.body || !res.body.client) {
+        return failFrom(res, res.status === 0 ? function () { openSession(ticket, params); } : null);
+      }
+      S.session = res.body;
+      /* the URL names the client nginx framed the page for: it must be
+       * the session's, or another client's origins would hold the frame */
+      if (urlClient !== null && urlClient !== S.session.client.id) {
+        return fail('client_mismatch', null);
+      }
+      chooseTarget(params);
+      return BDS.i18n.load(S.session.language || 'en').then(function () {
+        BDS.i18n.set('client', S.session.client.name);
+        if (S.session.biller) setBiller(S.session.biller);
+        BDS.i18n.apply();
+        event('open');
+        consent();
       });
     });
   }
