@@ -17,6 +17,7 @@
 #include "core/router.h"
 #include "links/links_connect.h"
 #include "links/links_auth.h"
+#include "links/links_page.h"	/* issue 13 web */
 #include "webhooks/webhooks.h"
 #include "rtl/rtl.h"	/* issue 13 rtl */
 
@@ -137,6 +138,8 @@ const struct route routes[] = {
 	{ M_GET,   "/v1/biller-discoveries",                AUTH_KEY,  NULL,                       rtl_discoveries_query, rtl_discoveries_list, 0 },
 	{ M_GET,   "/v1/biller-discoveries/{id}",           AUTH_KEY,  NULL,                       NULL, rtl_discoveries_get,      0 },
 	/* end issue 13 rtl */
+	/* issue 13 web: the connect page's frame policy (nginx auth_request on /connect) */
+	{ M_GET,   "/v1/link-sessions/frame-ancestors",     AUTH_NONE, NULL,                       links_page_frame_query, links_page_frame_ancestors, 0 },
 };
 const size_t routes_count = sizeof(routes) / sizeof(routes[0]);
 /* CORS of the ROUTE_CORS routes: the connect flow's origins */

@@ -33,6 +33,7 @@
 #include "bills/bills_api.h"
 #include "links/links_auth.h"
 #include "rtl/rtl.h"	/* issue 13 rtl */
+#include "links/links_page.h"	/* issue 13 web */
 
 static const struct db_stmt_set *const core_sets[] = {
 	&health_stmt_set, &auth_stmt_set, &idem_stmt_set, &migrate_stmt_set, &jobq_stmt_set,
@@ -81,6 +82,10 @@ static const struct db_stmt_set *const bills_read_sets[] = {
 static const struct db_stmt_set *const rtl_sets[] = {
 	&rtl_stmt_set, &rtl_discovery_stmt_set, NULL
 };
+/* issue 13 web: the connect page's frame policy and session extras */
+static const struct db_stmt_set *const links_page_sets[] = {
+	&links_page_stmt_set, NULL
+};
 
 const struct db_module db_modules[] = {
 	{ "core", core_sets },
@@ -95,5 +100,6 @@ const struct db_module db_modules[] = {
 	{ "bills-read", bills_read_sets },	/* issue 11 H1 */
 	{ "bills_status", bills_status_sets },	/* issue 11 H3 */
 	{ "rtl", rtl_sets },	/* issue 13 rtl */
+	{ "links_page", links_page_sets },	/* issue 13 web */
 	{ NULL, NULL }
 };

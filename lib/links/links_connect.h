@@ -42,7 +42,8 @@ extern const struct vfield links_exchange_fields[];
  * update.link_id of another client or user; 404 update.link_id unknown. */
 int	 links_token_create(struct req *, struct json_object *out);
 /* POST /v1/biller-connect/ticket (bearer: the link token lt_…, ROUTE_TX):
- * 201 {ticket, expires_at, connect_url}; 401 unknown or expired token. */
+ * 201 {ticket, expires_at, connect_url, embed_url (issue 13: the same page
+ * with ?client_id=, to be framed)}; 401 unknown or expired token. */
 int	 links_ticket_create(struct req *, struct json_object *out);
 /* POST /v1/link-sessions {ticket} (ROUTE_TX): 201 the session; 400
  * INVALID_TICKET for a used, expired or unknown ticket. */

@@ -23,6 +23,7 @@
 #include "events/events.h"
 #include "links/links.h"
 #include "links/links_connect.h"
+#include "links/links_page.h"	/* issue 13 web */
 
 #define LS_SESSION_PREFIX	"bds_lst_"
 #define LS_TICKET_PREFIX	"bds_tkt_"
@@ -358,6 +359,9 @@ links_session_create(struct req *r, struct json_object *out)
 	consents = json_tokener_parse(PQgetvalue(res, 0, 2));
 	json_set(out, "consents", consents != NULL ? consents : json_object_new_array());
 	json_set_str(out, "language", PQgetvalue(res, 0, 3));
+	/* issue 13 web: client.id, allowed_embed_origins, hosted, redirect_uri */
+	if (links_page_session_extras(r, s.v[S_CLIENT], s.v[S_LT], out) != 0)
+		return api_db_error(r);
 	return 201;
 }
 

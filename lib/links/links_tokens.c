@@ -383,6 +383,11 @@ links_ticket_create(struct req *r, struct json_object *out)
 	json_set_str(out, "ticket", ticket);
 	json_set_str(out, "expires_at", exp);
 	json_set_str(out, "connect_url", connect_url(r, ticket));
+	/* issue 13 web: the URL to frame (web/connect.js): the client id tells
+	 * nginx whose allowedOrigins may frame the page; the ticket stays in
+	 * the fragment */
+	json_set_str(out, "embed_url", arena_printf(r->arena, "%s/connect?client_id=%s#ticket=%s",
+	    r->cfg->link_url, r->client_id, ticket));
 	return 201;
 }
 

@@ -30,3 +30,7 @@ E2E_SUITES += %reldir%/check_e2e_bills_status
 E2E_SUITES += %reldir%/check_e2e_refresh
 # issue 13 rtl: requests to link and biller discovery
 E2E_SUITES += %reldir%/check_e2e_rtl
+# issue 13 web: the connect page (headers, frame policy, session extras) and
+# the same in a real browser (Debian chromium, chromedriver, selenium)
+%canon_reldir%_libe2e_a_SOURCES += %reldir%/webpage.c %reldir%/webpage.h
+E2E_SUITES += %reldir%/check_e2e_web %reldir%/check_e2e_browser
