@@ -32,6 +32,8 @@
 /* issue 11 H1 (bills-read) */
 #include "bills/bills_api.h"
 #include "links/links_auth.h"
+/* issue 12 portal */
+#include "jobs/connectors/connector.h"
 
 static const struct db_stmt_set *const core_sets[] = {
 	&health_stmt_set, &auth_stmt_set, &idem_stmt_set, &migrate_stmt_set, &jobq_stmt_set,
@@ -75,6 +77,11 @@ static const struct db_stmt_set *const bills_read_sets[] = {
 	&bills_api_stmt_set, &links_auth_stmt_set, NULL
 };
 
+/* issue 12 portal: what the jobs keep for the connectors */
+static const struct db_stmt_set *const connector_sets[] = {
+	&connector_stmt_set, NULL
+};
+
 const struct db_module db_modules[] = {
 	{ "core", core_sets },
 	{ "events", events_sets },
@@ -87,5 +94,6 @@ const struct db_module db_modules[] = {
 	{ "jobs", jobs_sets },
 	{ "bills-read", bills_read_sets },	/* issue 11 H1 */
 	{ "bills_status", bills_status_sets },	/* issue 11 H3 */
+	{ "connector", connector_sets },	/* issue 12 portal */
 	{ NULL, NULL }
 };

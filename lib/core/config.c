@@ -72,6 +72,11 @@ static const struct centry entries[] = {
 	{ "data_dir", C_STR, F(data_dir), "/var/lib/bds" },
 	{ "api_url", C_STR, F(api_url), "https://api.bds.example" },
 	{ "sandbox_url", C_STR, F(sandbox_url), "https://sandbox.bds.example" },
+	/* issue 12 portal */
+	{ "portal_connect_timeout_ms", C_INT, F(portal_connect_timeout_ms), "5000" },
+	{ "portal_timeout_ms", C_INT, F(portal_timeout_ms), "30000" },
+	{ "portal_since_days", C_INT, F(portal_since_days), "35" },
+	/* end issue 12 portal */
 };
 #undef F
 #define NENTRIES (sizeof(entries) / sizeof(entries[0]))

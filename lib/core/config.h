@@ -66,6 +66,11 @@ struct config {
 						 * written by bds-jobs, served by nginx */
 	char		*api_url;		/* the api host's base URL, no trailing slash */
 	char		*sandbox_url;		/* the sandbox host's: signed statement URLs */
+	/* issue 12 portal: the portal connector (docs/portal.md) */
+	int		 portal_connect_timeout_ms;	/* TCP + TLS connect, per request */
+	int		 portal_timeout_ms;	/* a whole request, answer included */
+	int		 portal_since_days;	/* the since window before the last success */
+	/* end issue 12 portal */
 };
 
 /* Load defaults, file (may be NULL), env. 0 ok; -1 with err filled. */
