@@ -148,9 +148,10 @@ const struct connector_known *connector_known_find(const struct connector_known 
 	    size_t n, const char *ref);
 /*
  * The since date of the link's next retrieval (arena, YYYY-MM-DD): the
- * earlier of its last successful retrieval's date minus days and the
- * statement date of its oldest bill still not PAID; *since NULL when the
- * link never had a successful retrieval (ask for everything). 0 ok, -1.
+ * earlier of its last successful retrieval's date (UTC) minus days and the
+ * day before the statement date of its oldest bill still not PAID; *since
+ * NULL when the link never had a successful retrieval (ask for
+ * everything). 0 ok, -1.
  */
 int	 connector_since(struct req *, const char *client_id, const char *link_id, int days,
 	    const char **since);

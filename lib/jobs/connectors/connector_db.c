@@ -29,10 +29,12 @@ static struct db_stmt stmts[CD__MAX] = {
 	    "       statement_sha256 IS NOT NULL"
 	    "  FROM bills WHERE client_id = $1 AND link_id = $2 AND deleted_at IS NULL"
 	    " ORDER BY statement_ref COLLATE \"C\"", 0 },
-	/* LEAST ignores NULLs: no open bill, the window alone */
+	/* LEAST ignores NULLs: no open bill, the window alone. The day before
+	 * the oldest open bill, so that bill is inside the window (after since)
+	 * and its absence is seen. */
 	[CD_SINCE] = { "connector_since",
 	    "SELECT to_char(LEAST((l.last_success_at AT TIME ZONE 'UTC')::date - $3::int,"
-	    "  (SELECT min(b.statement_date) FROM bills b WHERE b.client_id = l.client_id"
+	    "  (SELECT min(b.statement_date) - 1 FROM bills b WHERE b.client_id = l.client_id"
 	    "    AND b.link_id = l.id AND b.deleted_at IS NULL AND b.status <> 'PAID')),"
 	    "  'YYYY-MM-DD')"
 	    "  FROM links l WHERE l.client_id = $1 AND l.id = $2 AND l.last_success_at IS NOT NULL",
