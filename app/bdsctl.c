@@ -17,6 +17,7 @@
 #include "core/migrate.h"
 #include "core/validate.h"
 #include "events/events_sweep.h"
+#include "links/links.h"
 #include "links/links_connect.h"
 #include "iam/iam.h"
 #include "iam/iam_ops.h"
@@ -225,6 +226,11 @@ cmd_jobs(const struct config *cfg, struct db *d, struct arena *a, int argc,
 		else
 			rc = failed(d, jobs[i].what);
 	}
+	/* scheduled refresh: the links whose next retrieval is due */
+	if ((n = links_refresh_due(cfg, d, a)) >= 0)
+		printf("jobs: links queued for refresh: %lld\n", n);
+	else
+		rc = failed(d, "scheduled refresh");
 	/* the nightly reconciliation: each link at most once a day */
 	if ((n = bills_reconcile_enqueue(d, a)) >= 0)
 		printf("jobs: links queued for reconciliation: %lld\n", n);
@@ -257,10 +263,47 @@ cmd_bills(const struct config *cfg, struct db *d, struct arena *a, int argc,
 	return 2;
 }
 
+/* keys rotate-credentials: re-seal every link's credentials under the
+ * vault's current key (credential_key_id). */
+static int
+cmd_keys(const struct config *cfg, struct db *d, struct arena *a, int argc, char **argv)
+{
+	if (argc == 1 && strcmp(argv[0], "rotate-credentials") == 0)
+		return links_vault_rotate(cfg, d, a) == 0 ? 0 : 1;
+	fprintf(stderr, "usage: bdsctl keys rotate-credentials\n");
+	return 2;
+}
+
+/* links refresh ID | links correct-reason ID --family F --reason R */
+static int
+cmd_links(const struct config *cfg, struct db *d, struct arena *a, int argc, char **argv)
+{
+	const char *family = NULL, *reason = NULL;
+
+	if (argc == 2 && strcmp(argv[0], "refresh") == 0)
+		return links_refresh_admin(cfg, d, a, argv[1]) == 0 ? 0 : 1;
+	if (argc == 6 && strcmp(argv[0], "correct-reason") == 0) {
+		for (int i = 2; i + 1 < argc; i += 2) {
+			if (strcmp(argv[i], "--family") == 0)
+				family = argv[i + 1];
+			else if (strcmp(argv[i], "--reason") == 0)
+				reason = argv[i + 1];
+		}
+		if (family != NULL && reason != NULL)
+			return links_correct_reason(cfg, d, a, argv[1], family, reason) == 0 ?
+			    0 : 1;
+	}
+	fprintf(stderr, "usage: bdsctl links refresh ID\n"
+	    "       bdsctl links correct-reason ID --family credentials_rejected_reason|"
+	    "reaped_reason --reason REASON\n");
+	return 2;
+}
+
 static const struct cmd cmds[] = {
 	{ "migrate", "apply sql/NNN_*.sql not yet applied, each in a transaction", cmd_migrate },
 	{ "seed", "load development data (sql/seed/NNN_*.sql, idempotent)", cmd_seed },
-	{ "jobs", "batch work run every minute (expiry of keys, throttles, sessions, events; reconciliation)", cmd_jobs },
+	{ "jobs", "batch work run every minute (expiry of keys, throttles, sessions, events;"
+	  " scheduled refresh; reconciliation)", cmd_jobs },
 	{ "legal", "legal add KIND VERSION DATE | legal list: the sign-up registry", cmd_legal },
 	{ "live-access", "live-access list | approve USER | deny USER [REASON]", cmd_live_access },
 	{ "billing", "billing done USER: mark billing set up", cmd_billing },
@@ -268,6 +311,9 @@ static const struct cmd cmds[] = {
 	  cmd_signin_alerts },
 	{ "billers", "billers import FILE | set-status ID STATUS: the biller catalog", cmd_billers },
 	{ "bills", "bills revert ID: a PAID or PARTIALLY_PAID bill back to PENDING", cmd_bills },
+	{ "keys", "keys rotate-credentials: re-seal link credentials under the current key",
+	  cmd_keys },
+	{ "links", "links refresh ID | correct-reason ID --family F --reason R", cmd_links },
 };
 
 static void

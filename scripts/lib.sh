@@ -9,6 +9,8 @@ BDS_PKGS="build-essential autoconf automake libtool pkg-config
   libfcgi-dev libjson-c-dev libpq-dev libsodium-dev libssl-dev
   libcurl4-openssl-dev check postgresql-15 postgresql-client-15 nginx
   spawn-fcgi curl ca-certificates openssl procps util-linux systemd"
+# issue 12 sim: tools/biller-sim and its self-test run on Debian's python3.
+BDS_PKGS="$BDS_PKGS python3"
 
 say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }

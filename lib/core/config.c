@@ -8,6 +8,7 @@
 
 #include "core/config.h"
 #include "core/crypto.h"
+#include "core/vault.h"
 
 enum ctype { C_STR, C_INT, C_LL, C_BOOL, C_OCTAL, C_KEY32 };
 
@@ -72,6 +73,16 @@ static const struct centry entries[] = {
 	{ "data_dir", C_STR, F(data_dir), "/var/lib/bds" },
 	{ "api_url", C_STR, F(api_url), "https://api.bds.example" },
 	{ "sandbox_url", C_STR, F(sandbox_url), "https://sandbox.bds.example" },
+	/* retrieval (issue 12, lead) */
+	{ "credential_key_id", C_STR, F(credential_key_id), "secret_key.v1" },
+	{ "credential_key", C_KEY32, F(credential_key), NULL, NULL, F(credential_key_set) },
+	{ "credential_keys_old", C_STR, F(credential_keys_old), "" },
+	{ "refresh_interval_s", C_INT, F(refresh_interval_s), "86400" },
+	{ "refresh_jitter_pct", C_INT, F(refresh_jitter_pct), "20" },
+	{ "refresh_backoff_s", C_INT, F(refresh_backoff_s), "300" },
+	{ "refresh_backoff_max_s", C_INT, F(refresh_backoff_max_s), "21600" },
+	{ "degraded_after_s", C_INT, F(degraded_after_s), "86400" },
+	{ "biller_max_sessions", C_INT, F(biller_max_sessions), "4" },
 	/* issue 12 portal */
 	{ "portal_connect_timeout_ms", C_INT, F(portal_connect_timeout_ms), "5000" },
 	{ "portal_timeout_ms", C_INT, F(portal_timeout_ms), "30000" },
@@ -225,6 +236,14 @@ config_load(struct config *c, const char *path, char *err, size_t errlen)
 		snprintf(err, errlen, "workers must be 0..256 and body_limit positive");
 		return -1;
 	}
+	if (c->refresh_interval_s < 60 || c->refresh_jitter_pct > 50 ||
+	    c->biller_max_sessions < 1 || c->biller_max_sessions > 1000) {
+		snprintf(err, errlen, "refresh_interval_s must be at least 60, refresh_jitter_pct"
+		    " at most 50, biller_max_sessions 1..1000");
+		return -1;
+	}
+	if (vault_check(c, err, errlen) != 0)
+		return -1;
 	if (c->socket_mode > 0777) {
 		snprintf(err, errlen, "socket_mode must be a permission mode (at most 0777)");
 		return -1;

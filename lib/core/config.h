@@ -66,6 +66,18 @@ struct config {
 						 * written by bds-jobs, served by nginx */
 	char		*api_url;		/* the api host's base URL, no trailing slash */
 	char		*sandbox_url;		/* the sandbox host's: signed statement URLs */
+	/* retrieval (issue 12, lead): the credential vault's ring (core/vault.h) */
+	char		*credential_key_id;	/* the current key's id */
+	unsigned char	 credential_key[32];	/* hex: credential_key (default secret_key) */
+	int		 credential_key_set;
+	char		*credential_keys_old;	/* "id=hex,...": keys that still open old rows */
+	/* scheduled refresh and limits (issue 12, lead) */
+	int		 refresh_interval_s;	/* a link's refresh period */
+	int		 refresh_jitter_pct;	/* spread: next = interval ± this % */
+	int		 refresh_backoff_s;	/* after a failed refresh: base, doubled per failure */
+	int		 refresh_backoff_max_s;	/* ... capped here */
+	int		 degraded_after_s;	/* transient failures this long: CONNECTION_DEGRADED */
+	int		 biller_max_sessions;	/* portal sessions at once per biller */
 	/* issue 12 portal: the portal connector (docs/portal.md) */
 	int		 portal_connect_timeout_ms;	/* TCP + TLS connect, per request */
 	int		 portal_timeout_ms;	/* a whole request, answer included */

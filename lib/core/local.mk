@@ -44,5 +44,7 @@ lib_libbds_a_SOURCES += \
 	%reldir%/server.h \
 	%reldir%/urlsafe.c \
 	%reldir%/urlsafe.h \
+	%reldir%/vault.c \
+	%reldir%/vault.h \
 	%reldir%/validate.c \
 	%reldir%/validate.h

@@ -19,6 +19,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <sodium.h>
+
 #include "core/arena.h"
 #include "core/config.h"
 #include "core/db.h"
@@ -26,7 +28,9 @@
 #include "core/log.h"
 #include "core/queue.h"
 #include "core/req.h"
+#include "jobs/connectors/connector.h"
 #include "jobs/jobs.h"
+#include "links/links.h"
 
 #define JOBS_SCHEDULE_MAX	16
 #define JOBS_CLAIM_LEASE	30	/* seconds, until the kind's lease applies */
@@ -40,7 +44,7 @@ static enum jobs_outcome test_run(struct req *, struct jobs_job *);
 static const struct jobs_kind kinds[] = {
 	/* a link's retrieval: connector -> bills (links slice); user_many's
 	 * 1,000 statements fit well inside the lease */
-	{ "retrieval", jobs_retrieval_run, 5, 120 },
+	{ "retrieval", jobs_retrieval_run, 5, 120, jobs_retrieval_failed },
 	/* a link session's login and MFA (connect slice) */
 	{ "connect", jobs_connect_run, 3, 60 },
 	/* a link's bill reconciliation (issue 11 H3: lib/jobs/jobs_reconcile.c) */
@@ -66,6 +70,7 @@ enum jobs_stmt {
 	JOBS_RETRY_STMT,
 	JOBS_DEAD,
 	JOBS_RELEASE,
+	JOBS_DEFER_STMT,
 	JOBS_TEST_COUNT,
 	JOBS__MAX
 };
@@ -111,6 +116,11 @@ static struct db_stmt stmts[JOBS__MAX] = {
 	[JOBS_RELEASE] = { "jobs_release",
 	    "UPDATE jobs SET" JOBS_REQUEUE_STATUS ", lease_until = NULL,"
 	    "       attempts = attempts - 1, updated_at = now()" JOBS_OURS, 0 },
+	/* DEFER: back to pending without counting the attempt, due in $3 ms */
+	[JOBS_DEFER_STMT] = { "jobs_defer",
+	    "UPDATE jobs SET" JOBS_REQUEUE_STATUS ", lease_until = NULL,"
+	    "       next_attempt_at = now() + make_interval(secs => $3::int / 1000.0),"
+	    "       attempts = attempts - 1, updated_at = now()" JOBS_OURS, 0 },
 	/* the test kind's committed side effect: payload.runs + 1, and the
 	 * worker that ran it (payload.ran_by, a pid) */
 	[JOBS_TEST_COUNT] = { "jobs_test_count",
@@ -131,6 +141,7 @@ struct jobs_ctx {
 /* What send left for record_batch on each job it ran. */
 struct jobs_ran {
 	int		 in_tx;		/* JOBS_DONE: the transaction is still open */
+	int		 defer_ms;	/* JOBS_DEFER: due again after this long */
 };
 
 const struct jobs_kind *
@@ -186,6 +197,39 @@ test_run(struct req *r, struct jobs_job *job)
 	}
 	log_msg("info", "jobs: test job %s ran (attempt %d)", job->id, job->attempt);
 	return JOBS_DONE;
+}
+
+int
+jobs_biller_slot(struct req *r, struct jobs_job *job, const struct connector *c,
+    const char *biller_id)
+{
+	int rc;
+
+	if (strcmp(c->name, "sandbox") == 0)
+		return 1;
+	if ((rc = links_biller_slot(r, biller_id)) < 0) {
+		job->error = "database failure";
+		return -1;
+	}
+	if (rc == 0) {
+		/* spread the retries: the slots free up at random moments */
+		job->defer_ms = 100 + (int)randombytes_uniform(400);
+		job->error = "biller session slots busy";
+	}
+	return rc;
+}
+
+/* The kind's failed() hook in a transaction of its own (its errors are
+ * logged: the job's own outcome is recorded whatever happens here). */
+static void
+record_failure(const struct jobs_kind *k, struct queue_batch *b, struct req *r,
+    struct jobs_job *job, int dead)
+{
+	if (db_begin(b->db) != 0 || k->failed(r, job, dead) != 0 || db_commit(b->db) != 0) {
+		db_rollback(b->db);
+		log_msg("warn", "jobs: %s job %s: its failure was not recorded on its subject",
+		    job->kind, job->id);
+	}
 }
 
 /* Run one claimed job: its lease, the transaction, the kind. */
@@ -253,7 +297,13 @@ run_one(struct jobs_ctx *c, struct queue_batch *b, struct queue_job *qj)
 	case JOBS_DONE:
 		ran->in_tx = 1;		/* record_batch marks it done, then commits */
 		qj->outcome = QUEUE_SENT;
-		break;
+		return;
+	case JOBS_DEFER:
+		db_rollback(b->db);
+		ran->defer_ms = job.defer_ms > 0 ? job.defer_ms : 1000;
+		qj->outcome = QUEUE_RELEASED;	/* not an attempt: no backoff */
+		qj->error = job.error;
+		return;
 	case JOBS_FAILED:
 		db_rollback(b->db);
 		qj->outcome = QUEUE_FAILED;
@@ -262,10 +312,12 @@ run_one(struct jobs_ctx *c, struct queue_batch *b, struct queue_job *qj)
 		db_rollback(b->db);
 		/* the kind's last attempt: dead (resolve() keeps FAILED) */
 		qj->outcome = qj->attempt >= k->max_attempts ? QUEUE_FAILED : QUEUE_RETRY;
+		qj->retry_after = job.retry_after;
 		break;
 	}
-	if (out != JOBS_DONE)
-		qj->error = job.error != NULL ? job.error : "failed without a reason";
+	qj->error = job.error != NULL ? job.error : "failed without a reason";
+	if (k->failed != NULL)
+		record_failure(k, b, &r, &job, qj->outcome == QUEUE_FAILED);
 }
 
 static void
@@ -313,6 +365,15 @@ jobs_record_batch(void *ctx, struct queue_batch *b)
 				if (n == -1)
 					rc = -1;
 			}
+			continue;
+		}
+		if (ran != NULL && ran->defer_ms > 0) {
+			snprintf(delay, sizeof(delay), "%d", ran->defer_ms);
+			p[2] = delay;
+			j->recorded = (n = db_exec_count(b->db, b->arena, &stmts[JOBS_DEFER_STMT],
+			    3, p)) == 1;
+			if (n == -1)
+				rc = -1;
 			continue;
 		}
 		switch (j->outcome) {

@@ -14,13 +14,20 @@ struct json_object;
 struct queue_sender;
 struct db_stmt_set;
 
-enum jobs_outcome { JOBS_DONE, JOBS_RETRY, JOBS_FAILED };
+/*
+ * DONE commits; RETRY and FAILED roll back and count an attempt; DEFER rolls
+ * back and puts the job back without counting an attempt, due again in
+ * defer_ms (a resource is busy: e.g. the biller's session slots).
+ */
+enum jobs_outcome { JOBS_DONE, JOBS_RETRY, JOBS_FAILED, JOBS_DEFER };
 
 struct jobs_job {
 	const char	*id, *kind, *client_id, *environment, *subject_id;
 	struct json_object *payload;	/* the stored payload ({} when none) */
 	int		 attempt;	/* 1 on the first run */
 	const char	*error;		/* set by run() on RETRY/FAILED: recorded, never secret */
+	int		 retry_after;	/* RETRY: wait at least this many seconds (Retry-After) */
+	int		 defer_ms;	/* DEFER: due again after this long (default 1 s) */
 };
 
 struct jobs_kind {
@@ -34,6 +41,12 @@ struct jobs_kind {
 	 */
 	enum jobs_outcome (*run)(struct req *r, struct jobs_job *job);
 	int		 max_attempts, lease_s;
+	/*
+	 * May be NULL. After a RETRY or FAILED run was rolled back, in a
+	 * transaction of its own that commits when it returns 0: what the
+	 * subject keeps of a failed attempt (dead: no attempt follows).
+	 */
+	int		 (*failed)(struct req *r, struct jobs_job *job, int dead);
 };
 
 /* The kinds table; NULL when name is not a kind. */
@@ -53,6 +66,17 @@ void	 jobs_sender_free(struct queue_sender *s);
 enum jobs_outcome jobs_retrieval_run(struct req *, struct jobs_job *);
 enum jobs_outcome jobs_connect_run(struct req *, struct jobs_job *);
 enum jobs_outcome jobs_reconcile_run(struct req *, struct jobs_job *);
+int	 jobs_retrieval_failed(struct req *, struct jobs_job *, int dead);
+
+/*
+ * One of the biller's biller_max_sessions session slots for the job's
+ * transaction, for a connector that talks to a biller (the sandbox's
+ * fixtures take none): 1 taken, 0 all busy (job->defer_ms set: return
+ * JOBS_DEFER), -1 database failure (job->error set).
+ */
+struct connector;
+int	 jobs_biller_slot(struct req *r, struct jobs_job *job, const struct connector *c,
+	    const char *biller_id);
 
 extern const struct db_stmt_set jobs_stmt_set;
 

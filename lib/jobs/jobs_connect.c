@@ -27,25 +27,6 @@
 
 #define CONNECT_MARGIN_S	20	/* no biller call starts this close to the lease's end */
 
-/*
- * TEMPORARY (issue 12 H-portal): the lead's links_credentials_device_set
- * (links.h, "re-seals the link's credentials with the token in the caller's
- * transaction") until it is on main; this weak no-op gives way to the real
- * one, then goes.
- */
-int	 links_credentials_device_set(struct req *, const char *client_id,
-	    const char *link_id, const char *device_token) __attribute__((weak));
-int
-links_credentials_device_set(struct req *r, const char *client_id, const char *link_id,
-    const char *device_token)
-{
-	(void)r;
-	(void)client_id;
-	(void)link_id;
-	(void)device_token;
-	return 0;
-}
-
 /* The session's error_code for a failed login, and whether it counts as one
  * of the failed logins that end the session. */
 static const char *
@@ -138,6 +119,8 @@ jobs_connect_run(struct req *r, struct jobs_job *job)
 	}
 	if (rc < 0)
 		return retry(job, "cannot load the biller");
+	if ((rc = jobs_biller_slot(r, job, c, j.biller_id)) != 1)
+		return rc == 0 ? JOBS_DEFER : retry(job, "cannot take a biller session slot");
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	t.deadline_ms = (long long)now.tv_sec * 1000 + now.tv_nsec / 1000000 +
 	    ((kind != NULL ? kind->lease_s : 60) - CONNECT_MARGIN_S) * 1000LL;
@@ -161,13 +144,18 @@ jobs_connect_run(struct req *r, struct jobs_job *job)
 		return JOBS_DONE;
 	}
 
+	/* "remember this device": sealed with the credentials, sent with every
+	 * later login of the link */
 	if (strcmp(j.mode, "update") == 0) {
-		if (links_repair(r, j.client_id, j.update_link_id, j.username, j.password) != 0)
+		if (links_repair(r, j.client_id, j.update_link_id, j.username, j.password) != 0 ||
+		    (cs.device_token_new && links_credentials_device_set(r, j.client_id,
+		    j.update_link_id, cs.device_token) != 0))
 			return retry(job, "cannot repair the link");
 		link_id = j.update_link_id;
 	} else {
 		struct links_new n = { j.client_id, j.environment, j.client_user_id, j.biller_id,
-			j.scopes, j.username, j.password, j.link_token_id };
+			j.scopes, j.username, j.password, j.link_token_id,
+			cs.device_token_new ? cs.device_token : NULL };
 		struct links_row row;
 
 		if (links_create(r, &n, &row) != 0 ||
@@ -175,10 +163,6 @@ jobs_connect_run(struct req *r, struct jobs_job *job)
 			return retry(job, "cannot create the link");
 		link_id = row.id;
 	}
-	/* "remember this device": sent with every later login of the link */
-	if (cs.device_token_new &&
-	    links_credentials_device_set(r, j.client_id, link_id, cs.device_token) != 0)
-		return retry(job, "cannot store the device token");
 	if (links_connect_job_connected(r, &j, link_id) != 0)
 		return retry(job, "cannot record the outcome");
 	return JOBS_DONE;

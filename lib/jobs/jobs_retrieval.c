@@ -90,25 +90,12 @@ mono_ns(void)
 	return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
 }
 
-/*
- * TEMPORARY (issue 12 H-portal, until the lead's links.h on main has
- * struct links_credentials.device_token): no stored device token yet.
- * Then this is `return c->device_token;`.
- */
-static const char *
-cred_device_token(const struct links_credentials *c)
-{
-	(void)c;
-	return NULL;
-}
-
 static enum jobs_outcome
 retry(struct jobs_job *job, const char *why)
 {
 	job->error = why;
-	/* issue 12 lead: links_transient_failure() counts this failure for the
-	 * degraded threshold; it runs from the runner's failure hook after this
-	 * run rolls back (lib/jobs/jobs.c), so nothing is called here. */
+	/* the runner's failure hook (jobs_retrieval_failed) keeps it on the
+	 * link once this run is rolled back: backoff, CONNECTION_DEGRADED */
 	return JOBS_RETRY;
 }
 
@@ -124,6 +111,7 @@ failed(struct run *u, enum connector_status st)
 	switch (st) {
 	case CONN_UNAVAILABLE:
 	case CONN_TRANSIENT:
+		u->job->retry_after = u->s.retry_after;
 		return retry(u->job, u->s.error != NULL ? u->s.error : "biller unavailable");
 	case CONN_DEGRADED:
 		rejection = "CONNECTION_DEGRADED";
@@ -452,6 +440,8 @@ jobs_retrieval_run(struct req *r, struct jobs_job *job)
 		job->error = "unknown connector";
 		return JOBS_FAILED;
 	}
+	if ((rc = jobs_biller_slot(r, job, u.conn, lr.biller_id)) != 1)
+		return rc == 0 ? JOBS_DEFER : JOBS_RETRY;	/* job->error set */
 	if ((rc = connector_target_load(r, lr.biller_id, &u.t)) <= 0)
 		return rc < 0 ? retry(job, "database failure") : JOBS_DONE;
 	u.t.deadline_ms = deadline_ms();
@@ -472,7 +462,7 @@ jobs_retrieval_run(struct req *r, struct jobs_job *job)
 		return retry(job, "database failure");
 	}
 	connector_session_init(&u.s, &u.t);
-	u.s.device_token = cred_device_token(&cred);
+	u.s.device_token = cred.device_token;
 	/* the credentials stay open for a login again (session_expired) until
 	 * the run ends */
 	st = u.conn->login(r->arena, &u.s, cred.username, cred.password);
@@ -491,4 +481,14 @@ jobs_retrieval_run(struct req *r, struct jobs_job *job)
 		    run_ns / 1000000);
 	}
 	return out;
+}
+
+/* The runner's failure hook: a transient failure (RETRY, or the last
+ * attempt's) is kept on the link: sync status, backoff, degraded. */
+int
+jobs_retrieval_failed(struct req *r, struct jobs_job *job, int dead)
+{
+	if (job->client_id == NULL || job->subject_id == NULL)
+		return 0;
+	return links_retrieval_failed(r, job->client_id, job->subject_id, dead);
 }

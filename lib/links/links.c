@@ -23,9 +23,6 @@
 #include "links/links.h"
 #include "links/links_entity.h"
 
-/* The key id stored beside sealed credentials (one key so far). */
-#define LINKS_KEY_ID "secret_key.v1"
-
 #define ROW_COLS "id, client_id, environment, client_user_id, biller_id, status," \
 	" disconnect_reason, credential_rejection_reason, link_token_id"
 enum row_col {
@@ -36,8 +33,6 @@ enum row_col {
 enum emit_col { EM_ENVIRONMENT, EM_USER_ID, EM_BILLER_ID, EM__MAX };
 #define TOKEN_COLS DB_ISO("expires_at")
 enum token_col { T_EXPIRES_AT };
-#define SECRET_COLS "encode(credentials, 'hex'), credentials_key_id, refresh_count"
-enum secret_col { S_SEALED, S_KEY_ID, S_REFRESH_COUNT, S__MAX };
 enum one_col { ONE_VALUE };
 #define RETRIEVAL_COLS "l.status, l.environment, l.client_user_id, l.biller_id, b.name," \
 	" b.connector"
@@ -46,7 +41,7 @@ enum retrieval_col { RL_STATUS, RL_ENVIRONMENT, RL_USER_ID, RL_BILLER_ID, RL_BIL
 
 enum {
 	L_INSERT, L_REPAIR, L_TOKEN, L_GET, L_ENTITY, L_COMPLETED, L_DISCONNECT,
-	L_SECRETS, L_ACCOUNT_UPSERT, L_SYNC_START, L_SYNC_DONE, L_SYNC_FAILED, L_RETRIEVAL, L__MAX
+	L_ACCOUNT_UPSERT, L_SYNC_DONE, L_RETRIEVAL, L__MAX
 };
 static struct db_stmt stmts[L__MAX] = {
 	[L_INSERT] = { "links_insert",
@@ -81,10 +76,6 @@ static struct db_stmt stmts[L__MAX] = {
 	    "UPDATE links SET status = 'DISCONNECTED', disconnect_reason = $3,"
 	    " credential_rejection_reason = $4, sync_status = 'error', updated_at = now()"
 	    " WHERE client_id = $1 AND id = $2 AND status = 'ACTIVE' RETURNING " EMIT_COLS },
-	/* The retrieval's view: the row locked, so two runners never retrieve
-	 * one link at once. */
-	[L_SECRETS] = { "links_secrets",
-	    "SELECT " SECRET_COLS " FROM links WHERE client_id = $1 AND id = $2 FOR UPDATE" },
 	[L_ACCOUNT_UPSERT] = { "links_account_upsert",
 	    "INSERT INTO link_accounts AS a (client_id, id, link_id, external_ref, name, type,"
 	    " account_number_mask, service_address) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)"
@@ -96,16 +87,15 @@ static struct db_stmt stmts[L__MAX] = {
 	    "   IS DISTINCT FROM (EXCLUDED.name, EXCLUDED.type, EXCLUDED.account_number_mask,"
 	    "   EXCLUDED.service_address) THEN now() ELSE a.updated_at END"
 	    " RETURNING id" },
-	[L_SYNC_START] = { "links_sync_start",
-	    "UPDATE links SET last_attempt_at = now(), sync_status = 'syncing'"
-	    " WHERE client_id = $1 AND id = $2" },
 	/* A successful retrieval: the first one sets first_sync_completed_at
 	 * and ready_event_at (connection.ready, once); returns whether this
 	 * one was the first and the figures the event carries. */
 	[L_SYNC_DONE] = { "links_sync_done",
 	    "UPDATE links l SET sync_status = 'ok', last_attempt_at = now(),"
 	    " last_success_at = now(),"
-	    " next_sync_at = now() + make_interval(secs => $3::int), bill_count = $4::int,"
+	    " next_sync_at = now() + make_interval(secs => $3::int"
+	    "  * (1 - $5::int / 100.0 + random() * $5::int / 50.0)), bill_count = $4::int,"
+	    " failing_since = NULL, refresh_failures = 0,"
 	    " refresh_count = refresh_count + 1,"
 	    " first_sync_completed_at = coalesce(first_sync_completed_at, now()),"
 	    " ready_event_at = coalesce(ready_event_at, now()), updated_at = now()"
@@ -114,9 +104,6 @@ static struct db_stmt stmts[L__MAX] = {
 	    " WHERE l.client_id = $1 AND l.id = $2"
 	    " RETURNING o.first, " DB_ISO("l.first_sync_completed_at") ", l.environment,"
 	    " l.client_user_id, l.biller_id" },
-	[L_SYNC_FAILED] = { "links_sync_failed",
-	    "UPDATE links SET sync_status = 'error', next_sync_at = now() + make_interval(secs => $3::int)"
-	    " WHERE client_id = $1 AND id = $2 AND status = 'ACTIVE'" },
 	[L_RETRIEVAL] = { "links_retrieval",
 	    "SELECT " RETRIEVAL_COLS " FROM links l JOIN billers b ON b.id = l.biller_id"
 	    " WHERE l.client_id = $1 AND l.id = $2" },
@@ -154,42 +141,14 @@ row_fill(PGresult *res, int i, struct links_row *row)
 		*f[c] = PQgetisnull(res, i, c) ? NULL : PQgetvalue(res, i, c);
 }
 
-/* {"u": username, "p": password} sealed to the link id, as hex; NULL on
- * failure. The plaintext is wiped. */
-static const char *
-credentials_seal(struct req *r, const char *link_id, const char *username,
-    const char *password)
-{
-	struct json_object *o = json_obj(r->arena);
-	unsigned char *sealed;
-	const char *plain;
-	char *copy;
-	size_t len, slen;
-
-	json_set_str(o, "u", username != NULL ? username : "");
-	json_set_str(o, "p", password != NULL ? password : "");
-	plain = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN);
-	len = strlen(plain);
-	copy = arena_alloc(r->arena, len + 1);
-	memcpy(copy, plain, len + 1);
-	/* json-c keeps its own copies: drop them before sealing ours */
-	json_set_str(o, "u", "");
-	json_set_str(o, "p", "");
-	sealed = crypto_seal(r->arena, r->cfg->secret_key, copy, len, link_id, &slen);
-	sodium_memzero(copy, len);
-	if (sealed == NULL)
-		return NULL;
-	return crypto_hex_encode(r->arena, sealed, slen);
-}
-
 int
 links_create(struct req *r, const struct links_new *n, struct links_row *row)
 {
 	const char *id = crypto_id_new(r->arena, "link");
-	const char *sealed = credentials_seal(r, id, n->username, n->password);
+	const char *sealed = links_vault_seal(r, id, n->username, n->password, n->device_token);
 	const char *p[9] = { n->client_id, id, n->environment, n->client_user_id, n->biller_id,
 	    n->scopes != NULL ? json_object_to_json_string_ext(n->scopes, JSON_C_TO_STRING_PLAIN) :
-	    NULL, n->link_token_id, sealed, LINKS_KEY_ID };
+	    NULL, n->link_token_id, sealed, links_vault_key_id(r) };
 	PGresult *res;
 
 	if (sealed == NULL)
@@ -204,8 +163,8 @@ int
 links_repair(struct req *r, const char *client_id, const char *link_id,
     const char *username, const char *password)
 {
-	const char *sealed = credentials_seal(r, link_id, username, password);
-	const char *p[4] = { client_id, link_id, sealed, LINKS_KEY_ID };
+	const char *sealed = links_vault_seal(r, link_id, username, password, NULL);
+	const char *p[4] = { client_id, link_id, sealed, links_vault_key_id(r) };
 	PGresult *res;
 
 	if (sealed == NULL)
@@ -345,64 +304,6 @@ links_retrieval_load(struct req *r, const char *client_id, const char *link_id,
 	return 1;
 }
 
-int
-links_credentials_open(struct req *r, const char *client_id, const char *link_id,
-    struct links_credentials *c)
-{
-	const char *p[2] = { client_id, link_id };
-	unsigned char *sealed, *plain;
-	struct json_object *o;
-	const char *why;
-	size_t slen, plen;
-	PGresult *res;
-	int rc = -1;
-
-	memset(c, 0, sizeof(*c));
-	if ((res = db_query(r, &stmts[L_SECRETS], 2, p)) == NULL)
-		return -1;
-	if (PQntuples(res) != 1 || PQgetisnull(res, 0, S_SEALED))
-		return 0;
-	c->refresh_count = (int)strtol(PQgetvalue(res, 0, S_REFRESH_COUNT), NULL, 10);
-	slen = (size_t)PQgetlength(res, 0, S_SEALED) / 2;
-	sealed = arena_alloc(r->arena, slen + 1);
-	if (crypto_hex_decode(PQgetvalue(res, 0, S_SEALED), sealed, slen) != 0 ||
-	    crypto_open(r->arena, r->cfg->secret_key, sealed, slen, link_id, &plain,
-	    &plen) != 0) {
-		log_msg("warn", "link %s: sealed credentials do not open", link_id);
-		return -1;
-	}
-	if ((o = json_parse(r->arena, (const char *)plain, plen, &why)) != NULL &&
-	    json_get_str(o, "u") != NULL && json_get_str(o, "p") != NULL) {
-		c->username = arena_strdup(r->arena, json_get_str(o, "u"));
-		c->password = arena_strdup(r->arena, json_get_str(o, "p"));
-		c->plen = strlen(c->password);
-		c->ulen = strlen(c->username);
-		json_set_str(o, "u", "");
-		json_set_str(o, "p", "");
-		rc = 1;
-	}
-	sodium_memzero(plain, plen);
-	return rc;
-}
-
-void
-links_credentials_wipe(struct links_credentials *c)
-{
-	if (c->username != NULL)
-		sodium_memzero((char *)c->username, c->ulen);
-	if (c->password != NULL)
-		sodium_memzero((char *)c->password, c->plen);
-	c->username = c->password = NULL;
-}
-
-int
-links_sync_start(struct req *r, const char *client_id, const char *link_id)
-{
-	const char *p[2] = { client_id, link_id };
-
-	return db_exec_count(r->db, r->arena, &stmts[L_SYNC_START], 2, p) < 0 ? -1 : 0;
-}
-
 const char *
 links_account_upsert(struct req *r, const char *client_id, const char *link_id,
     const char *ref, const char *name, const char *type, const char *mask,
@@ -421,13 +322,14 @@ int
 links_sync_done(struct req *r, const char *client_id, const char *link_id,
     long long bill_count)
 {
-	const char *p[4] = { client_id, link_id,
-	    arena_printf(r->arena, "%d", LINKS_SYNC_INTERVAL),
-	    arena_printf(r->arena, "%lld", bill_count) };
+	const char *p[5] = { client_id, link_id,
+	    arena_printf(r->arena, "%d", r->cfg->refresh_interval_s),
+	    arena_printf(r->arena, "%lld", bill_count),
+	    arena_printf(r->arena, "%d", r->cfg->refresh_jitter_pct) };
 	struct json_object *o;
 	PGresult *res;
 
-	if ((res = db_query(r, &stmts[L_SYNC_DONE], 4, p)) == NULL || PQntuples(res) != 1)
+	if ((res = db_query(r, &stmts[L_SYNC_DONE], 5, p)) == NULL || PQntuples(res) != 1)
 		return -1;
 	if (strcmp(PQgetvalue(res, 0, SD_FIRST), "t") != 0)
 		return 0;
@@ -443,12 +345,4 @@ links_sync_done(struct req *r, const char *client_id, const char *link_id,
 	json_set_str(o, "first_sync_completed_at", PQgetvalue(res, 0, SD_FIRST_SYNC));
 	return events_emit(r, client_id, PQgetvalue(res, 0, SD_ENVIRONMENT), "connection.ready",
 	    o, NULL) == NULL ? -1 : 0;
-}
-
-int
-links_sync_failed(struct req *r, const char *client_id, const char *link_id, int retry_s)
-{
-	const char *p[3] = { client_id, link_id, arena_printf(r->arena, "%d", retry_s) };
-
-	return db_exec_count(r->db, r->arena, &stmts[L_SYNC_FAILED], 3, p) < 0 ? -1 : 0;
 }

@@ -17,13 +17,15 @@
 struct req;
 struct json_object;
 struct db_stmt_set;
+struct config;
+struct db;
+struct arena;
 
 #define LINKS_SANDBOX_BILLER	"blr_01900000-0000-7000-8000-000000000001"
 #define LINKS_SANDBOX_PASSWORD	"pass_good"
 #define LINKS_TOKEN_LAT		"bds_lat_"	/* link access token */
 #define LINKS_ACCESS_TOKEN_TTL	3600		/* POST .../access-token: 1 h */
 #define LINKS_REFRESH_COOLDOWN	600		/* POST .../refresh: 429 within 10 min */
-#define LINKS_SYNC_INTERVAL	(24 * 3600)	/* next_sync_at after a retrieval */
 
 struct links_row {
 	const char *id, *client_id, *environment, *client_user_id, *biller_id,
@@ -35,6 +37,8 @@ struct links_new {
 	struct json_object *scopes;		/* array of scope names, may be NULL */
 	const char *username, *password;	/* sealed into links.credentials */
 	const char *link_token_id;		/* NULL for sandbox account links */
+	const char *device_token;		/* the portal's "remember this device"
+						 * token (MFA), sealed beside them; may be NULL */
 };
 
 /*
@@ -95,7 +99,8 @@ int	 links_retrieval_load(struct req *, const char *client_id, const char *link_
 /* A link's opened credentials (arena strings; wipe them after use). */
 struct links_credentials {
 	const char *username, *password;
-	size_t ulen, plen;
+	const char *device_token;	/* NULL when none was stored */
+	size_t ulen, plen, dlen;
 	int refresh_count;	/* successful retrievals so far */
 };
 /* Lock the link's row and open its credentials: 1 (c filled), 0 none (no
@@ -105,8 +110,23 @@ int	 links_credentials_open(struct req *, const char *client_id, const char *lin
 	    struct links_credentials *c);
 /* Zero the plaintext credentials. */
 void	 links_credentials_wipe(struct links_credentials *c);
-/* sync.last_attempt_at = now, sync.status syncing. 0 ok, -1. */
-int	 links_sync_start(struct req *, const char *client_id, const char *link_id);
+/* Re-seal the link's credentials with a new device token (NULL: none), in
+ * the caller's transaction (locks the row). 0 ok (or no credentials), -1. */
+int	 links_credentials_device_set(struct req *, const char *client_id,
+	    const char *link_id, const char *device_token);
+
+/* ---- the vault (links_vault.c) ---- */
+
+/* {"u", "p", "d"?} sealed for the link under the vault's current key: hex
+ * in the arena, NULL on failure. The plaintext copies are wiped. */
+const char *links_vault_seal(struct req *, const char *link_id, const char *username,
+	    const char *password, const char *device_token);
+/* The id of the key links_vault_seal uses (stored beside the value). */
+const char *links_vault_key_id(struct req *);
+/* bdsctl keys rotate-credentials: re-seal every link's credentials under
+ * the current key, in batches; prints the count. 0 ok, -1 failure (or rows
+ * that open under no key of the ring). */
+int	 links_vault_rotate(const struct config *, struct db *, struct arena *);
 /* Upsert one account of the link by the connector's ref: the account id
  * (acct_…, arena), NULL on failure. */
 const char *links_account_upsert(struct req *, const char *client_id, const char *link_id,
@@ -116,10 +136,30 @@ const char *links_account_upsert(struct req *, const char *client_id, const char
  * first one emits connection.ready (once per link). 0 ok, -1. */
 int	 links_sync_done(struct req *, const char *client_id, const char *link_id,
 	    long long bill_count);
-/* A failed attempt of an ACTIVE link: sync.status error, next try in
- * retry_s. 0 ok, -1. */
-int	 links_sync_failed(struct req *, const char *client_id, const char *link_id,
-	    int retry_s);
+
+/* ---- scheduled refresh, limits, operators (links_refresh.c) ---- */
+
+/* bdsctl jobs: queue a retrieval of every ACTIVE link whose refresh is due;
+ * how many, -1 on failure. */
+long long links_refresh_due(const struct config *, struct db *, struct arena *);
+/*
+ * A retrieval of the link failed transiently (the jobs runner's failure
+ * hook, in its own transaction): sync.status error; dead (the job's last
+ * attempt) also schedules the next refresh after the backoff. A link
+ * failing longer than degraded_after_s becomes DISCONNECTED
+ * credentials_rejected / CONNECTION_DEGRADED (link.disconnected). 0, -1.
+ */
+int	 links_retrieval_failed(struct req *, const char *client_id, const char *link_id,
+	    int dead);
+/* Take one of the biller's biller_max_sessions slots for the caller's
+ * transaction: 1 taken, 0 all busy (try later), -1 database failure. */
+int	 links_biller_slot(struct req *, const char *biller_id);
+/* bdsctl links refresh ID: queue an ACTIVE link's retrieval now (no
+ * throttle). bdsctl links correct-reason ID FAMILY REASON: record the
+ * correction and emit link.failure_reason_corrected. 0 ok, -1 (printed). */
+int	 links_refresh_admin(const struct config *, struct db *, struct arena *, const char *id);
+int	 links_correct_reason(const struct config *, struct db *, struct arena *,
+	    const char *id, const char *family, const char *reason);
 /* Emit link.disconnected (data.object as the spec's table). 0 ok, -1. */
 int	 links_disconnected_emit(struct req *, const char *client_id, const char *environment,
 	    const char *link_id, const char *user_id, const char *biller_id, const char *reason,
@@ -142,6 +182,7 @@ int	 links_sandbox_advance(struct req *, struct json_object *);
 
 extern const struct vfield links_list_query[], links_sandbox_create_fields[];
 
-extern const struct db_stmt_set links_stmt_set, links_api_stmt_set, links_sandbox_stmt_set;
+extern const struct db_stmt_set links_stmt_set, links_api_stmt_set, links_sandbox_stmt_set,
+    links_vault_stmt_set, links_refresh_stmt_set;
 
 #endif

@@ -12,3 +12,7 @@ lib_libbds_a_SOURCES += \
 lib_libbds_a_SOURCES += \
 	%reldir%/links_auth.h \
 	%reldir%/links_auth.c
+# issue 12 (lead): the credential vault; scheduled refresh, limits, operators
+lib_libbds_a_SOURCES += \
+	%reldir%/links_vault.c \
+	%reldir%/links_refresh.c

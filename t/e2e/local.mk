@@ -5,6 +5,7 @@ check_LIBRARIES += %reldir%/libe2e.a
 	%reldir%/harness.c %reldir%/harness.h \
 	%reldir%/accounts.c %reldir%/accounts.h \
 	%reldir%/devacct.c %reldir%/devacct.h \
+	%reldir%/fleet.c %reldir%/fleet.h \
 	%reldir%/receiver.c %reldir%/receiver.h \
 	%reldir%/smtp_sink.c %reldir%/smtp_sink.h
 E2E_SUITES += %reldir%/check_e2e_core %reldir%/check_e2e_faults %reldir%/check_e2e_mail \
@@ -25,3 +26,5 @@ E2E_SUITES += %reldir%/check_e2e_bills_sync
 E2E_SUITES += %reldir%/check_e2e_bills_statement
 # issue 11 H3: the bill status lifecycle
 E2E_SUITES += %reldir%/check_e2e_bills_status
+# issue 12 (lead): scheduled refresh, operators, the vault
+E2E_SUITES += %reldir%/check_e2e_refresh
