@@ -28,3 +28,6 @@ E2E_SUITES += %reldir%/check_e2e_bills_statement
 E2E_SUITES += %reldir%/check_e2e_bills_status
 # issue 12 (lead): scheduled refresh, operators, the vault
 E2E_SUITES += %reldir%/check_e2e_refresh
+# issue 12 portal: the biller simulator for the suites, and the portal connector end to end
+%canon_reldir%_libe2e_a_SOURCES += %reldir%/sim.c %reldir%/sim.h
+E2E_SUITES += %reldir%/check_e2e_portal
