@@ -8,8 +8,9 @@
  *
  * A session is made with connector_session_init() (the biller it talks to),
  * then login, maybe mfa, then accounts, statements, payments and documents.
- * Every function answers a status; on anything but CONN_OK and
- * CONN_MFA_REQUIRED, s->error holds a short reason fit for jobs.last_error
+ * Every function answers a status (its outputs are set on CONN_OK only); on
+ * anything but CONN_OK and CONN_MFA_REQUIRED, s->error holds a short reason
+ * fit for jobs.last_error
  * ("portal: 503 on statements", "portal: malformed statements[3].amount_due"),
  * never a secret.
  */

@@ -596,8 +596,6 @@ portal_accounts(struct arena *a, struct connector_session *s,
 	struct presp r;
 	const char *why;
 
-	*out = NULL;
-	*n = 0;
 	if ((st = call_json(a, s, "accounts", "/accounts", &r)) != CONN_OK)
 		return st;
 	if (portal_parse_accounts(a, r.body, r.len, out, n, &why) != 0)
@@ -605,11 +603,13 @@ portal_accounts(struct arena *a, struct connector_session *s,
 	return CONN_OK;
 }
 
-/* ?since=... for q, or "". */
-static const char *
-since_query(struct arena *a, const struct connector_query *q)
+/* GET /accounts/{id}/<what>[?since=D]: the 200 JSON answer. */
+static enum connector_status
+account_list(struct arena *a, struct connector_session *s, const char *what,
+    const char *account_ref, const struct connector_query *q, struct presp *r)
 {
-	return q != NULL && q->since != NULL ? arena_printf(a, "?since=%s", q->since) : "";
+	return call_json(a, s, what, arena_printf(a, "/accounts/%s/%s%s", segment(a, account_ref),
+	    what, q != NULL && q->since != NULL ? arena_printf(a, "?since=%s", q->since) : ""), r);
 }
 
 static enum connector_status
@@ -620,14 +620,10 @@ portal_statements(struct arena *a, struct connector_session *s, const char *acco
 	struct presp r;
 	const char *why;
 
-	*out = NULL;
-	*n = 0;
-	if ((st = call_json(a, s, "statements", arena_printf(a, "/accounts/%s/statements%s",
-	    segment(a, account_ref), since_query(a, q)), &r)) != CONN_OK)
+	if ((st = account_list(a, s, "statements", account_ref, q, &r)) != CONN_OK)
 		return st;
-	if (portal_parse_statements(a, r.body, r.len, account_ref, out, n, &why) != 0)
-		return malformed(a, s, "statements", why);
-	return CONN_OK;
+	return portal_parse_statements(a, r.body, r.len, account_ref, out, n, &why) == 0 ?
+	    CONN_OK : malformed(a, s, "statements", why);
 }
 
 static enum connector_status
@@ -638,14 +634,10 @@ portal_payments(struct arena *a, struct connector_session *s, const char *accoun
 	struct presp r;
 	const char *why;
 
-	*out = NULL;
-	*n = 0;
-	if ((st = call_json(a, s, "payments", arena_printf(a, "/accounts/%s/payments%s",
-	    segment(a, account_ref), since_query(a, q)), &r)) != CONN_OK)
+	if ((st = account_list(a, s, "payments", account_ref, q, &r)) != CONN_OK)
 		return st;
-	if (portal_parse_payments(a, r.body, r.len, account_ref, out, n, &why) != 0)
-		return malformed(a, s, "payments", why);
-	return CONN_OK;
+	return portal_parse_payments(a, r.body, r.len, account_ref, out, n, &why) == 0 ?
+	    CONN_OK : malformed(a, s, "payments", why);
 }
 
 static enum connector_status

@@ -185,7 +185,7 @@ field(struct pctx *c, struct json_object *o, const char *path, const struct pfie
 {
 	struct json_object *j = NULL;
 	enum json_type t;
-	size_t len;
+	size_t len = 0;
 
 	memset(v, 0, sizeof(*v));
 	if (!json_object_object_get_ex(o, f->name, &j) || j == NULL)
@@ -330,6 +330,16 @@ list(struct pctx *c, struct json_object *o, const char *name, long long max)
 	return field(c, o, "", &f, &v) == 0 ? v.o : NULL;
 }
 
+/* 1 when ref is already among the first n ids (a list holds each once). */
+static int
+seen(const char *const *ids, size_t n, const char *ref)
+{
+	for (size_t i = 0; i < n; i++)
+		if (strcmp(ids[i], ref) == 0)
+			return 1;
+	return 0;
+}
+
 /* Item i of arr as a path ("statements[3]"). */
 static const char *
 item_path(struct pctx *c, const char *base, size_t i)
@@ -339,6 +349,52 @@ item_path(struct pctx *c, const char *base, size_t i)
 
 /* A path's leading "." dropped (top-level members). */
 #define TOP(s)	((s) + 1)
+
+/* One item of a list at path into slot; *id its id (unique in the list). */
+typedef int (*item_fn)(struct pctx *, struct json_object *j, const char *path,
+    const char *account_ref, void *slot, const char **id);
+
+/*
+ * The answer's list member name (at most max items, each size bytes made
+ * by fn): the items (arena, *n of them), or NULL with *why. An id twice in
+ * the list is refused.
+ */
+static void *
+parse_list(struct arena *a, const char *body, size_t len, const char *name, long long max,
+    size_t size, item_fn fn, const char *account_ref, size_t *n, const char **why)
+{
+	struct pctx c = { a, why, -1 };
+	struct json_object *o, *arr;
+	const char **ids;
+	char *items;
+	size_t cnt;
+
+	*n = 0;
+	if ((o = answer(&c, body, len)) == NULL || (arr = list(&c, o, name, max)) == NULL)
+		goto fail;
+	cnt = json_object_array_length(arr);
+	items = arena_alloc(a, (cnt + 1) * size);
+	ids = arena_alloc(a, (cnt + 1) * sizeof(*ids));
+	for (size_t i = 0; i < cnt; i++) {
+		const char *path = item_path(&c, name, i);
+
+		memset(items + i * size, 0, size);
+		c.exponent = -1;
+		if (fn(&c, json_object_array_get_idx(arr, i), path, account_ref, items + i * size,
+		    &ids[i]) != 0)
+			goto fail;
+		if (seen(ids, i, ids[i])) {
+			bad(&c, path, "id");
+			goto fail;
+		}
+	}
+	*n = cnt;
+	return items;
+fail:
+	if (**why == '.')
+		*why = TOP(*why);
+	return NULL;
+}
 
 /* ---- login ---- */
 
@@ -410,13 +466,22 @@ static const struct pfield account_spec[] = {
 	{ NULL }
 };
 
-/* 1 when ref is already among the first n ids (a list holds each once). */
 static int
-seen(const char *const *ids, size_t n, const char *ref)
+account_item(struct pctx *c, struct json_object *j, const char *path, const char *account_ref,
+    void *slot, const char **id)
 {
-	for (size_t i = 0; i < n; i++)
-		if (strcmp(ids[i], ref) == 0)
-			return 1;
+	struct connector_account *acc = slot;
+	struct pval v[AC__MAX];
+
+	(void)account_ref;
+	if (fields(c, j, path, account_spec, v) != 0)
+		return -1;
+	*id = acc->ref = v[AC_ID].s;
+	acc->name = v[AC_NAME].s;
+	acc->type = v[AC_TYPE].s;
+	acc->mask = v[AC_MASK].s;
+	acc->service_address = v[AC_ADDRESS].s;
+	acc->closed = strcmp(v[AC_STATUS].s, "closed") == 0;
 	return 0;
 }
 
@@ -424,46 +489,9 @@ int
 portal_parse_accounts(struct arena *a, const char *body, size_t len,
     struct connector_account **out, size_t *n, const char **why)
 {
-	struct pctx c = { a, why, -1 };
-	struct json_object *o, *arr;
-	struct connector_account *acc;
-	const char **ids;
-	struct pval v[AC__MAX];
-	size_t cnt, i;
-
-	*out = NULL;
-	*n = 0;
-	if ((o = answer(&c, body, len)) == NULL ||
-	    (arr = list(&c, o, "accounts", PORTAL_ACCOUNTS_MAX)) == NULL)
-		goto fail;
-	cnt = json_object_array_length(arr);
-	acc = arena_alloc(a, (cnt + 1) * sizeof(*acc));
-	ids = arena_alloc(a, (cnt + 1) * sizeof(*ids));
-	for (i = 0; i < cnt; i++) {
-		const char *path = item_path(&c, "accounts", i);
-
-		if (fields(&c, json_object_array_get_idx(arr, i), path, account_spec, v) != 0)
-			goto fail;
-		if (seen(ids, i, v[AC_ID].s)) {
-			bad(&c, path, "id");
-			goto fail;
-		}
-		ids[i] = v[AC_ID].s;
-		memset(&acc[i], 0, sizeof(acc[i]));
-		acc[i].ref = v[AC_ID].s;
-		acc[i].name = v[AC_NAME].s;
-		acc[i].type = v[AC_TYPE].s;
-		acc[i].mask = v[AC_MASK].s;
-		acc[i].service_address = v[AC_ADDRESS].s;
-		acc[i].closed = strcmp(v[AC_STATUS].s, "closed") == 0;
-	}
-	*out = acc;
-	*n = cnt;
-	return 0;
-fail:
-	if (**why == '.')
-		*why = TOP(*why);
-	return -1;
+	*out = parse_list(a, body, len, "accounts", PORTAL_ACCOUNTS_MAX, sizeof(**out),
+	    account_item, NULL, n, why);
+	return *out != NULL ? 0 : -1;
 }
 
 /* ---- statements ---- */
@@ -637,43 +665,25 @@ statement(struct pctx *c, struct json_object *j, const char *path, const char *a
 	return 0;
 }
 
+static int
+statement_item(struct pctx *c, struct json_object *j, const char *path,
+    const char *account_ref, void *slot, const char **id)
+{
+	struct connector_statement *st = slot;
+
+	if (statement(c, j, path, account_ref, st) != 0)
+		return -1;
+	*id = st->b.ref;
+	return 0;
+}
+
 int
 portal_parse_statements(struct arena *a, const char *body, size_t len,
     const char *account_ref, struct connector_statement **out, size_t *n, const char **why)
 {
-	struct pctx c = { a, why, -1 };
-	struct json_object *o, *arr;
-	struct connector_statement *st;
-	const char **ids;
-	size_t cnt, i;
-
-	*out = NULL;
-	*n = 0;
-	if ((o = answer(&c, body, len)) == NULL ||
-	    (arr = list(&c, o, "statements", PORTAL_STATEMENTS_MAX)) == NULL)
-		goto fail;
-	cnt = json_object_array_length(arr);
-	st = arena_alloc(a, (cnt + 1) * sizeof(*st));
-	ids = arena_alloc(a, (cnt + 1) * sizeof(*ids));
-	for (i = 0; i < cnt; i++) {
-		const char *path = item_path(&c, "statements", i);
-
-		if (statement(&c, json_object_array_get_idx(arr, i), path, account_ref,
-		    &st[i]) != 0)
-			goto fail;
-		if (seen(ids, i, st[i].b.ref)) {
-			bad(&c, path, "id");
-			goto fail;
-		}
-		ids[i] = st[i].b.ref;
-	}
-	*out = st;
-	*n = cnt;
-	return 0;
-fail:
-	if (**why == '.')
-		*why = TOP(*why);
-	return -1;
+	*out = parse_list(a, body, len, "statements", PORTAL_STATEMENTS_MAX, sizeof(**out),
+	    statement_item, account_ref, n, why);
+	return *out != NULL ? 0 : -1;
 }
 
 /* ---- payments ---- */
@@ -694,55 +704,34 @@ static const struct pfield payment_spec[] = {
 	{ NULL }
 };
 
+static int
+payment_item(struct pctx *c, struct json_object *j, const char *path, const char *account_ref,
+    void *slot, const char **id)
+{
+	struct bills_payment *p = slot;
+	struct pval v[PY__MAX], head[1];
+
+	if (fields(c, j, path, payment_head, head) != 0)
+		return -1;
+	c->exponent = portal_currency_exponent(head[0].s);
+	if (fields(c, j, path, payment_spec, v) != 0)
+		return -1;
+	*id = p->ref = v[PY_ID].s;
+	p->account_ref = account_ref;
+	p->amount = money(&v[PY_AMOUNT], head[0].s);
+	p->paid_at = v[PY_PAID_AT].s;
+	p->status = v[PY_STATUS].s;
+	p->statement_ref = v[PY_STATEMENT].s;
+	return 0;
+}
+
 int
 portal_parse_payments(struct arena *a, const char *body, size_t len,
     const char *account_ref, struct bills_payment **out, size_t *n, const char **why)
 {
-	struct pctx c = { a, why, -1 };
-	struct json_object *o, *arr;
-	struct bills_payment *p;
-	struct pval v[PY__MAX], head[1];
-	const char **ids;
-	size_t cnt, i;
-
-	*out = NULL;
-	*n = 0;
-	if ((o = answer(&c, body, len)) == NULL ||
-	    (arr = list(&c, o, "payments", PORTAL_PAYMENTS_MAX)) == NULL)
-		goto fail;
-	cnt = json_object_array_length(arr);
-	p = arena_alloc(a, (cnt + 1) * sizeof(*p));
-	ids = arena_alloc(a, (cnt + 1) * sizeof(*ids));
-	for (i = 0; i < cnt; i++) {
-		struct json_object *j = json_object_array_get_idx(arr, i);
-		const char *path = item_path(&c, "payments", i);
-
-		c.exponent = -1;
-		if (fields(&c, j, path, payment_head, head) != 0)
-			goto fail;
-		c.exponent = portal_currency_exponent(head[0].s);
-		if (fields(&c, j, path, payment_spec, v) != 0)
-			goto fail;
-		if (seen(ids, i, v[PY_ID].s)) {
-			bad(&c, path, "id");
-			goto fail;
-		}
-		ids[i] = v[PY_ID].s;
-		memset(&p[i], 0, sizeof(p[i]));
-		p[i].ref = v[PY_ID].s;
-		p[i].account_ref = account_ref;
-		p[i].amount = money(&v[PY_AMOUNT], head[0].s);
-		p[i].paid_at = v[PY_PAID_AT].s;
-		p[i].status = v[PY_STATUS].s;
-		p[i].statement_ref = v[PY_STATEMENT].s;
-	}
-	*out = p;
-	*n = cnt;
-	return 0;
-fail:
-	if (**why == '.')
-		*why = TOP(*why);
-	return -1;
+	*out = parse_list(a, body, len, "payments", PORTAL_PAYMENTS_MAX, sizeof(**out),
+	    payment_item, account_ref, n, why);
+	return *out != NULL ? 0 : -1;
 }
 
 /* ---- errors ---- */
