@@ -34,6 +34,8 @@
 #include "links/links_auth.h"
 #include "rtl/rtl.h"	/* issue 13 rtl */
 #include "links/links_page.h"	/* issue 13 web */
+/* issue 12 portal */
+#include "jobs/connectors/connector.h"
 
 static const struct db_stmt_set *const core_sets[] = {
 	&health_stmt_set, &auth_stmt_set, &idem_stmt_set, &migrate_stmt_set, &jobq_stmt_set,
@@ -86,6 +88,10 @@ static const struct db_stmt_set *const rtl_sets[] = {
 static const struct db_stmt_set *const links_page_sets[] = {
 	&links_page_stmt_set, NULL
 };
+/* issue 12 portal: what the jobs keep for the connectors */
+static const struct db_stmt_set *const connector_sets[] = {
+	&connector_stmt_set, NULL
+};
 
 const struct db_module db_modules[] = {
 	{ "core", core_sets },
@@ -101,5 +107,6 @@ const struct db_module db_modules[] = {
 	{ "bills_status", bills_status_sets },	/* issue 11 H3 */
 	{ "rtl", rtl_sets },	/* issue 13 rtl */
 	{ "links_page", links_page_sets },	/* issue 13 web */
+	{ "connector", connector_sets },	/* issue 12 portal */
 	{ NULL, NULL }
 };

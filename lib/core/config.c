@@ -87,6 +87,11 @@ static const struct centry entries[] = {
 	{ "rtl_expiry_days", C_INT, F(rtl_expiry_days), "30" },
 	{ "discovery_hosts", C_STR, F(discovery_hosts), "" },
 	/* end issue 13 rtl */
+	/* issue 12 portal */
+	{ "portal_connect_timeout_ms", C_INT, F(portal_connect_timeout_ms), "5000" },
+	{ "portal_timeout_ms", C_INT, F(portal_timeout_ms), "30000" },
+	{ "portal_since_days", C_INT, F(portal_since_days), "35" },
+	/* end issue 12 portal */
 };
 #undef F
 #define NENTRIES (sizeof(entries) / sizeof(entries[0]))

@@ -84,6 +84,11 @@ struct config {
 						 * onboarding URL hosts, asked before DNS (dev
 						 * and test stacks; empty in production) */
 	/* end issue 13 rtl */
+	/* issue 12 portal: the portal connector (docs/portal.md) */
+	int		 portal_connect_timeout_ms;	/* TCP + TLS connect, per request */
+	int		 portal_timeout_ms;	/* a whole request, answer included */
+	int		 portal_since_days;	/* the since window before the last success */
+	/* end issue 12 portal */
 };
 
 /* Load defaults, file (may be NULL), env. 0 ok; -1 with err filled. */

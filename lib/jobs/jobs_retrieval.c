@@ -1,28 +1,44 @@
 /*
  * The retrieval job (kind "retrieval", subject a link id): log in to the
- * link's biller with its sealed credentials, upsert the accounts, store
- * every statement (bills_store: bill.created per new bill; a withdrawn one
- * bills_withdraw: bill.deleted), then every observed payment
- * (bills_payment_store: payment.observed, the match, a reversal), queue
- * the link's reconciliation when a statement was new, update the
- * link's sync fields and, after the first successful retrieval,
- * connection.ready (once, emitted last in the same transaction). Runs in
- * bds-jobs inside the one transaction the runner opens; the link's row is
- * locked for the whole run, so two runners never retrieve one link at once
- * and a run killed midway leaves nothing behind (its job is retried after
- * the lease).
+ * link's biller with its sealed credentials (and its "remember this device"
+ * token), list the accounts and, per account, the statements and payments
+ * since the link's since date (connector_since: the first retrieval asks
+ * for everything), and fetch the documents it does not hold yet. Every
+ * answer is validated by the connector before anything is written: a
+ * malformed or failed call fails the run with nothing written.
  *
- * Failures: rejected credentials (or a lock, or an MFA challenge a refresh
- * cannot answer) → DISCONNECTED credentials_rejected INVALID_CREDENTIALS;
- * CONN_DEGRADED → credentials_rejected CONNECTION_DEGRADED; CONN_EXPIRED →
- * expired; each emits link.disconnected once per transition. An unavailable
- * biller is retried with the runner's backoff. The sandbox connector's MFA
+ * Then, in the one transaction the runner opens, per account: upsert it;
+ * the payments turned reversed (bills_payment_store: the bill goes back,
+ * status_reverted observed_payment_reversed, before its statement shows
+ * the balance again); every statement oldest first (bills_store:
+ * bill.created, the status the statement reports, statement_refreshed; a
+ * withdrawn one bills_withdraw: bill.deleted; a structured:false one is
+ * only recorded with its document, connector_unstructured_put); every
+ * stored statement the biller no longer lists inside the since window
+ * (bills_withdraw); the posted payments oldest first (payment.observed, the
+ * match, paid / partially_paid). Then the link's reconciliation when a
+ * statement was new, its sync fields and, after the first successful
+ * retrieval, connection.ready (once, emitted last in the same transaction).
+ * The link's row is locked for the whole run, so two runners never
+ * retrieve one link at once and a run killed midway leaves nothing behind
+ * (its job is retried after the lease).
+ *
+ * Failures: rejected credentials or a lock → DISCONNECTED
+ * credentials_rejected INVALID_CREDENTIALS; CONN_DEGRADED →
+ * credentials_rejected CONNECTION_DEGRADED; consent expired, or an MFA
+ * challenge a refresh cannot answer (no user is there) → expired; each emits
+ * link.disconnected once per transition and notes why beside the link
+ * (connector_link_note: mfa_required, consent_expired...). A transient
+ * failure (5xx, timeout, malformed answer, 429/503) is retried with the
+ * runner's backoff, job->error saying why. The sandbox connector's MFA
  * fixture remembers the device: its known answer is given on refresh.
  */
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "core/arena.h"
+#include "core/config.h"
 #include "core/jobq.h"
 #include "core/log.h"
 #include "core/req.h"
@@ -33,150 +49,438 @@
 #include "jobs/jobs.h"
 #include "links/links.h"
 
-#define SANDBOX_MFA_ANSWER "1234"
+#define SANDBOX_MFA_ANSWER	"1234"
+#define RETRIEVAL_MARGIN_S	20	/* no portal call starts this close to the lease's end */
+
+/* One account of the run: what the biller listed, validated. */
+struct racct {
+	const struct connector_account *acct;
+	const char	*id;			/* acct_… once upserted */
+	struct connector_statement *st;		/* newest first */
+	size_t		 nst;
+	struct bills_payment *pay;		/* newest first */
+	size_t		 npay;
+	const char	**sha;			/* per statement: a fetched document */
+	const char	**listed;		/* the statement refs, sorted */
+};
+
+struct run {
+	struct req		*r;
+	struct jobs_job		*job;
+	const struct connector	*conn;
+	struct connector_target	 t;
+	struct connector_session s;
+	struct connector_query	 q;
+	struct bills_link	 bl;
+	struct connector_known	*known;
+	size_t			 nknown;
+	struct racct		*acct;
+	size_t			 nacct;
+	long long		 since_seq;
+	int			 fresh;		/* a statement was new */
+	int			 ok;		/* the whole retrieval succeeded */
+};
+
+static long long
+mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static enum jobs_outcome
+retry(struct jobs_job *job, const char *why)
+{
+	job->error = why;
+	/* the runner's failure hook (jobs_retrieval_failed) keeps it on the
+	 * link once this run is rolled back: backoff, CONNECTION_DEGRADED */
+	return JOBS_RETRY;
+}
 
 /* The link's new state for a failed login or fetch; JOBS_RETRY for a
- * biller that is away. */
+ * biller that is away or answered badly. */
 static enum jobs_outcome
-failed(struct req *r, struct jobs_job *job, enum connector_status st)
+failed(struct run *u, enum connector_status st)
 {
 	const char *reason = "credentials_rejected", *rejection = "INVALID_CREDENTIALS";
+	const char *note = connector_status_name(st);
+	int rc;
 
 	switch (st) {
 	case CONN_UNAVAILABLE:
-		job->error = "biller unavailable";
-		return JOBS_RETRY;
+	case CONN_TRANSIENT:
+		u->job->retry_after = u->s.retry_after;
+		return retry(u->job, u->s.error != NULL ? u->s.error : "biller unavailable");
 	case CONN_DEGRADED:
 		rejection = "CONNECTION_DEGRADED";
 		break;
 	case CONN_EXPIRED:
 		reason = "expired";
 		rejection = NULL;
+		note = "consent_expired";
+		break;
+	case CONN_MFA_REQUIRED:
+		/* PORTAL.md: nobody is there to answer; the client repairs the
+		 * link in update mode (reason mfa_required) */
+		reason = "expired";
+		rejection = NULL;
 		break;
 	default:
 		break;
 	}
-	if (links_disconnect(r, job->client_id, job->subject_id, reason, rejection) < 0) {
-		job->error = "database failure";
-		return JOBS_RETRY;
-	}
+	if ((rc = links_disconnect(u->r, u->job->client_id, u->job->subject_id, reason,
+	    rejection)) < 0 ||
+	    (rc == 1 && connector_link_note(u->r, u->job->client_id, u->job->subject_id,
+	    note) != 0))
+		return retry(u->job, "database failure");
+	log_msg("info", "retrieval %s: %s: disconnected %s", u->job->subject_id, note, reason);
 	return JOBS_DONE;
+}
+
+static int
+ref_cmp(const void *x, const void *y)
+{
+	return strcmp(*(const char *const *)x, *(const char *const *)y);
+}
+
+/*
+ * A statement the biller reports paid by its balance alone is paid by the
+ * posted payments of the same answer that name it when they cover it
+ * (portal_payment_observed, the latest one's paid_at); a paid statement
+ * with no date is paid as of now.
+ */
+static void
+paid_reasons(struct racct *ra, const char *now)
+{
+	for (size_t i = 0; i < ra->nst; i++) {
+		struct bills_statement *b = &ra->st[i].b;
+		const char *latest = NULL;
+		long long sum = 0;
+
+		if (b->status == NULL || strcmp(b->status, "PAID") != 0 || b->paid_reason == NULL ||
+		    strcmp(b->paid_reason, "portal_balance_zero") != 0)
+			continue;
+		for (size_t j = 0; j < ra->npay; j++) {
+			const struct bills_payment *p = &ra->pay[j];
+
+			if (p->statement_ref == NULL || strcmp(p->statement_ref, b->ref) != 0 ||
+			    (p->status != NULL && strcmp(p->status, "posted") != 0) ||
+			    strcmp(p->amount.currency, b->total.currency) != 0)
+				continue;
+			sum += p->amount.minor;
+			if (latest == NULL || strcmp(p->paid_at, latest) > 0)
+				latest = p->paid_at;
+		}
+		if (latest != NULL && sum >= b->amount_due.minor) {
+			b->paid_reason = "portal_payment_observed";
+			b->paid_at = latest;
+		}
+		if (b->paid_at == NULL)
+			b->paid_at = now;
+	}
+}
+
+/* Every account's statements and payments, validated; nothing written. */
+static enum connector_status
+fetch(struct run *u, const struct connector_account *accts)
+{
+	struct arena *a = u->r->arena;
+	enum connector_status st;
+	char now[32];
+	time_t tt = time(NULL);
+	struct tm tm;
+
+	gmtime_r(&tt, &tm);
+	strftime(now, sizeof(now), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	for (size_t k = 0; k < u->nacct; k++) {
+		struct racct *ra = &u->acct[k];
+
+		ra->acct = &accts[k];
+		if ((st = u->conn->statements(a, &u->s, accts[k].ref, &u->q, &ra->st,
+		    &ra->nst)) != CONN_OK)
+			return st;
+		if (u->conn->payments != NULL && (st = u->conn->payments(a, &u->s, accts[k].ref,
+		    &u->q, &ra->pay, &ra->npay)) != CONN_OK)
+			return st;
+		paid_reasons(ra, arena_strdup(a, now));
+		ra->sha = arena_alloc(a, (ra->nst + 1) * sizeof(*ra->sha));
+		ra->listed = arena_alloc(a, (ra->nst + 1) * sizeof(*ra->listed));
+		for (size_t i = 0; i < ra->nst; i++) {
+			ra->sha[i] = NULL;
+			ra->listed[i] = ra->st[i].b.ref;
+		}
+		qsort(ra->listed, ra->nst, sizeof(*ra->listed), ref_cmp);
+	}
+	return CONN_OK;
+}
+
+/*
+ * The documents the link does not hold yet (a new statement, a new
+ * revision, or none stored), fetched and stored content-addressed: a file
+ * is harmless if the transaction later rolls back. 0 ok, the failure's
+ * status (s.error set), or -1 on a database or store failure (*why).
+ */
+static int
+documents(struct run *u, const char **why)
+{
+	struct req *r = u->r;
+	enum connector_status st;
+
+	if (u->conn->document == NULL)
+		return 0;	/* rendered at the write (the sandbox) */
+	for (size_t k = 0; k < u->nacct; k++) {
+		struct racct *ra = &u->acct[k];
+
+		for (size_t i = 0; i < ra->nst; i++) {
+			const struct connector_statement *cs = &ra->st[i];
+			const struct connector_known *kn;
+			const unsigned char *bytes;
+			int rev = cs->b.revision > 0 ? cs->b.revision : 1, err;
+			size_t len;
+
+			if (!cs->document || cs->b.withdrawn)
+				continue;
+			if (cs->structured) {
+				kn = connector_known_find(u->known, u->nknown, cs->b.ref);
+				if (kn != NULL && kn->has_document && kn->revision == rev)
+					continue;
+			} else if (connector_unstructured_sha(r, u->job->client_id,
+			    u->job->subject_id, cs->b.ref, rev, &err) != NULL || err) {
+				if (err) {
+					*why = "database failure";
+					return -1;
+				}
+				continue;
+			}
+			if ((st = u->conn->document(r->arena, &u->s, cs->b.ref, &bytes, &len)) !=
+			    CONN_OK)
+				return (int)st;
+			if ((ra->sha[i] = bills_docs_put(r->arena, r->cfg, bytes, len)) == NULL) {
+				*why = "document store failure";
+				return -1;
+			}
+		}
+	}
+	return 0;
+}
+
+static int
+payments_store(struct run *u, const struct racct *ra, const char *status)
+{
+	/* oldest first, as the statements */
+	for (size_t i = ra->npay; i-- > 0;) {
+		const char *ps = ra->pay[i].status != NULL ? ra->pay[i].status : "posted";
+
+		if (strcmp(ps, status) == 0 &&
+		    bills_payment_store(u->r, &u->bl, ra->id, &ra->pay[i], u->since_seq) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* One statement's write. 0 ok, -1 database failure, -2 document store. */
+static int
+statement_store(struct run *u, const struct racct *ra, size_t i)
+{
+	struct req *r = u->r;
+	const struct connector_statement *cs = &ra->st[i];
+	int created, rc;
+
+	if (!cs->structured)
+		return connector_unstructured_put(r, u->job->client_id, u->job->subject_id,
+		    ra->id, cs, ra->sha[i], cs->b.withdrawn) != 0 ||
+		    (cs->b.withdrawn && bills_withdraw(r, &u->bl, cs->b.ref) < 0) ? -1 : 0;
+	if (cs->b.withdrawn)
+		return bills_withdraw(r, &u->bl, cs->b.ref) < 0 ? -1 : 0;
+	if (bills_store(r, &u->bl, ra->id, ra->acct->mask, &cs->b, &created) != 0)
+		return -1;
+	u->fresh |= created;
+	if (ra->sha[i] != NULL)
+		return bills_statement_attach(r, u->job->client_id, u->job->subject_id,
+		    cs->b.ref, ra->sha[i]) == 0 ? 0 : -1;
+	/* no document function: the statement's PDF rendered and stored */
+	if (u->conn->document == NULL && cs->b.has_document &&
+	    (rc = bills_statement_keep(r, &u->bl, &cs->b)) != 0)
+		return rc == -2 ? -1 : -2;
+	return 0;
+}
+
+/*
+ * The stored statements of the account the biller no longer lists: only
+ * inside the since window (an older one is simply not asked for), or all
+ * of them when everything was asked for. bill.deleted each.
+ */
+static int
+unlisted_withdraw(struct run *u, const struct racct *ra)
+{
+	for (size_t i = 0; i < u->nknown; i++) {
+		const struct connector_known *kn = &u->known[i];
+
+		if (kn->account_id == NULL || strcmp(kn->account_id, ra->id) != 0)
+			continue;
+		/* after since (not on it): a biller that reads since as
+		 * "after" still lists it */
+		if (u->q.since != NULL && (kn->statement_date == NULL ||
+		    strcmp(kn->statement_date, u->q.since) <= 0))
+			continue;
+		if (bsearch(&kn->ref, ra->listed, ra->nst, sizeof(*ra->listed), ref_cmp) != NULL)
+			continue;
+		if (bills_withdraw(u->r, &u->bl, kn->ref) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Everything fetched, written in the runner's transaction. 0 ok, -1
+ * database failure, -2 document store failure. */
+static int
+store(struct run *u)
+{
+	struct req *r = u->r;
+	const char *last;
+	int rc;
+
+	/* the link's last number before this run: a bill written after it was
+	 * announced by this run already (bills_payment_store folds its match) */
+	if ((last = bills_link_lock(r, u->job->client_id, u->job->subject_id)) == NULL)
+		return -1;
+	u->since_seq = strtoll(last, NULL, 10);
+	for (size_t k = 0; k < u->nacct; k++) {
+		struct racct *ra = &u->acct[k];
+		const struct connector_account *ac = ra->acct;
+
+		if ((ra->id = links_account_upsert(r, u->job->client_id, u->job->subject_id,
+		    ac->ref, ac->name, ac->type, ac->mask, ac->service_address)) == NULL ||
+		    payments_store(u, ra, "reversed") != 0)
+			return -1;
+		/* oldest first, so bill ids and change sequence follow statement
+		 * order (connectors answer newest first) */
+		for (size_t i = ra->nst; i-- > 0;)
+			if ((rc = statement_store(u, ra, i)) != 0)
+				return rc;
+		if (unlisted_withdraw(u, ra) != 0 || payments_store(u, ra, "posted") != 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* The run after login: accounts, fetch, documents, store, sync fields. */
+static enum jobs_outcome
+retrieve(struct run *u)
+{
+	struct req *r = u->r;
+	struct connector_account *accts = NULL;
+	enum connector_status st;
+	const char *why = "database failure";
+	long long count;
+	int rc;
+
+	if ((st = u->conn->accounts(r->arena, &u->s, &accts, &u->nacct)) != CONN_OK)
+		return failed(u, st);
+	u->acct = arena_alloc(r->arena, (u->nacct + 1) * sizeof(*u->acct));
+	memset(u->acct, 0, (u->nacct + 1) * sizeof(*u->acct));
+	if ((st = fetch(u, accts)) != CONN_OK)
+		return failed(u, st);
+	if (connector_known_load(r, u->job->client_id, u->job->subject_id, &u->known,
+	    &u->nknown) != 0)
+		return retry(u->job, why);
+	if ((rc = documents(u, &why)) != 0)
+		return rc < 0 ? retry(u->job, why) : failed(u, (enum connector_status)rc);
+	if ((rc = store(u)) != 0)
+		return retry(u->job, rc == -2 ? "document store failure" : "database failure");
+	/* a new statement may show an older bill's balance unpaid */
+	if (u->fresh && jobq_add(r, "reconcile", u->job->client_id, u->bl.environment,
+	    u->job->subject_id, NULL, 0) != 0)
+		return retry(u->job, why);
+	if ((count = bills_count(r, u->job->client_id, u->job->subject_id)) < 0 ||
+	    links_sync_done(r, u->job->client_id, u->job->subject_id, count) != 0)
+		return retry(u->job, why);
+	u->ok = 1;
+	return JOBS_DONE;
+}
+
+/* The lease's end, less a margin, on the monotonic clock (ms). */
+static long long
+deadline_ms(void)
+{
+	const struct jobs_kind *k = jobs_kind_find("retrieval");
+	long long lease = k != NULL ? k->lease_s : 120;
+
+	if (lease - RETRIEVAL_MARGIN_S < 10)
+		lease = 10 + RETRIEVAL_MARGIN_S;
+	return mono_ns() / 1000000 + (lease - RETRIEVAL_MARGIN_S) * 1000;
 }
 
 enum jobs_outcome
 jobs_retrieval_run(struct req *r, struct jobs_job *job)
 {
-	const struct connector *conn;
-	struct connector_session s = { 0 };
-	struct connector_account *accts = NULL;
+	long long t0 = mono_ns();
 	struct links_credentials cred;
 	struct links_retrieval lr;
-	struct bills_link bl;
 	enum connector_status st;
-	size_t nacct = 0;
-	long long count, since;
-	const char *last;
-	int rc, fresh = 0;
+	enum jobs_outcome out;
+	struct run u;
+	int rc;
 
 	if (job->client_id == NULL || job->subject_id == NULL) {
 		job->error = "retrieval job without a link";
 		return JOBS_FAILED;
 	}
-	if ((rc = links_retrieval_load(r, job->client_id, job->subject_id, &lr)) < 0) {
-		job->error = "database failure";
-		return JOBS_RETRY;
-	}
+	memset(&u, 0, sizeof(u));
+	u.r = r;
+	u.job = job;
+	if ((rc = links_retrieval_load(r, job->client_id, job->subject_id, &lr)) < 0)
+		return retry(job, "database failure");
 	/* A link revoked or disconnected since the job was queued: nothing to do. */
 	if (rc == 0 || strcmp(lr.status, "ACTIVE") != 0)
 		return JOBS_DONE;
-	if ((conn = connector_find(lr.connector)) == NULL) {
+	if ((u.conn = connector_find(lr.connector)) == NULL) {
 		job->error = "unknown connector";
 		return JOBS_FAILED;
 	}
-	if ((rc = jobs_biller_slot(r, job, conn, lr.biller_id)) != 1)
-		return rc == 0 ? JOBS_DEFER : JOBS_RETRY;
-	bl.client_id = job->client_id;
-	bl.environment = lr.environment;
-	bl.link_id = job->subject_id;
-	bl.client_user_id = lr.client_user_id;
-	bl.biller_id = lr.biller_id;
-	bl.biller_name = lr.biller_name;
+	if ((rc = jobs_biller_slot(r, job, u.conn, lr.biller_id)) != 1)
+		return rc == 0 ? JOBS_DEFER : JOBS_RETRY;	/* job->error set */
+	if ((rc = connector_target_load(r, lr.biller_id, &u.t)) <= 0)
+		return rc < 0 ? retry(job, "database failure") : JOBS_DONE;
+	u.t.deadline_ms = deadline_ms();
+	u.bl.client_id = job->client_id;
+	u.bl.environment = lr.environment;
+	u.bl.link_id = job->subject_id;
+	u.bl.client_user_id = lr.client_user_id;
+	u.bl.biller_id = lr.biller_id;
+	u.bl.biller_name = lr.biller_name;
 
 	/* Locks the link's row until the runner commits or rolls back. */
-	if ((rc = links_credentials_open(r, job->client_id, job->subject_id, &cred)) <= 0) {
-		if (rc == 0)
-			return JOBS_DONE;	/* revoked meanwhile */
-		job->error = "credentials unavailable";
-		return JOBS_RETRY;
+	if ((rc = links_credentials_open(r, job->client_id, job->subject_id, &cred)) <= 0)
+		return rc == 0 ? JOBS_DONE : retry(job, "credentials unavailable");	/* 0: revoked */
+	u.q.refresh = cred.refresh_count;
+	if (connector_since(r, job->client_id, job->subject_id, r->cfg->portal_since_days,
+	    &u.q.since) != 0) {
+		links_credentials_wipe(&cred);
+		return retry(job, "database failure");
 	}
-	st = conn->login(r->arena, cred.username, cred.password, &s);
+	connector_session_init(&u.s, &u.t);
+	u.s.device_token = cred.device_token;
+	/* the credentials stay open for a login again (session_expired) until
+	 * the run ends */
+	st = u.conn->login(r->arena, &u.s, cred.username, cred.password);
+	if (st == CONN_MFA_REQUIRED && strcmp(u.conn->name, "sandbox") == 0)
+		st = u.conn->mfa(r->arena, &u.s, SANDBOX_MFA_ANSWER);
+	out = st != CONN_OK ? failed(&u, st) : retrieve(&u);
 	links_credentials_wipe(&cred);
-	if (st == CONN_MFA_REQUIRED)
-		st = strcmp(conn->name, "sandbox") == 0 ?
-		    conn->mfa(r->arena, &s, SANDBOX_MFA_ANSWER) : CONN_MFA_FAILED;
-	if (st != CONN_OK)
-		return failed(r, job, st);
-	if ((st = conn->accounts(r->arena, &s, &accts, &nacct)) != CONN_OK)
-		return failed(r, job, st);
-	/* the link's last number before this run: a bill written after it was
-	 * announced by this run already (bills_payment_store folds its match) */
-	if ((last = bills_link_lock(r, job->client_id, job->subject_id)) == NULL)
-		goto db_fail;
-	since = strtoll(last, NULL, 10);
-	for (size_t a = 0; a < nacct; a++) {
-		struct bills_statement *sts = NULL;
-		struct bills_payment *pays = NULL;
-		const char *acct_id;
-		size_t nst = 0, npay = 0;
-		int created;
+	if (u.ok) {
+		long long run_ns = mono_ns() - t0;
 
-		if ((acct_id = links_account_upsert(r, job->client_id, job->subject_id,
-		    accts[a].ref, accts[a].name, accts[a].type, accts[a].mask,
-		    accts[a].service_address)) == NULL)
-			goto db_fail;
-		if ((st = conn->statements(r->arena, &s, accts[a].ref, cred.refresh_count, &sts,
-		    &nst)) != CONN_OK)
-			return failed(r, job, st);
-		/* Oldest first, so bill ids and change sequence follow statement
-		 * order (the connector answers newest first). */
-		for (size_t i = nst; i-- > 0;) {
-			if (sts[i].withdrawn) {
-				if (bills_withdraw(r, &bl, sts[i].ref) < 0)
-					goto db_fail;
-				continue;
-			}
-			if (bills_store(r, &bl, acct_id, accts[a].mask, &sts[i], &created) != 0)
-				goto db_fail;
-			fresh |= created;
-			/* the statement's PDF, stored and its hash recorded */
-			if (sts[i].has_document && (rc = bills_statement_keep(r, &bl, &sts[i])) != 0) {
-				if (rc == -2)
-					goto db_fail;
-				job->error = "document store failure";
-				return JOBS_RETRY;
-			}
-		}
-		if (conn->payments == NULL)
-			continue;
-		if ((st = conn->payments(r->arena, &s, accts[a].ref, cred.refresh_count, &pays,
-		    &npay)) != CONN_OK)
-			return failed(r, job, st);
-		/* oldest first, as the statements */
-		for (size_t i = npay; i-- > 0;)
-			if (bills_payment_store(r, &bl, acct_id, &pays[i], since) < 0)
-				goto db_fail;
+		if (connector_link_timing(r, job->client_id, job->subject_id, u.s.portal_ns,
+		    run_ns) != 0)
+			return retry(job, "database failure");
+		log_msg("info", "retrieval %s: %zu accounts, %d calls, %lld ms in the biller"
+		    " of %lld ms", job->subject_id, u.nacct, u.s.calls, u.s.portal_ns / 1000000,
+		    run_ns / 1000000);
 	}
-	/* a new statement may show an older bill's balance unpaid */
-	if (fresh && jobq_add(r, "reconcile", job->client_id, lr.environment, job->subject_id,
-	    NULL, 0) != 0)
-		goto db_fail;
-	if ((count = bills_count(r, job->client_id, job->subject_id)) < 0 ||
-	    links_sync_done(r, job->client_id, job->subject_id, count) != 0)
-		goto db_fail;
-	return JOBS_DONE;
-db_fail:
-	job->error = "database failure";
-	return JOBS_RETRY;
+	return out;
 }
 
 /* The runner's failure hook: a transient failure (RETRY, or the last

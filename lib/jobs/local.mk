@@ -8,3 +8,9 @@ lib_libbds_a_SOURCES += \
 	%reldir%/jobs_connect.c \
 	%reldir%/jobs_reconcile.c \
 	%reldir%/jobs_retrieval.c
+# issue 12 portal: the portal connector and what the jobs keep for connectors
+lib_libbds_a_SOURCES += \
+	%reldir%/connectors/connector_db.c \
+	%reldir%/connectors/portal.c \
+	%reldir%/connectors/portal.h \
+	%reldir%/connectors/portal_parse.c

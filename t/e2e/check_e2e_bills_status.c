@@ -709,8 +709,11 @@ END_TEST
  */
 START_TEST(refreshed_and_withdrawn)
 {
+	static const struct connector_target target;
 	const struct connector *c = connector_find("sandbox");
+	const struct connector_query q = { 0, NULL };
 	struct connector_session s;
+	struct connector_statement *cs;
 	struct bills_statement *st;
 	struct bills_link l;
 	struct tenant t;
@@ -725,8 +728,11 @@ START_TEST(refreshed_and_withdrawn)
 	l = link_of(&t);
 	for (pass = 0; pass < 2; pass++) {
 		r = lib_req();
-		ck_assert_int_eq(c->login(&arena, "user_good", "pass_good", &s), CONN_OK);
-		ck_assert_int_eq(c->statements(&arena, &s, "sbx-user_good-1", 0, &st, &n), CONN_OK);
+		connector_session_init(&s, &target);
+		ck_assert_int_eq(c->login(&arena, &s, "user_good", "pass_good"), CONN_OK);
+		ck_assert_int_eq(c->statements(&arena, &s, "sbx-user_good-1", &q, &cs, &n),
+		    CONN_OK);
+		st = &cs[0].b;
 		st[0].revision = 2;
 		st[0].total.minor += 100;
 		st[0].amount_due.minor += 100;

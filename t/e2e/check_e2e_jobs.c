@@ -344,14 +344,21 @@ bills_client(void)
 static struct bills_statement *
 sandbox_statements(const char *user, int refresh, size_t *n)
 {
+	static const struct connector_target target;
 	const struct connector *c = connector_find("sandbox");
+	struct connector_query q = { refresh, NULL };
 	struct connector_session s;
+	struct connector_statement *cs;
 	struct bills_statement *st;
 
 	lib_setup();
-	ck_assert_int_eq(c->login(&arena, user, "pass_good", &s), CONN_OK);
+	connector_session_init(&s, &target);
+	ck_assert_int_eq(c->login(&arena, &s, user, "pass_good"), CONN_OK);
 	ck_assert_int_eq(c->statements(&arena, &s, arena_printf(&arena, "sbx-%s-1", user),
-	    refresh, &st, n), CONN_OK);
+	    &q, &cs, n), CONN_OK);
+	st = arena_alloc(&arena, (*n + 1) * sizeof(*st));
+	for (size_t i = 0; i < *n; i++)
+		st[i] = cs[i].b;
 	return st;
 }
 

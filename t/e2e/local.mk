@@ -34,3 +34,6 @@ E2E_SUITES += %reldir%/check_e2e_rtl
 # the same in a real browser (Debian chromium, chromedriver, selenium)
 %canon_reldir%_libe2e_a_SOURCES += %reldir%/webpage.c %reldir%/webpage.h
 E2E_SUITES += %reldir%/check_e2e_web %reldir%/check_e2e_browser
+# issue 12 portal: the biller simulator for the suites, and the portal connector end to end
+%canon_reldir%_libe2e_a_SOURCES += %reldir%/sim.c %reldir%/sim.h
+E2E_SUITES += %reldir%/check_e2e_portal

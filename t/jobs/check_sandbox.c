@@ -29,6 +29,43 @@ teardown(void)
 	arena_free(&a);
 }
 
+static const struct connector_target tgt = { "blr_sandbox", "Sandbox", NULL, NULL, 0 };
+
+/* A fresh session's login. */
+static enum connector_status
+login_as(const char *user, const char *pass, struct connector_session *s)
+{
+	connector_session_init(s, &tgt);
+	return c->login(&a, s, user, pass);
+}
+
+/* The statements of an account at a refresh, as the bills they make. */
+static enum connector_status
+stmts(struct connector_session *s, const char *ref, int refresh, struct bills_statement **out,
+    size_t *n)
+{
+	struct connector_query q = { refresh, NULL };
+	struct connector_statement *cs;
+	enum connector_status rc = c->statements(&a, s, ref, &q, &cs, n);
+
+	*out = arena_alloc(&a, (*n + 1) * sizeof(**out));
+	for (size_t i = 0; i < *n; i++) {
+		(*out)[i] = cs[i].b;
+		ck_assert(cs[i].structured);
+		ck_assert_int_eq(cs[i].balance.minor, cs[i].b.amount_due.minor);
+	}
+	return rc;
+}
+
+static enum connector_status
+pays(struct connector_session *s, const char *ref, int refresh, struct bills_payment **out,
+    size_t *n)
+{
+	struct connector_query q = { refresh, NULL };
+
+	return c->payments(&a, s, ref, &q, out, n);
+}
+
 /* One fixture at one refresh: what login and retrieval answer. */
 static const struct {
 	const char	*user;
@@ -64,7 +101,7 @@ static const struct {
 static void
 login(const char *user, struct connector_session *s)
 {
-	enum connector_status rc = c->login(&a, user, "pass_good", s);
+	enum connector_status rc = login_as(user, "pass_good", s);
 
 	if (rc == CONN_MFA_REQUIRED)
 		rc = c->mfa(&a, s, "1234");
@@ -78,7 +115,7 @@ START_TEST(fixtures)
 	struct bills_statement *st;
 	size_t na, n, k;
 
-	ck_assert_int_eq(c->login(&a, cases[_i].user, "pass_good", &s), cases[_i].login);
+	ck_assert_int_eq(login_as(cases[_i].user, "pass_good", &s), cases[_i].login);
 	if (cases[_i].login != CONN_OK && cases[_i].login != CONN_MFA_REQUIRED)
 		return;
 	if (cases[_i].login == CONN_MFA_REQUIRED)
@@ -86,7 +123,7 @@ START_TEST(fixtures)
 	ck_assert_int_eq(c->accounts(&a, &s, &acc, &na), CONN_OK);
 	ck_assert_uint_eq(na, cases[_i].accounts);
 	for (k = 0; k < na; k++) {
-		ck_assert_int_eq(c->statements(&a, &s, acc[k].ref, cases[_i].refresh, &st, &n),
+		ck_assert_int_eq(stmts(&s, acc[k].ref, cases[_i].refresh, &st, &n),
 		    cases[_i].stmts);
 		ck_assert_uint_eq(n, cases[_i].bills);
 		if (n == 0)
@@ -107,9 +144,9 @@ START_TEST(wrong_password_or_mfa_answer)
 {
 	struct connector_session s;
 
-	ck_assert_int_eq(c->login(&a, "user_good", "pass_bad", &s), CONN_INVALID_CREDENTIALS);
-	ck_assert_int_eq(c->login(&a, "user_locked", "nope", &s), CONN_INVALID_CREDENTIALS);
-	ck_assert_int_eq(c->login(&a, "user_mfa", "pass_good", &s), CONN_MFA_REQUIRED);
+	ck_assert_int_eq(login_as("user_good", "pass_bad", &s), CONN_INVALID_CREDENTIALS);
+	ck_assert_int_eq(login_as("user_locked", "nope", &s), CONN_INVALID_CREDENTIALS);
+	ck_assert_int_eq(login_as("user_mfa", "pass_good", &s), CONN_MFA_REQUIRED);
 	ck_assert_str_eq(s.mfa_type, "code");
 	ck_assert_ptr_nonnull(s.mfa_prompt);
 	ck_assert_int_eq(c->mfa(&a, &s, "0000"), CONN_MFA_FAILED);
@@ -137,7 +174,7 @@ START_TEST(user_good_figures)
 	ck_assert_int_eq(c->accounts(&a, &s, &acc, &na), CONN_OK);
 	ck_assert_str_eq(acc[0].ref, "sbx-user_good-1");
 	ck_assert_str_eq(acc[0].mask, arena_printf(&a, "%04d", (seed * 7) % 10000));
-	ck_assert_int_eq(c->statements(&a, &s, acc[0].ref, 0, &st, &n), CONN_OK);
+	ck_assert_int_eq(stmts(&s, acc[0].ref, 0, &st, &n), CONN_OK);
 	ck_assert_uint_eq(n, 12);
 	e0 = 400 + seed % 300;
 	charge = e0 * 15;
@@ -175,7 +212,7 @@ START_TEST(user_good_figures)
 		ck_assert_int_eq(sum, st[i].total.minor);
 	}
 	/* observed payments: one per paid statement */
-	ck_assert_int_eq(c->payments(&a, &s, acc[0].ref, 0, &p, &np), CONN_OK);
+	ck_assert_int_eq(pays(&s, acc[0].ref, 0, &p, &np), CONN_OK);
 	ck_assert_uint_eq(np, 11);
 	ck_assert_str_eq(p[0].ref, "sbx-user_good-1-2026-08-pay");
 	ck_assert_str_eq(p[0].statement_ref, st[1].ref);
@@ -186,12 +223,12 @@ START_TEST(user_good_figures)
 		struct bills_statement *again;
 		size_t n2;
 
-		ck_assert_int_eq(c->statements(&a, &s, acc[0].ref, 0, &again, &n2), CONN_OK);
+		ck_assert_int_eq(stmts(&s, acc[0].ref, 0, &again, &n2), CONN_OK);
 		ck_assert_int_eq(again[5].total.minor, st[5].total.minor);
 		ck_assert_str_eq(again[5].ref, st[5].ref);
 	}
 	/* someone else's account ref */
-	ck_assert_int_eq(c->statements(&a, &s, "sbx-user_many-1", 0, &st, &n),
+	ck_assert_int_eq(stmts(&s, "sbx-user_many-1", 0, &st, &n),
 	    CONN_UNAVAILABLE);
 }
 END_TEST
@@ -204,25 +241,25 @@ START_TEST(next_refresh_fixtures)
 	size_t n, nb, np;
 
 	login("user_partial", &s);
-	ck_assert_int_eq(c->statements(&a, &s, "sbx-user_partial-1", 0, &before, &nb), CONN_OK);
-	ck_assert_int_eq(c->statements(&a, &s, "sbx-user_partial-1", 1, &st, &n), CONN_OK);
+	ck_assert_int_eq(stmts(&s, "sbx-user_partial-1", 0, &before, &nb), CONN_OK);
+	ck_assert_int_eq(stmts(&s, "sbx-user_partial-1", 1, &st, &n), CONN_OK);
 	ck_assert_str_eq(st[0].ref, before[0].ref);	/* the same statement */
 	ck_assert_int_eq(st[0].amount_due.minor, st[0].total.minor - st[0].total.minor / 2);
 	ck_assert_str_eq(st[0].paid_at, "2026-10-15T12:00:00Z");
 	/* the partial payment is observed: one more payment, of total / 2 */
-	ck_assert_int_eq(c->payments(&a, &s, "sbx-user_partial-1", 1, &p, &np), CONN_OK);
+	ck_assert_int_eq(pays(&s, "sbx-user_partial-1", 1, &p, &np), CONN_OK);
 	ck_assert_uint_eq(np, 12);
 	ck_assert_str_eq(p[0].statement_ref, st[0].ref);
 	ck_assert_int_eq(p[0].amount.minor, st[0].total.minor / 2);
 	ck_assert_str_eq(p[0].status, "posted");
 	/* a zero balance is no payment */
 	login("user_paid", &s);
-	ck_assert_int_eq(c->payments(&a, &s, "sbx-user_paid-1", 1, &p, &np), CONN_OK);
+	ck_assert_int_eq(pays(&s, "sbx-user_paid-1", 1, &p, &np), CONN_OK);
 	ck_assert_uint_eq(np, 11);
 	ck_assert_str_eq(p[0].ref, "sbx-user_paid-1-2026-08-pay");
 
 	login("user_reverted", &s);
-	ck_assert_int_eq(c->statements(&a, &s, "sbx-user_reverted-1", 2, &st, &n), CONN_OK);
+	ck_assert_int_eq(stmts(&s, "sbx-user_reverted-1", 2, &st, &n), CONN_OK);
 	ck_assert_str_eq(st[0].ref, "sbx-user_reverted-1-2026-10");
 	ck_assert_str_eq(st[0].status, "PENDING");
 	ck_assert_str_eq(st[1].ref, "sbx-user_reverted-1-2026-09");
@@ -241,7 +278,7 @@ START_TEST(user_insights_anomalies)
 	size_t n, i, energy = 0, late = 0;
 
 	login("user_insights", &s);
-	ck_assert_int_eq(c->statements(&a, &s, "sbx-user_insights-1", 0, &st, &n), CONN_OK);
+	ck_assert_int_eq(stmts(&s, "sbx-user_insights-1", 0, &st, &n), CONN_OK);
 	for (i = 0; i < st[0].nitems; i++) {
 		energy += strcmp(st[0].items[i].description, "Energy charge") == 0;
 		late += strcmp(st[0].items[i].description, "Late payment fee") == 0;

@@ -120,13 +120,15 @@ seed_of(const char *u)
 }
 
 static enum connector_status
-sbx_login(struct arena *a, const char *username, const char *password,
-    struct connector_session *s)
+sbx_login(struct arena *a, struct connector_session *s, const char *username,
+    const char *password)
 {
 	struct sbx_state *st;
 	int f;
 
-	memset(s, 0, sizeof(*s));
+	s->priv = NULL;
+	s->username = NULL;
+	s->mfa_type = s->mfa_prompt = s->mfa_state = NULL;
 	if (username == NULL || password == NULL || (f = fixture_of(username)) < 0 ||
 	    strcmp(password, SBX_PASSWORD) != 0)
 		return CONN_INVALID_CREDENTIALS;
@@ -364,24 +366,36 @@ retrieval_status(const struct connector_session *s, int refresh)
 
 static enum connector_status
 sbx_statements(struct arena *a, struct connector_session *s, const char *account_ref,
-    int refresh, struct bills_statement **out, size_t *n)
+    const struct connector_query *q, struct connector_statement **out, size_t *n)
 {
+	struct bills_statement *b;
+	struct connector_statement *cs;
 	enum connector_status rc;
+	size_t i;
 	int k;
 
 	*out = NULL;
 	*n = 0;
-	if ((rc = retrieval_status(s, refresh)) != CONN_OK)
+	if ((rc = retrieval_status(s, q->refresh)) != CONN_OK)
 		return rc;
 	if ((k = account_index(s, account_ref)) < 0)
 		return CONN_UNAVAILABLE;
-	*n = all_statements(a, s, k, refresh, out);
+	*n = all_statements(a, s, k, q->refresh, &b);
+	cs = arena_alloc(a, (*n + 1) * sizeof(*cs));
+	for (i = 0; i < *n; i++) {
+		memset(&cs[i], 0, sizeof(cs[i]));
+		cs[i].b = b[i];
+		cs[i].balance = b[i].amount_due;
+		cs[i].structured = 1;
+		cs[i].document = b[i].has_document;
+	}
+	*out = cs;
 	return CONN_OK;
 }
 
 static enum connector_status
 sbx_payments(struct arena *a, struct connector_session *s, const char *account_ref,
-    int refresh, struct bills_payment **out, size_t *n)
+    const struct connector_query *q, struct bills_payment **out, size_t *n)
 {
 	struct bills_statement *st;
 	struct bills_payment *p;
@@ -391,11 +405,11 @@ sbx_payments(struct arena *a, struct connector_session *s, const char *account_r
 
 	*out = NULL;
 	*n = 0;
-	if ((rc = retrieval_status(s, refresh)) != CONN_OK)
+	if ((rc = retrieval_status(s, q->refresh)) != CONN_OK)
 		return rc;
 	if ((k = account_index(s, account_ref)) < 0)
 		return CONN_UNAVAILABLE;
-	ns = all_statements(a, s, k, refresh, &st);
+	ns = all_statements(a, s, k, q->refresh, &st);
 	p = arena_alloc(a, (ns + 1) * sizeof(*p));
 	for (i = 0; i < ns; i++) {
 		if (st[i].paid_reason == NULL ||
@@ -414,6 +428,8 @@ sbx_payments(struct arena *a, struct connector_session *s, const char *account_r
 	return CONN_OK;
 }
 
+/* No document function: the retrieval renders the sandbox's PDFs
+ * (bills_statement_keep). */
 const struct connector connector_sandbox = {
-	"sandbox", sbx_login, sbx_mfa, sbx_accounts, sbx_statements, sbx_payments
+	"sandbox", sbx_login, sbx_mfa, sbx_accounts, sbx_statements, sbx_payments, NULL
 };
