@@ -37,3 +37,5 @@ E2E_SUITES += %reldir%/check_e2e_web %reldir%/check_e2e_browser
 # issue 12 portal: the biller simulator for the suites, and the portal connector end to end
 %canon_reldir%_libe2e_a_SOURCES += %reldir%/sim.c %reldir%/sim.h
 E2E_SUITES += %reldir%/check_e2e_portal
+# issue 12 (lead): 1,000 portal accounts under the per-biller limit, the credential scan
+E2E_SUITES += %reldir%/check_e2e_fleet
