@@ -17,13 +17,16 @@
 struct db {
 	PGconn		*conn;
 	char		*conninfo;
-	unsigned	 gen;		/* bumped on every new connection */
+	unsigned	 gen;		/* this connection's generation (db_generation) */
 	int		 in_tx;
 	enum db_fail	 fail;
 	char		 sqlstate[6];
 	char		 errmsg[256];
 	long long	 last_attempt_ms;
 };
+
+/* Connections made by this process so far: each one's generation. */
+static unsigned db_generation;
 
 static long long
 now_ms(void)
@@ -102,7 +105,9 @@ db_ensure(struct db *d)
 		return -1;
 	}
 	PQsetNoticeReceiver(d->conn, notice_quiet, NULL);
-	d->gen++;
+	/* process-wide, so a statement prepared on an earlier connection
+	 * (of this struct db or of one freed before) is prepared again */
+	d->gen = ++db_generation;
 	d->fail = DB_OK;
 	return 0;
 }
