@@ -21,6 +21,7 @@
 #include "links/links_connect.h"
 #include "iam/iam.h"
 #include "iam/iam_ops.h"
+#include "rtl/rtl.h"	/* issue 13 rtl */
 
 struct cmd {
 	const char	*name;
@@ -236,6 +237,11 @@ cmd_jobs(const struct config *cfg, struct db *d, struct arena *a, int argc,
 		printf("jobs: links queued for reconciliation: %lld\n", n);
 	else
 		rc = failed(d, "reconciliation");
+	/* issue 13 rtl: open requests to link past rtl_expiry_days */
+	if ((n = rtl_expire(cfg, d, a)) >= 0)
+		printf("jobs: requests to link expired: %lld\n", n);
+	else
+		rc = failed(d, "requests to link expiry");
 	return rc;
 }
 
@@ -298,6 +304,51 @@ cmd_links(const struct config *cfg, struct db *d, struct arena *a, int argc, cha
 	    "reaped_reason --reason REASON\n");
 	return 2;
 }
+/* ---- issue 13 rtl ---- */
+/*
+ * discovery list [--all] | approve ID (--biller BLR | --base-url URL [--name
+ * NAME] [--type TYPE] [--country CC]) | reject ID: the onboarding records
+ * of requests to link.
+ */
+static int
+cmd_discovery(const struct config *cfg, struct db *d, struct arena *a, int argc,
+    char **argv)
+{
+	static const char *const usage_text =
+	    "usage: bdsctl discovery list [--all]\n"
+	    "       bdsctl discovery approve ID --biller BLR_ID\n"
+	    "       bdsctl discovery approve ID --base-url URL [--name NAME] [--type TYPE]"
+	    " [--country CC]\n"
+	    "       bdsctl discovery reject ID\n";
+	struct rtl_approve ap = { 0 };
+
+	if (argc >= 1 && strcmp(argv[0], "list") == 0 && (argc == 1 ||
+	    (argc == 2 && strcmp(argv[1], "--all") == 0)))
+		return rtl_discovery_list(cfg, d, a, argc == 2) == 0 ? 0 : 1;
+	if (argc == 2 && strcmp(argv[0], "reject") == 0)
+		return rtl_discovery_reject(cfg, d, a, argv[1]) == 0 ? 0 : 1;
+	if (argc >= 2 && strcmp(argv[0], "approve") == 0 && argc % 2 == 0) {
+		for (int i = 2; i < argc; i += 2) {
+			const char **v = strcmp(argv[i], "--biller") == 0 ? &ap.biller_id :
+			    strcmp(argv[i], "--base-url") == 0 ? &ap.base_url :
+			    strcmp(argv[i], "--name") == 0 ? &ap.name :
+			    strcmp(argv[i], "--type") == 0 ? &ap.type :
+			    strcmp(argv[i], "--country") == 0 ? &ap.country : NULL;
+
+			if (v == NULL || *v != NULL)
+				goto usage;
+			*v = argv[i + 1];
+		}
+		if ((ap.biller_id != NULL) == (ap.base_url != NULL) || (ap.biller_id != NULL &&
+		    (ap.name != NULL || ap.type != NULL || ap.country != NULL)))
+			goto usage;
+		return rtl_discovery_approve(cfg, d, a, argv[1], &ap) == 0 ? 0 : 1;
+	}
+usage:
+	fputs(usage_text, stderr);
+	return 2;
+}
+/* ---- end issue 13 rtl ---- */
 
 static const struct cmd cmds[] = {
 	{ "migrate", "apply sql/NNN_*.sql not yet applied, each in a transaction", cmd_migrate },
@@ -314,6 +365,9 @@ static const struct cmd cmds[] = {
 	{ "keys", "keys rotate-credentials: re-seal link credentials under the current key",
 	  cmd_keys },
 	{ "links", "links refresh ID | correct-reason ID --family F --reason R", cmd_links },
+	/* issue 13 rtl */
+	{ "discovery", "discovery list [--all] | approve ID ... | reject ID: biller onboarding",
+	  cmd_discovery },
 };
 
 static void

@@ -32,6 +32,8 @@
 /* issue 11 H1 (bills-read) */
 #include "bills/bills_api.h"
 #include "links/links_auth.h"
+#include "rtl/rtl.h"	/* issue 13 rtl */
+#include "links/links_page.h"	/* issue 13 web */
 /* issue 12 portal */
 #include "jobs/connectors/connector.h"
 
@@ -78,6 +80,14 @@ static const struct db_stmt_set *const bills_read_sets[] = {
 	&bills_api_stmt_set, &links_auth_stmt_set, NULL
 };
 
+/* issue 13 rtl: requests to link and biller discovery */
+static const struct db_stmt_set *const rtl_sets[] = {
+	&rtl_stmt_set, &rtl_discovery_stmt_set, NULL
+};
+/* issue 13 web: the connect page's frame policy and session extras */
+static const struct db_stmt_set *const links_page_sets[] = {
+	&links_page_stmt_set, NULL
+};
 /* issue 12 portal: what the jobs keep for the connectors */
 static const struct db_stmt_set *const connector_sets[] = {
 	&connector_stmt_set, NULL
@@ -95,6 +105,8 @@ const struct db_module db_modules[] = {
 	{ "jobs", jobs_sets },
 	{ "bills-read", bills_read_sets },	/* issue 11 H1 */
 	{ "bills_status", bills_status_sets },	/* issue 11 H3 */
+	{ "rtl", rtl_sets },	/* issue 13 rtl */
+	{ "links_page", links_page_sets },	/* issue 13 web */
 	{ "connector", connector_sets },	/* issue 12 portal */
 	{ NULL, NULL }
 };

@@ -8,9 +8,11 @@ PG_BIN=/usr/lib/postgresql/15/bin
 BDS_PKGS="build-essential autoconf automake libtool pkg-config
   libfcgi-dev libjson-c-dev libpq-dev libsodium-dev libssl-dev
   libcurl4-openssl-dev check postgresql-15 postgresql-client-15 nginx
-  spawn-fcgi curl ca-certificates openssl procps util-linux systemd"
+  spawn-fcgi curl ca-certificates openssl procps util-linux systemd
+  libidn2-dev libpsl-dev publicsuffix"	# issue 13 rtl: onboarding URLs (IDNA, registrable domain)
 # issue 12 sim: tools/biller-sim and its self-test run on Debian's python3.
-BDS_PKGS="$BDS_PKGS python3"
+# issue 13 web: the browser suite (Debian chromium, chromedriver, selenium).
+BDS_PKGS="$BDS_PKGS python3 chromium chromium-driver python3-selenium"
 
 say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }

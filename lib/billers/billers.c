@@ -92,6 +92,7 @@ enum {
 	B_ENTITY,
 	B_PICKER,
 	B_PICKER_ALL,
+	B_UNDER_DOMAIN,	/* issue 13 rtl */
 	B__MAX
 };
 static struct db_stmt stmts[B__MAX] = {
@@ -115,6 +116,14 @@ static struct db_stmt stmts[B__MAX] = {
 	[B_PICKER_ALL] = { "billers_picker_all",
 	    "SELECT " ENTITY " FROM billers b WHERE b.status IN ('ACTIVE', 'DEGRADED')"
 	    " ORDER BY b.name_folded, b.id LIMIT $1::int" },
+	/* issue 13 rtl: linkable billers with a domain equal to $1 or below
+	 * it on a label boundary (the catalog is small: a scan); two rows are
+	 * enough to know it is not one */
+	[B_UNDER_DOMAIN] = { "billers_under_domain",
+	    "SELECT b.id FROM billers b WHERE b.status IN ('ACTIVE', 'DEGRADED')"
+	    " AND EXISTS (SELECT 1 FROM unnest(b.domains) d WHERE d = $1"
+	    "  OR right(d, length($1) + 1) = '.' || $1)"
+	    " ORDER BY b.id LIMIT 2" },
 };
 const struct db_stmt_set billers_stmt_set = { "billers", stmts, B__MAX };
 
@@ -385,4 +394,18 @@ billers_picker(struct req *r, const char *search_term, int limit)
 	if (res == NULL)
 		return NULL;
 	return entities(r, res, E_ENTITY, 1);
+}
+
+/* issue 13 rtl */
+int
+billers_under_domain(struct req *r, const char *domain, const char **id)
+{
+	const char *p[1] = { domain };
+	PGresult *res;
+
+	if ((res = db_query(r, &stmts[B_UNDER_DOMAIN], 1, p)) == NULL)
+		return -1;
+	if (PQntuples(res) == 1)
+		*id = arena_strdup(r->arena, PQgetvalue(res, 0, 0));
+	return PQntuples(res);
 }

@@ -65,11 +65,13 @@ static struct db_stmt stmts[BA__MAX] = {
 	    " WHERE b.id = o.id RETURNING " STATUS_COLS },
 	/*
 	 * Who hears that a biller is unsupported: every client and
-	 * environment with a link on it that is not revoked. Requests to
-	 * link (issue 13) will add their open ones here.
+	 * environment with a link on it that is not revoked, or (issue 13
+	 * rtl) an open request to link on it.
 	 */
 	[BA_TENANTS] = { "billers_link_tenants",
-	    "SELECT DISTINCT " TENANT_COLS " FROM links WHERE biller_id = $1 AND status <> 'REVOKED'"
+	    "SELECT " TENANT_COLS " FROM links WHERE biller_id = $1 AND status <> 'REVOKED'"
+	    " UNION SELECT " TENANT_COLS " FROM request_to_links WHERE biller_id = $1"
+	    "  AND status IN ('PENDING', 'IN_PROGRESS')"
 	    " ORDER BY client_id, environment" },
 };
 const struct db_stmt_set billers_admin_stmt_set = { "billers_admin", stmts, BA__MAX };
@@ -265,4 +267,15 @@ dbfail:
 	fprintf(stderr, "billers set-status: %s\n", db_errmsg(d));
 	db_rollback(d);
 	return -1;
+}
+
+/* issue 13 rtl: bdsctl discovery approve adds a biller as an import row would */
+int
+billers_row_upsert(struct db *d, struct arena *a, char *const *fields)
+{
+	PGresult *res = db_exec(d, a, &stmts[BA_UPSERT], BC__MAX, (const char *const *)fields);
+
+	if (res == NULL)
+		return -1;
+	return PQntuples(res) == 1 && strcmp(PQgetvalue(res, 0, U_INSERTED), "t") == 0;
 }

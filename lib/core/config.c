@@ -83,6 +83,10 @@ static const struct centry entries[] = {
 	{ "refresh_backoff_max_s", C_INT, F(refresh_backoff_max_s), "21600" },
 	{ "degraded_after_s", C_INT, F(degraded_after_s), "86400" },
 	{ "biller_max_sessions", C_INT, F(biller_max_sessions), "4" },
+	/* issue 13 rtl: requests to link and biller discovery */
+	{ "rtl_expiry_days", C_INT, F(rtl_expiry_days), "30" },
+	{ "discovery_hosts", C_STR, F(discovery_hosts), "" },
+	/* end issue 13 rtl */
 	/* issue 12 portal */
 	{ "portal_connect_timeout_ms", C_INT, F(portal_connect_timeout_ms), "5000" },
 	{ "portal_timeout_ms", C_INT, F(portal_timeout_ms), "30000" },

@@ -78,6 +78,12 @@ struct config {
 	int		 refresh_backoff_max_s;	/* ... capped here */
 	int		 degraded_after_s;	/* transient failures this long: CONNECTION_DEGRADED */
 	int		 biller_max_sessions;	/* portal sessions at once per biller */
+	/* issue 13 rtl: requests to link and biller discovery */
+	int		 rtl_expiry_days;	/* PENDING/IN_PROGRESS older than this: EXPIRED */
+	char		*discovery_hosts;	/* "name=addr[|addr],...": fixed answers for
+						 * onboarding URL hosts, asked before DNS (dev
+						 * and test stacks; empty in production) */
+	/* end issue 13 rtl */
 	/* issue 12 portal: the portal connector (docs/portal.md) */
 	int		 portal_connect_timeout_ms;	/* TCP + TLS connect, per request */
 	int		 portal_timeout_ms;	/* a whole request, answer included */

@@ -381,3 +381,25 @@ crypto_keyed_hash(const unsigned char key[32], const char *purpose,
 	crypto_auth_hmacsha256_final(&st, out);
 	sodium_memzero(&st, sizeof(st));
 }
+
+/* issue 13 rtl */
+char *
+crypto_seal_hex(struct arena *a, const unsigned char key[32], const char *msg, const char *ad)
+{
+	size_t slen;
+	unsigned char *sealed = crypto_seal(a, key, msg, strlen(msg), ad, &slen);
+
+	return sealed != NULL ? crypto_hex_encode(a, sealed, slen) : NULL;
+}
+
+char *
+crypto_open_hex(struct arena *a, const unsigned char key[32], const char *hex, const char *ad)
+{
+	size_t n = strlen(hex) / 2, len;
+	unsigned char *raw = arena_alloc(a, n + 1), *msg;
+
+	if (n == 0 || crypto_hex_decode(hex, raw, n) != 0 ||
+	    crypto_open(a, key, raw, n, ad, &msg, &len) != 0)
+		return NULL;
+	return (char *)msg;
+}

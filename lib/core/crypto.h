@@ -50,6 +50,16 @@ unsigned char *crypto_seal(struct arena *, const unsigned char key[32],
 int	 crypto_open(struct arena *, const unsigned char key[32],
 	    const unsigned char *sealed, size_t sealed_len, const char *ad,
 	    unsigned char **msg, size_t *len);
+/*
+ * A string sealed as hex, for a bytea parameter (decode($n, 'hex')): NULL
+ * on failure. open: such hex back to the string (arena), NULL when it is
+ * malformed or does not open under ad. (issue 13 rtl: the link sessions'
+ * seal and the request-to-link session URL share it.)
+ */
+char	*crypto_seal_hex(struct arena *, const unsigned char key[32], const char *msg,
+	    const char *ad);
+char	*crypto_open_hex(struct arena *, const unsigned char key[32], const char *hex,
+	    const char *ad);
 /* Keyed hash of a short secret (codes): HMAC-SHA256(key, purpose || 0 || s). */
 void	 crypto_keyed_hash(const unsigned char key[32], const char *purpose,
 	    const char *s, unsigned char out[32]);

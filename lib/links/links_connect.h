@@ -42,7 +42,8 @@ extern const struct vfield links_exchange_fields[];
  * update.link_id of another client or user; 404 update.link_id unknown. */
 int	 links_token_create(struct req *, struct json_object *out);
 /* POST /v1/biller-connect/ticket (bearer: the link token lt_…, ROUTE_TX):
- * 201 {ticket, expires_at, connect_url}; 401 unknown or expired token. */
+ * 201 {ticket, expires_at, connect_url, embed_url (issue 13: the same page
+ * with ?client_id=, to be framed)}; 401 unknown or expired token. */
 int	 links_ticket_create(struct req *, struct json_object *out);
 /* POST /v1/link-sessions {ticket} (ROUTE_TX): 201 the session; 400
  * INVALID_TICKET for a used, expired or unknown ticket. */
@@ -109,6 +110,31 @@ int	 links_connect_job_failed(struct req *, const struct links_connect_job *,
  */
 int	 links_connect_job_connected(struct req *, const struct links_connect_job *,
 	    const char *link_id);
+
+/* ---- issue 13 rtl: requests to link (lib/rtl) ---- */
+/*
+ * The link tokens of request to link rtl_id (its proceed made them) that
+ * still live, except keep (NULL: none), end now: their tickets, hosted
+ * URLs and sessions stop working. Inside the caller's transaction; how
+ * many, or -1.
+ */
+long long links_tokens_end_rtl(struct req *, const char *client_id, const char *rtl_id,
+	    const char *keep);
+/*
+ * What moves a request to link along its token's flow. links may not
+ * include rtl (scripts/check-deps), so lib/routes.c names lib/rtl's
+ * functions here. session_started: a link session of (client_id,
+ * link_token_id) opened (PENDING -> IN_PROGRESS). linked: the connect job
+ * made or repaired link_id for a token with request_to_link_id
+ * (-> COMPLETED; a server-side exchange fires link_token.completed). In
+ * the caller's transaction; 0 ok (also when no request moved), -1.
+ */
+extern int (*const links_rtl_session_started)(struct req *, const char *client_id,
+	    const char *link_token_id);
+struct links_connect_job;
+extern int (*const links_rtl_linked)(struct req *, const struct links_connect_job *,
+	    const char *link_id);
+/* ---- end issue 13 rtl ---- */
 
 extern const struct db_stmt_set links_tokens_stmt_set;
 extern const struct db_stmt_set links_sessions_stmt_set;

@@ -23,6 +23,7 @@
 #include "events/events.h"
 #include "links/links.h"
 #include "links/links_connect.h"
+#include "links/links_page.h"	/* issue 13 web */
 
 #define LS_SESSION_PREFIX	"bds_lst_"
 #define LS_TICKET_PREFIX	"bds_tkt_"
@@ -194,24 +195,15 @@ const struct vfield links_session_exit_fields[] = {
 static const char *
 seal_hex(struct req *r, const char *session_id, const char *purpose, const char *msg)
 {
-	size_t slen;
-	unsigned char *sealed = crypto_seal(r->arena, r->cfg->secret_key, msg, strlen(msg),
-	    arena_printf(r->arena, "%s:%s", session_id, purpose), &slen);
-
-	return sealed != NULL ? crypto_hex_encode(r->arena, sealed, slen) : NULL;
+	return crypto_seal_hex(r->arena, r->cfg->secret_key, msg,
+	    arena_printf(r->arena, "%s:%s", session_id, purpose));
 }
 
 static const char *
 open_hex(struct req *r, const char *session_id, const char *purpose, const char *hex)
 {
-	size_t n = strlen(hex) / 2, len;
-	unsigned char *raw = arena_alloc(r->arena, n + 1), *msg;
-
-	if (n == 0 || crypto_hex_decode(hex, raw, n) != 0 ||
-	    crypto_open(r->arena, r->cfg->secret_key, raw, n,
-	    arena_printf(r->arena, "%s:%s", session_id, purpose), &msg, &len) != 0)
-		return NULL;
-	return (const char *)msg;
+	return crypto_open_hex(r->arena, r->cfg->secret_key, hex,
+	    arena_printf(r->arena, "%s:%s", session_id, purpose));
 }
 
 /* ---- the session as a credential ---- */
@@ -346,6 +338,8 @@ links_session_create(struct req *r, struct json_object *out)
 	if ((res = db_query(r, &stmts[LS_BY_TOKEN], 1, &p[2])) == NULL || PQntuples(res) != 1)
 		return api_db_error(r);
 	session_fill(r, res, &s);
+	if (links_rtl_session_started(r, p[0], s.v[S_LT]) != 0)	/* issue 13 rtl */
+		return api_db_error(r);
 	p[1] = s.v[S_LT];
 	if ((res = db_query(r, &stmts[LS_INFO], 2, p)) == NULL || PQntuples(res) != 1)
 		return api_db_error(r);
@@ -365,6 +359,9 @@ links_session_create(struct req *r, struct json_object *out)
 	consents = json_tokener_parse(PQgetvalue(res, 0, 2));
 	json_set(out, "consents", consents != NULL ? consents : json_object_new_array());
 	json_set_str(out, "language", PQgetvalue(res, 0, 3));
+	/* issue 13 web: client.id, allowed_embed_origins, hosted, redirect_uri */
+	if (links_page_session_extras(r, s.v[S_CLIENT], s.v[S_LT], out) != 0)
+		return api_db_error(r);
 	return 201;
 }
 
@@ -643,6 +640,8 @@ links_connect_job_connected(struct req *r, const struct links_connect_job *j,
 	p[3] = sealed;
 	if (db_exec_count(r->db, r->arena, &stmts[LS_JOB_CONNECTED], 4, p) != 1)
 		return -1;
+	if (j->request_to_link_id != NULL && links_rtl_linked(r, j, link_id) != 0)
+		return -1;	/* issue 13 rtl */
 	/* hosted: exchanged here, the client learns the link from the event */
 	if (j->hosted)
 		return session_finished(r, j->client_id, j->environment, j->link_token_id,

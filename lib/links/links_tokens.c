@@ -23,6 +23,7 @@
 
 enum {
 	LT_REDIRECT_OK, LT_BILLER, LT_LINK, LT_INSERT, LT_TICKET_INSERT, LT_BEARER,
+	LT_END_RTL,	/* issue 13 rtl */
 	LT__MAX
 };
 static struct db_stmt stmts[LT__MAX] = {
@@ -50,6 +51,11 @@ static struct db_stmt stmts[LT__MAX] = {
 	    " RETURNING " DB_ISO("expires_at") },
 	[LT_BEARER] = { "lt_bearer",
 	    "SELECT client_id, environment, expires_at > now() FROM link_tokens WHERE id = $1" },
+	/* issue 13 rtl: a request to link closed or proceeded again */
+	[LT_END_RTL] = { "lt_end_rtl",
+	    "UPDATE link_tokens SET expires_at = now() WHERE client_id = $1"
+	    " AND request_to_link_id = $2 AND expires_at > now()"
+	    " AND ($3::text IS NULL OR id <> $3)" },
 };
 const struct db_stmt_set links_tokens_stmt_set = { "links_tokens", stmts, LT__MAX };
 enum { LINK_COL_CLIENT, LINK_COL_ENV, LINK_COL_USER, LINK_COL_STATUS, LINK_COL_BILLER };
@@ -377,5 +383,19 @@ links_ticket_create(struct req *r, struct json_object *out)
 	json_set_str(out, "ticket", ticket);
 	json_set_str(out, "expires_at", exp);
 	json_set_str(out, "connect_url", connect_url(r, ticket));
+	/* issue 13 web: the URL to frame (web/connect.js): the client id tells
+	 * nginx whose allowedOrigins may frame the page; the ticket stays in
+	 * the fragment */
+	json_set_str(out, "embed_url", arena_printf(r->arena, "%s/connect?client_id=%s#ticket=%s",
+	    r->cfg->link_url, r->client_id, ticket));
 	return 201;
+}
+
+/* issue 13 rtl */
+long long
+links_tokens_end_rtl(struct req *r, const char *client_id, const char *rtl_id, const char *keep)
+{
+	const char *p[3] = { client_id, rtl_id, keep };
+
+	return db_exec_count(r->db, r->arena, &stmts[LT_END_RTL], 3, p);
 }

@@ -16,3 +16,7 @@ lib_libbds_a_SOURCES += \
 lib_libbds_a_SOURCES += \
 	%reldir%/links_vault.c \
 	%reldir%/links_refresh.c
+# issue 13 web: the connect page's frame policy and session extras
+lib_libbds_a_SOURCES += \
+	%reldir%/links_page.h \
+	%reldir%/links_page.c

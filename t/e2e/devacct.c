@@ -11,6 +11,7 @@
 #include <libpq-fe.h>
 
 #include "devacct.h"
+#include "receiver.h"	/* issue 13 rtl */
 #include "harness.h"
 
 #define LEGAL_VERSION	"v1"
@@ -443,4 +444,33 @@ devacct_sandbox_link(const char *key, const char *user, const char *username)
 	id = strdup(devacct_str(r, "link_id"));
 	harness_resp_free(r);
 	return id;
+}
+
+/* ---- issue 13 rtl ---- */
+
+void
+devacct_subscribe(const char *sandbox_key, struct receiver *rc)
+{
+	const char *extra[] = { harness_idem_header(), NULL };
+	char url[256];
+	struct harness_resp *r = devacct_call("POST", "sandbox", "/v1/webhook-endpoints",
+	    devacct_bearer(sandbox_key), harness_fmt("{\"url\":\"%s\",\"events\":[\"*\"]}",
+	    receiver_url(rc, "/hook", url, sizeof(url))), extra);
+
+	harness_expect(r, 201);
+	harness_resp_free(r);
+}
+
+const char *
+devacct_received(struct receiver *rc, const char *type, const char *needle)
+{
+	ck_assert_int_eq(harness_deliver_once(), 0);
+	for (size_t i = 0; receiver_wait(rc, i, 2000) != NULL; i++) {
+		const char *b = receiver_wait(rc, i, 0)->body;
+
+		if (strstr(b, harness_fmt("\"type\":\"%s\"", type)) != NULL &&
+		    strstr(b, needle) != NULL)
+			return b;
+	}
+	return NULL;
 }

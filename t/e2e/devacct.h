@@ -89,4 +89,13 @@ char	*devacct_sql_value(const char *q, const char *p1, const char *p2);
 long long devacct_sql_int(const char *q, const char *p1, const char *p2);
 void	 devacct_sql_exec(const char *q, const char *p1, const char *p2);
 
+/* ---- issue 13 rtl: webhooks at a receiver (receiver.h) ---- */
+struct receiver;
+/* A webhook endpoint of the sandbox key's client (POST
+ * /v1/webhook-endpoints: http allowed) for every event at rc's /hook. */
+void	 devacct_subscribe(const char *sandbox_key, struct receiver *rc);
+/* bds-deliver what is due, then the body of a request rc holds (waiting up
+ * to 2 s for each) of event type whose body holds needle; NULL when none. */
+const char *devacct_received(struct receiver *rc, const char *type, const char *needle);
+
 #endif

@@ -1993,8 +1993,11 @@ harness_jobs_wait_idle(int timeout_ms)
 		return -1;
 	}
 	for (;;) {
+		/* a deferred job (JOBS_DEFER: back within 500 ms) is still busy;
+		 * one waiting for its retry backoff (whole seconds) is not */
 		PGresult *res = PQexec(pg, "SELECT count(*) FROM jobs WHERE status = 'running'"
-		    " OR (status = 'pending' AND next_attempt_at <= now())");
+		    " OR (status = 'pending'"
+		    "     AND next_attempt_at <= now() + interval '600 milliseconds')");
 		int busy = PQresultStatus(res) != PGRES_TUPLES_OK ||
 		    strcmp(PQgetvalue(res, 0, 0), "0") != 0;
 

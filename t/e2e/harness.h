@@ -220,7 +220,8 @@ pid_t	 harness_deliver_pid(void);		/* 0 when not running */
  * instance `bds-jobs --config FILE args...` from the calling process, at
  * most timeout_ms: its exit status or -1. wait_idle: until no job is
  * running and none is pending and due (a job waiting for its retry
- * backoff does not count), 0, or -1 after timeout_ms.
+ * backoff does not count; one deferred for a busy biller slot, due again
+ * within 500 ms, does), 0, or -1 after timeout_ms.
  */
 int	 harness_jobs_start(void);
 int	 harness_jobs_stop(void);

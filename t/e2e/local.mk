@@ -28,6 +28,14 @@ E2E_SUITES += %reldir%/check_e2e_bills_statement
 E2E_SUITES += %reldir%/check_e2e_bills_status
 # issue 12 (lead): scheduled refresh, operators, the vault
 E2E_SUITES += %reldir%/check_e2e_refresh
+# issue 13 rtl: requests to link and biller discovery
+E2E_SUITES += %reldir%/check_e2e_rtl
+# issue 13 web: the connect page (headers, frame policy, session extras) and
+# the same in a real browser (Debian chromium, chromedriver, selenium)
+%canon_reldir%_libe2e_a_SOURCES += %reldir%/webpage.c %reldir%/webpage.h
+E2E_SUITES += %reldir%/check_e2e_web %reldir%/check_e2e_browser
 # issue 12 portal: the biller simulator for the suites, and the portal connector end to end
 %canon_reldir%_libe2e_a_SOURCES += %reldir%/sim.c %reldir%/sim.h
 E2E_SUITES += %reldir%/check_e2e_portal
+# issue 12 (lead): 1,000 portal accounts under the per-biller limit, the credential scan
+E2E_SUITES += %reldir%/check_e2e_fleet

@@ -1,0 +1,8 @@
+# lib/rtl/ (issue 13): requests to link, biller discovery, onboarding URL canonical form.
+lib_libbds_a_SOURCES += \
+	%reldir%/rtl.h \
+	%reldir%/rtl_int.h \
+	%reldir%/rtl.c \
+	%reldir%/rtl_discovery.c \
+	%reldir%/rtl_canon.h \
+	%reldir%/rtl_canon.c

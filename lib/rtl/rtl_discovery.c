@@ -1,0 +1,529 @@
+/*
+ * Biller discovery (rtl.h): the onboarding URL of a request to link
+ * checked and recorded (bdisc_…), matched by registrable domain against
+ * the catalog, listed to its client, and settled by an operator (bdsctl
+ * discovery list | approve | reject).
+ *
+ * The URL is never fetched; it is checked as if it would be: canonical
+ * form (rtl_canon.h), then every address its host resolves to must be
+ * public (core/urlsafe's rules, the webhooks' own). The config's
+ * discovery_hosts answers for the names it lists before DNS is asked, so a
+ * test stack can give a name a public or a private address without the
+ * internet; allow_private_targets (the webhooks' dev allowance) does not
+ * apply here.
+ */
+#include <arpa/inet.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "billers/billers.h"
+#include "billers/billers_csv.h"
+#include "core/arena.h"
+#include "core/config.h"
+#include "core/crypto.h"
+#include "core/cursor.h"
+#include "core/db.h"
+#include "core/errors.h"
+#include "core/json.h"
+#include "core/req.h"
+#include "core/urlsafe.h"
+#include "core/validate.h"
+#include "events/events.h"
+#include "rtl/rtl.h"
+#include "rtl/rtl_canon.h"
+#include "rtl/rtl_int.h"
+
+#define POS(col) "to_char(" col " AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"')"
+#define FIELD "onboarding.biller_url"
+
+/* A record (alias x) as every statement returns it. */
+#define COLS(x) \
+	x ".client_id, " x ".id, " x ".environment, " x ".biller_name, " x ".biller_url, " \
+	x ".domain, " x ".status, " x ".biller_id, " DB_ISO(x ".created_at") ", " \
+	DB_ISO(x ".updated_at") ", " DB_ISO(x ".decided_at") ", " POS(x ".created_at")
+enum disc_col {
+	D_CLIENT, D_ID, D_ENV, D_NAME, D_URL, D_DOMAIN, D_STATUS, D_BILLER, D_CREATED, D_UPDATED,
+	D_DECIDED, D_POS, D__MAX
+};
+/* The operator's list adds the count of requests waiting on a record. */
+enum { OP_WAITING = D__MAX };
+
+enum {
+	S_UPSERT, S_MATCH, S_LIST, S_GET, S_OP_LIST, S_OP_LOCK, S_OP_DECIDE, S__MAX
+};
+static struct db_stmt stmts[S__MAX] = {
+	/* the client's record of the domain, made on first use; the first
+	 * name and URL stay */
+	[S_UPSERT] = { "rtl_disc_upsert",
+	    "INSERT INTO biller_discoveries AS d (client_id, id, environment, biller_name,"
+	    " biller_url, domain) VALUES ($1, $2, $3, $4, $5, $6)"
+	    " ON CONFLICT (client_id, environment, domain) DO UPDATE SET updated_at = d.updated_at"
+	    " RETURNING " COLS("d") },
+	[S_MATCH] = { "rtl_disc_match",
+	    "UPDATE biller_discoveries SET status = 'MATCHED', biller_id = $3, updated_at = now()"
+	    " WHERE client_id = $1 AND id = $2" },
+	/* newest first, keyset on (created_at, id); one row even when empty */
+	[S_LIST] = { "rtl_disc_list",
+	    "WITH f AS (SELECT * FROM biller_discoveries d WHERE d.client_id = $1"
+	    "  AND d.environment = $2 AND ($3::text IS NULL OR d.status = $3)),"
+	    " p AS (SELECT * FROM f WHERE f.created_at <= $4::timestamptz"
+	    "  AND (f.created_at < $4::timestamptz OR f.id < $5)"
+	    "  ORDER BY f.created_at DESC, f.id DESC LIMIT $6::int)"
+	    " SELECT c.total, " COLS("p")
+	    " FROM (SELECT count(*) AS total FROM f) c LEFT JOIN p ON true"
+	    " ORDER BY p.created_at DESC, p.id DESC" },
+	[S_GET] = { "rtl_disc_get",
+	    "SELECT " COLS("d") " FROM biller_discoveries d"
+	    " WHERE d.client_id = $1 AND d.environment = $2 AND d.id = $3" },
+	/* the operator's view, every client: the pending ones ($1 false) or all */
+	[S_OP_LIST] = { "rtl_disc_op_list",
+	    "SELECT " COLS("d") ", (SELECT count(*) FROM request_to_links r"
+	    "  WHERE r.client_id = d.client_id AND r.discovery_id = d.id AND r.biller_id IS NULL"
+	    "  AND r.status IN " RTL_OPEN_SQL ")"
+	    " FROM biller_discoveries d WHERE $1::boolean OR d.status = 'PENDING'"
+	    " ORDER BY d.created_at, d.id" },
+	[S_OP_LOCK] = { "rtl_disc_op_lock",
+	    "SELECT " COLS("d") " FROM biller_discoveries d WHERE d.id = $1 FOR UPDATE" },
+	/* a decision on record $1 and on every other PENDING record of its
+	 * domain $2: $3 the status, $4 the biller (NULL for a rejection) */
+	[S_OP_DECIDE] = { "rtl_disc_op_decide",
+	    "UPDATE biller_discoveries d SET status = $3, biller_id = $4, decided_at = now(),"
+	    " updated_at = now() WHERE d.id = $1 OR (d.domain = $2 AND d.status = 'PENDING')"
+	    " RETURNING " COLS("d") },
+};
+const struct db_stmt_set rtl_discovery_stmt_set = { "rtl_discovery", stmts, S__MAX };
+
+static const char *const disc_states[] = { "PENDING", "MATCHED", "APPROVED", "REJECTED", NULL };
+
+const struct vfield rtl_discoveries_query[] = {
+	{ "status", NULL, VT_STRING, 0, 0, 0, disc_states },
+	{ "limit", NULL, VT_INT, 0, 1, RTL_LIMIT_MAX },
+	{ "cursor", NULL, VT_STRING, 0, 1, CURSOR_MAX_LEN },
+	{ NULL }
+};
+
+struct disc {
+	const char	*v[D__MAX];
+};
+
+static void
+disc_fill(struct arena *a, PGresult *res, int i, int off, struct disc *d)
+{
+	for (int c = 0; c < D__MAX; c++)
+		d->v[c] = PQgetisnull(res, i, off + c) ? NULL :
+		    arena_strdup(a, PQgetvalue(res, i, off + c));
+}
+
+/* The record as the API shows it (arena-owned). */
+static struct json_object *
+disc_entity(struct arena *a, const struct disc *d)
+{
+	struct json_object *o = json_obj(a);
+
+	json_set_str(o, "id", d->v[D_ID]);
+	json_set_str(o, "object", "biller_discovery");
+	json_set_str(o, "biller_name", d->v[D_NAME]);
+	json_set_str(o, "biller_url", d->v[D_URL]);
+	json_set_str(o, "registrable_domain", d->v[D_DOMAIN]);
+	json_set_str(o, "status", d->v[D_STATUS]);
+	json_set_str(o, "biller_id", d->v[D_BILLER]);
+	json_set_str(o, "created_at", d->v[D_CREATED]);
+	json_set_str(o, "updated_at", d->v[D_UPDATED]);
+	json_set_str(o, "decided_at", d->v[D_DECIDED]);
+	return o;
+}
+
+/* ---- the onboarding URL ---- */
+
+/* Every address of list ("a|b|…") public: 0, else -1 with *why. */
+static int
+fixed_ok(struct arena *a, const char *list, const char **why)
+{
+	char *s = arena_strdup(a, list), *save = NULL;
+	int n = 0;
+
+	for (char *t = strtok_r(s, "|", &save); t != NULL; t = strtok_r(NULL, "|", &save)) {
+		struct in6_addr a6;
+		struct in_addr a4;
+		enum urlsafe_class c;
+
+		if (inet_pton(AF_INET, t, &a4) == 1)
+			c = urlsafe_classify_v4(&a4);
+		else if (inet_pton(AF_INET6, t, &a6) == 1)
+			c = urlsafe_classify_v6(&a6);
+		else
+			continue;
+		n++;
+		if (c != URLSAFE_PUBLIC) {
+			*why = arena_printf(a, "the URL's host resolves to a %s address",
+			    urlsafe_class_name(c));
+			return -1;
+		}
+	}
+	if (n == 0)
+		*why = "the URL's host does not resolve";
+	return n > 0 ? 0 : -1;
+}
+
+/* discovery_hosts' addresses for host ("a|b"), or NULL when it does not
+ * name it. Entries "name=addr[|addr]" separated by commas or white space. */
+static const char *
+fixed_answer(struct arena *a, const char *hosts, const char *host)
+{
+	char *s = arena_strdup(a, hosts != NULL ? hosts : ""), *save = NULL, *eq;
+
+	for (char *t = strtok_r(s, ", \t\n", &save); t != NULL; t = strtok_r(NULL, ", \t\n", &save))
+		if ((eq = strchr(t, '=')) != NULL && (size_t)(eq - t) == strlen(host) &&
+		    strncasecmp(t, host, strlen(host)) == 0)
+			return eq + 1;
+	return NULL;
+}
+
+/*
+ * The canonical URL's host resolves, and only to public addresses: 0, or
+ * -1 with *code (unresolvable, private_address) and *why.
+ */
+static int
+resolves_public(struct req *r, const struct rtl_canon *c, const char **code, const char **why)
+{
+	const char *fixed = fixed_answer(r->arena, r->cfg->discovery_hosts, c->host);
+	struct urlsafe_target t;
+
+	if (fixed != NULL) {
+		if (fixed_ok(r->arena, fixed, why) == 0)
+			return 0;
+		*code = strstr(*why, "does not resolve") != NULL ? "unresolvable" : "private_address";
+		return -1;
+	}
+	switch (urlsafe_check(r->arena, c->url, 0, &t, why)) {
+	case URLSAFE_OK:
+		return 0;
+	case URLSAFE_REFUSED:
+		*code = "private_address";
+		return -1;
+	case URLSAFE_RESOLVE:
+		*code = "unresolvable";
+		return -1;
+	default:
+		*code = "invalid_url";
+		return -1;
+	}
+}
+
+int
+rtl_onboard_or_reply(struct req *r, struct json_object *onb, struct rtl_onboarding *o)
+{
+	const char *code, *why, *p[6], *id;
+	struct rtl_canon c;
+	struct disc d;
+	PGresult *res;
+	int n;
+
+	if (rtl_canon_url(r->arena, json_get_str(onb, "biller_url"), &c, &code, &why) !=
+	    RTL_CANON_OK || resolves_public(r, &c, &code, &why) != 0)
+		return api_field_error(r, 400, "VALIDATION_ERROR", FIELD, code, why);
+	if (c.domain == NULL)
+		return api_field_error(r, 400, "VALIDATION_ERROR", FIELD, "public_suffix",
+		    "the URL's host is a public suffix, not a biller's domain");
+	p[0] = r->client_id;
+	p[1] = crypto_id_new(r->arena, "bdisc");
+	p[2] = r->env;
+	p[3] = json_get_str(onb, "biller_name");
+	p[4] = c.url;
+	p[5] = c.domain;
+	if ((res = db_query(r, &stmts[S_UPSERT], 6, p)) == NULL || PQntuples(res) != 1)
+		return api_db_error(r);
+	disc_fill(r->arena, res, 0, 0, &d);
+	o->name = p[3];
+	o->url = c.url;
+	o->discovery_id = d.v[D_ID];
+	o->biller_id = d.v[D_BILLER];
+	if (o->biller_id != NULL)
+		return 0;	/* matched or approved before */
+	if ((n = billers_under_domain(r, c.domain, &id)) < 0)
+		return api_db_error(r);
+	if (n == 1) {
+		p[1] = d.v[D_ID];
+		p[2] = id;
+		if (db_query(r, &stmts[S_MATCH], 3, p) == NULL)
+			return api_db_error(r);
+		o->biller_id = id;
+		return 0;
+	}
+	if (strcmp(d.v[D_STATUS], "REJECTED") == 0)
+		return api_field_error(r, 400, "VALIDATION_ERROR", FIELD, "biller_unsupported",
+		    "this biller was reviewed and is not supported");
+	return 0;	/* it waits for an operator */
+}
+
+/* ---- routes ---- */
+
+int
+rtl_discoveries_list(struct req *r, struct json_object *out)
+{
+	struct json_object *items = json_arr(r->arena);
+	int64_t limit = json_get_int(r->query, "limit", RTL_LIMIT_DEFAULT);
+	const char *status = json_get_str(r->query, "status");
+	const char *p[6] = { r->client_id, r->env, status, "infinity", "bdisc_~",
+	    arena_printf(r->arena, "%lld", (long long)limit + 1) };
+	const char *scope = arena_printf(r->arena, "biller_discoveries/%s",
+	    status != NULL ? status : "-");
+	struct disc d;
+	PGresult *res;
+	int n, rc;
+
+	if ((rc = cursor_keyset_or_reply(r, scope, "bdisc", json_get_str(r->query, "cursor"),
+	    &p[3], &p[4])) != 0)
+		return rc;
+	if ((res = db_query(r, &stmts[S_LIST], 6, p)) == NULL)
+		return api_db_error(r);
+	n = PQgetisnull(res, 0, 1 + D_ID) ? 0 : PQntuples(res);
+	for (int i = 0; i < n && i < limit; i++) {
+		disc_fill(r->arena, res, i, 1, &d);
+		json_object_array_add(items, json_object_get(disc_entity(r->arena, &d)));
+	}
+	rtl_page(r, out, scope, items, atoll(PQgetvalue(res, 0, 0)), limit, n > limit,
+	    n > limit ? PQgetvalue(res, (int)limit - 1, 1 + D_POS) : NULL,
+	    n > limit ? PQgetvalue(res, (int)limit - 1, 1 + D_ID) : NULL);
+	return 200;
+}
+
+int
+rtl_discoveries_get(struct req *r, struct json_object *out)
+{
+	const char *id = req_cap(r, "id"), *p[3] = { r->client_id, r->env, id };
+	struct disc d;
+	PGresult *res;
+
+	if (crypto_id_valid(id, "bdisc", 0)) {
+		if ((res = db_query(r, &stmts[S_GET], 3, p)) == NULL)
+			return api_db_error(r);
+		if (PQntuples(res) == 1) {
+			disc_fill(r->arena, res, 0, 0, &d);
+			json_merge(out, disc_entity(r->arena, &d));
+			return 200;
+		}
+	}
+	return api_error(r, 404, "BILLER_DISCOVERY_NOT_FOUND", "list them with GET"
+	    " /v1/biller-discoveries", "no biller discovery %s", id);
+}
+
+/* ---- the operator ---- */
+
+int
+rtl_discovery_list(const struct config *cfg, struct db *db, struct arena *a, int all)
+{
+	const char *p[1] = { all ? "true" : "false" };
+	PGresult *res;
+	struct disc d;
+
+	(void)cfg;
+	if ((res = db_exec(db, a, &stmts[S_OP_LIST], 1, p)) == NULL) {
+		fprintf(stderr, "discovery list: %s\n", db_errmsg(db));
+		return -1;
+	}
+	for (int i = 0; i < PQntuples(res); i++) {
+		disc_fill(a, res, i, 0, &d);
+		printf("%s %s %s %s %s waiting=%s client=%s/%s name=\"%s\" url=%s\n", d.v[D_ID],
+		    d.v[D_STATUS], d.v[D_BILLER] != NULL ? d.v[D_BILLER] : "-", d.v[D_DOMAIN],
+		    d.v[D_CREATED], PQgetvalue(res, i, OP_WAITING), d.v[D_CLIENT], d.v[D_ENV],
+		    d.v[D_NAME], d.v[D_URL]);
+	}
+	printf("discovery list: %d record%s\n", PQntuples(res), PQntuples(res) == 1 ? "" : "s");
+	return 0;
+}
+
+/* The record named by the operator, locked: 0 with *d, else -1 after
+ * saying why. */
+static int
+op_lock(struct req *r, const char *cmd, const char *id, struct disc *d)
+{
+	PGresult *res;
+
+	if (!crypto_id_valid(id, "bdisc", 0)) {
+		fprintf(stderr, "discovery %s: %s is not a discovery id (bdisc_…)\n", cmd, id);
+		return -1;
+	}
+	if ((res = db_query(r, &stmts[S_OP_LOCK], 1, &id)) == NULL) {
+		fprintf(stderr, "discovery %s: %s\n", cmd, db_errmsg(r->db));
+		return -1;
+	}
+	if (PQntuples(res) != 1) {
+		fprintf(stderr, "discovery %s: no discovery %s\n", cmd, id);
+		return -1;
+	}
+	disc_fill(r->arena, res, 0, 0, d);
+	return 0;
+}
+
+/* Record id and the PENDING ones of its domain to status (biller): the
+ * decided records, or NULL after saying why. */
+static PGresult *
+op_decide(struct req *r, const char *cmd, const struct disc *d, const char *status,
+    const char *biller)
+{
+	const char *p[4] = { d->v[D_ID], d->v[D_DOMAIN], status, biller };
+	PGresult *res = db_query(r, &stmts[S_OP_DECIDE], 4, p);
+
+	if (res == NULL)
+		fprintf(stderr, "discovery %s: %s\n", cmd, db_errmsg(r->db));
+	return res;
+}
+
+/* s as one RFC 4180 field (arena). */
+static const char *
+csv_field(struct arena *a, const char *s)
+{
+	char *out, *o;
+
+	if (s == NULL || strpbrk(s, ",\"\r\n") == NULL)
+		return s != NULL ? s : "";
+	o = out = arena_alloc(a, 2 * strlen(s) + 3);
+	*o++ = '"';
+	for (; *s != '\0'; s++) {
+		if (*s == '"')
+			*o++ = '"';
+		*o++ = *s;
+	}
+	*o++ = '"';
+	*o = '\0';
+	return out;
+}
+
+/*
+ * A catalog row for the record (DOMAIN.md's CSV columns: a portal biller
+ * at ap->base_url), checked as an import checks it and added: the new
+ * biller's id, or NULL after saying why. The row is printed for the
+ * operator to keep in data/billers.csv, the catalog's source of truth.
+ */
+static const char *
+op_add_biller(struct req *r, const struct disc *d, const struct rtl_approve *ap)
+{
+	char **f = arena_alloc(r->arena, BC__MAX * sizeof(*f));
+	const char *field, *msg, *line = "";
+
+	f[BC_ID] = crypto_id_new(r->arena, "blr");
+	f[BC_NAME] = arena_strdup(r->arena, ap->name != NULL ? ap->name : d->v[D_NAME]);
+	f[BC_TYPE] = arena_strdup(r->arena, ap->type != NULL ? ap->type : "other");
+	f[BC_STATUS] = arena_strdup(r->arena, "ACTIVE");
+	f[BC_DOMAINS] = arena_strdup(r->arena, d->v[D_DOMAIN]);
+	f[BC_WEBSITE] = arena_printf(r->arena, "https://%s", d->v[D_DOMAIN]);
+	f[BC_LOGIN_URL] = arena_strdup(r->arena, d->v[D_URL]);
+	f[BC_LOGO_URL] = arena_strdup(r->arena, "");
+	f[BC_COUNTRY] = arena_strdup(r->arena, ap->country != NULL ? ap->country : "US");
+	f[BC_CONNECTIVITY] = arena_strdup(r->arena, "credentials");
+	f[BC_CONSENTS] = arena_strdup(r->arena, "bills|statements|payment_history");
+	f[BC_CAPABILITIES] = arena_strdup(r->arena, "bills|statements");
+	f[BC_CONNECTOR] = arena_strdup(r->arena, "portal");
+	f[BC_BASE_URL] = arena_strdup(r->arena, ap->base_url != NULL ? ap->base_url : "");
+	/* before the check rewrites the lists as array literals */
+	for (int i = 0; i < BC__MAX; i++)
+		line = arena_printf(r->arena, "%s%s%s", line, i ? "," : "", csv_field(r->arena,
+		    f[i]));
+	if (billers_csv_row_check(r->arena, f, BC__MAX, &field, &msg) != 0) {
+		fprintf(stderr, "discovery approve: the new biller's %s %s (see --name, --type,"
+		    " --country, --base-url; or bind an existing one with --biller)\n", field, msg);
+		return NULL;
+	}
+	if (billers_row_upsert(r->db, r->arena, f) < 0) {
+		fprintf(stderr, "discovery approve: %s\n", db_errmsg(r->db));
+		return NULL;
+	}
+	printf("discovery approve: added %s; its row for data/billers.csv:\n%s\n", f[BC_ID],
+	    line);
+	return f[BC_ID];
+}
+
+int
+rtl_discovery_approve(const struct config *cfg, struct db *db, struct arena *a, const char *id,
+    const struct rtl_approve *ap)
+{
+	const char *biller = ap->biller_id;
+	struct billers_row b;
+	struct disc d, k;
+	PGresult *res;
+	struct req r;
+	int n = 0, rc;
+
+	req_init_operator(&r, cfg, db, a);
+	if (db_begin(db) != 0 || op_lock(&r, "approve", id, &d) != 0)
+		goto fail;
+	if (strcmp(d.v[D_STATUS], "PENDING") != 0 && strcmp(d.v[D_STATUS], "REJECTED") != 0) {
+		fprintf(stderr, "discovery approve: %s is %s already (biller %s)\n", id,
+		    d.v[D_STATUS], d.v[D_BILLER]);
+		goto fail;
+	}
+	if (biller != NULL) {
+		if ((rc = billers_get(&r, biller, &b)) <= 0 || strcmp(b.status, "UNSUPPORTED") == 0) {
+			fprintf(stderr, "discovery approve: %s\n", rc < 0 ? db_errmsg(db) : rc == 0 ?
+			    "no such biller" : "the biller is UNSUPPORTED");
+			goto fail;
+		}
+	} else if ((biller = op_add_biller(&r, &d, ap)) == NULL)
+		goto fail;
+	if ((res = op_decide(&r, "approve", &d, "APPROVED", biller)) == NULL)
+		goto fail;
+	for (int i = 0; i < PQntuples(res); i++, n += rc) {
+		disc_fill(a, res, i, 0, &k);
+		if ((rc = rtl_resolve_waiting(&r, k.v[D_CLIENT], k.v[D_ID], biller)) < 0) {
+			fprintf(stderr, "discovery approve: %s\n", db_errmsg(db));
+			goto fail;
+		}
+	}
+	if (db_commit(db) != 0)
+		goto fail;
+	printf("discovery approve: %d record%s of %s -> %s; %d request%s to link resolved\n",
+	    PQntuples(res), PQntuples(res) == 1 ? "" : "s", d.v[D_DOMAIN], biller, n,
+	    n == 1 ? "" : "s");
+	return 0;
+fail:
+	db_rollback(db);
+	return -1;
+}
+
+int
+rtl_discovery_reject(const struct config *cfg, struct db *db, struct arena *a, const char *id)
+{
+	struct json_object *ids, *o;
+	struct disc d, k;
+	PGresult *res;
+	struct req r;
+	int told = 0;
+
+	req_init_operator(&r, cfg, db, a);
+	if (db_begin(db) != 0 || op_lock(&r, "reject", id, &d) != 0)
+		goto fail;
+	if (strcmp(d.v[D_STATUS], "PENDING") != 0) {
+		fprintf(stderr, "discovery reject: %s is %s, not PENDING\n", id, d.v[D_STATUS]);
+		goto fail;
+	}
+	if ((res = op_decide(&r, "reject", &d, "REJECTED", NULL)) == NULL)
+		goto fail;
+	for (int i = 0; i < PQntuples(res); i++) {
+		disc_fill(a, res, i, 0, &k);
+		if ((ids = rtl_waiting_ids(&r, k.v[D_CLIENT], k.v[D_ID])) == NULL)
+			goto dbfail;
+		if (json_object_array_length(ids) == 0)
+			continue;
+		/* no catalog biller: the record stands for it */
+		o = disc_entity(a, &k);
+		json_set_str(o, "biller_discovery_id", k.v[D_ID]);
+		json_set(o, "request_to_link_ids", json_object_get(ids));
+		if (events_emit(&r, k.v[D_CLIENT], k.v[D_ENV], "biller.unsupported", o, NULL) == NULL)
+			goto dbfail;
+		told++;
+	}
+	if (db_commit(db) != 0)
+		goto dbfail;
+	printf("discovery reject: %d record%s of %s rejected; biller.unsupported sent to %d"
+	    " client environment(s)\n", PQntuples(res), PQntuples(res) == 1 ? "" : "s",
+	    d.v[D_DOMAIN], told);
+	return 0;
+dbfail:
+	fprintf(stderr, "discovery reject: %s\n", db_errmsg(db));
+fail:
+	db_rollback(db);
+	return -1;
+}

@@ -1,0 +1,51 @@
+#ifndef BDS_RTL_INT_H
+#define BDS_RTL_INT_H
+/*
+ * Inside lib/rtl: what the requests (rtl.c) and the discovery records
+ * (rtl_discovery.c) ask of each other. Not for other modules.
+ */
+struct json_object;
+struct req;
+
+#define RTL_LIMIT_DEFAULT	50
+#define RTL_LIMIT_MAX		200
+#define RTL_OPEN_SQL		"('PENDING', 'IN_PROGRESS')"
+
+/* An onboarding {biller_name, biller_url} as a request keeps it. */
+struct rtl_onboarding {
+	const char	*name;		/* as sent */
+	const char	*url;		/* canonical */
+	const char	*discovery_id;	/* its record (bdisc_…) */
+	const char	*biller_id;	/* the record's biller, or NULL: it waits */
+};
+
+/*
+ * The onboarding of a new request (r's client and environment): the URL
+ * canonicalised and checked (every address public), the discovery record
+ * of its registrable domain found or made, and matched against the
+ * catalog. 0 with *o filled, or the status written (400 naming
+ * onboarding.biller_url, 503).
+ */
+int	 rtl_onboard_or_reply(struct req *, struct json_object *onboarding,
+	    struct rtl_onboarding *o);
+
+/*
+ * The requests of (client_id) waiting on discovery record discovery_id (no
+ * biller, open) get biller_id, each with link_request.updated. How many,
+ * or -1.
+ */
+int	 rtl_resolve_waiting(struct req *, const char *client_id, const char *discovery_id,
+	    const char *biller_id);
+/* The ids of those waiting requests as a JSON array (arena), NULL on a
+ * database failure. */
+struct json_object *rtl_waiting_ids(struct req *, const char *client_id,
+	    const char *discovery_id);
+
+/* A list's page answer {items, total, limit, next_cursor, has_more} from
+ * rows already made into items (arena): next_cursor from the last item's
+ * (at, id) when there is more. */
+void	 rtl_page(struct req *, struct json_object *out, const char *scope,
+	    struct json_object *items, long long total, long long limit, int more,
+	    const char *at, const char *id);
+
+#endif

@@ -1,0 +1,692 @@
+#!/usr/bin/python3
+"""The connect page in a real browser (issue 13).
+
+Run by t/e2e/check_e2e_browser.c, one scenario per run:
+
+    /usr/bin/python3 t/browser/connect_flows.py SCENARIO
+
+against the suite's stack. Debian's chromium, headless, through
+chromium-driver and python3-selenium; stdlib otherwise. The script serves
+the test app (t/browser/site/) itself on two fresh loopback ports and
+registers the first as the client's allowed origin (its linked.html as the
+redirect URI), as the developer would. It plays the end user (and, for the
+API calls a client's backend makes, the backend with the sandbox key),
+checks what the user sees and what the embedding page receives, saves a
+screenshot of each screen under BDS_ARTIFACTS, and writes what the C suite
+checks afterwards (link tokens, link ids, messages) to BDS_RESULT as JSON.
+
+Every scenario but not_allowed also checks the browser's console: no
+Content-Security-Policy violation and no uncaught error; and the network
+log: no request to a host other than the link host and the test app.
+
+Environment: BDS_API_URL (the sandbox host), BDS_IAM_URL (the api host),
+BDS_LINK_URL, BDS_KEY, BDS_CLIENT, BDS_OTHER_CLIENT, BDS_JWT (the
+developer's access token, to register the test app's origin), BDS_SITE,
+BDS_ARTIFACTS, BDS_RESULT. Exit 0 when the scenario passed, 1 when it
+failed (the reason on stderr), 77 when chromium is not installed.
+"""
+
+import functools
+import http.server
+import json
+import os
+import re
+import shutil
+import sys
+import tempfile
+import threading
+import time
+import traceback
+import urllib.error
+import urllib.parse
+import urllib.request
+
+CHROMIUM = '/usr/bin/chromium'
+CHROMEDRIVER = '/usr/bin/chromedriver'
+
+if not (os.access(CHROMIUM, os.X_OK) and os.access(CHROMEDRIVER, os.X_OK)):
+    print('skip: chromium or chromium-driver is not installed', file=sys.stderr)
+    sys.exit(77)
+
+from selenium import webdriver  # noqa: E402  (python3-selenium)
+from selenium.common.exceptions import TimeoutException  # noqa: E402
+from selenium.webdriver.chrome.service import Service  # noqa: E402
+from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
+from selenium.webdriver.common.by import By  # noqa: E402
+from selenium.webdriver.common.keys import Keys  # noqa: E402
+from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
+
+ENV = os.environ
+API = ENV['BDS_API_URL']
+LINK = ENV['BDS_LINK_URL']
+KEY = ENV['BDS_KEY']
+CLIENT = ENV['BDS_CLIENT']
+OTHER_CLIENT = ENV.get('BDS_OTHER_CLIENT', '')
+JWT = ENV['BDS_JWT']
+SITE = ENV['BDS_SITE']
+ARTIFACTS = ENV['BDS_ARTIFACTS']
+RESULT = ENV['BDS_RESULT']
+# the test app's two origins (serve_site): registered, and not
+ORIGIN_OK = ORIGIN_OTHER = REDIRECT = None
+WAIT = 20
+SECRET = re.compile(r'bds_(?:pub|lst|tkt|lat|sk|live|sandbox)_')
+
+
+class Failure(Exception):
+    pass
+
+
+def check(cond, msg):
+    if not cond:
+        raise Failure(msg)
+
+
+# ---- the client's backend: the API with the sandbox key -------------------
+
+def api(method, path, body=None, bearer=KEY, base=API):
+    data = json.dumps(body).encode() if body is not None else None
+    req = urllib.request.Request(base + path, data=data, method=method)
+    req.add_header('Accept', 'application/json')
+    if data is not None:
+        req.add_header('Content-Type', 'application/json')
+    if bearer:
+        req.add_header('Authorization', 'Bearer ' + bearer)
+    try:
+        with urllib.request.urlopen(req, timeout=15) as r:
+            return r.status, json.loads(r.read() or b'null')
+    except urllib.error.HTTPError as e:
+        return e.code, json.loads(e.read() or b'null')
+
+
+def link_token(**body):
+    status, out = api('POST', '/v1/link-tokens', body)
+    check(status == 201, 'link token: %s %s' % (status, out))
+    return out
+
+
+def ticket(lt):
+    status, out = api('POST', '/v1/biller-connect/ticket', bearer=lt)
+    check(status == 201, 'ticket: %s %s' % (status, out))
+    return out
+
+
+def exchange(lt, public_token):
+    status, out = api('POST', '/v1/link-tokens/%s/exchange' % lt, {'public_token': public_token})
+    check(status == 200, 'exchange: %s %s' % (status, out))
+    status, link = api('GET', '/v1/links/%s' % out['link_id'])
+    check(status == 200 and link['status'] == 'ACTIVE', 'link: %s %s' % (status, link))
+    return link
+
+
+# ---- the test app on two origins ------------------------------------------
+
+class Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+    def end_headers(self):
+        self.send_header('Cache-Control', 'no-store')
+        super().end_headers()
+
+
+def serve_site():
+    """The test app on two fresh loopback ports; the first becomes the
+    client's allowed origin and its linked.html the redirect URI, as the
+    developer registers them (PUT /v1/iam/clients/{id})."""
+    global ORIGIN_OK, ORIGIN_OTHER, REDIRECT
+    servers = []
+    for _ in range(2):
+        s = http.server.ThreadingHTTPServer(('127.0.0.1', 0),
+                                            functools.partial(Quiet, directory=SITE))
+        threading.Thread(target=s.serve_forever, daemon=True).start()
+        servers.append(s)
+    ORIGIN_OK, ORIGIN_OTHER = ('http://127.0.0.1:%d' % s.server_address[1] for s in servers)
+    REDIRECT = ORIGIN_OK + '/linked.html'
+    status, out = api('PUT', '/v1/iam/clients/' + CLIENT,
+                      {'allowedOrigins': [ORIGIN_OK], 'redirectUris': [REDIRECT]},
+                      bearer=JWT, base=ENV['BDS_IAM_URL'])
+    check(status == 200, 'registering the test app: %s %s' % (status, out))
+    return servers
+
+
+def embed_page(origin, url, mode='iframe', client_id=None):
+    params = {'loader': LINK + '/connect.js', 'url': url, 'mode': mode}
+    if client_id:
+        params['client_id'] = client_id
+    # a fresh query each time: a URL that differs only in its fragment
+    # would not load the app again
+    return '%s/embed.html?run=%d#%s' % (origin, time.monotonic_ns(), urllib.parse.urlencode(params))
+
+
+def open_app(b, origin, url, mode='iframe', client_id=None):
+    """The test app on origin opens url with connect.js (a click: a user
+    gesture). iframe mode: the iframe element; popup: the app's window."""
+    b.get(embed_page(origin, url, mode, client_id))
+    main = b.d.current_window_handle
+    b.wait(lambda: b.el('#open').is_enabled(), 'connect.js')
+    b.click('#open')
+    if mode == 'popup':
+        b.wait(lambda: len(b.d.window_handles) == 2, 'the popup')
+        return main
+    return b.wait(lambda: b.d.find_elements(By.TAG_NAME, 'iframe'), 'the iframe')[0]
+
+
+# ---- the browser ------------------------------------------------------------
+
+class Browser:
+    def __init__(self, scenario, width=900, height=1000):
+        self.scenario = scenario
+        self.profile = tempfile.mkdtemp(prefix='bds-chromium-')
+        o = webdriver.ChromeOptions()
+        o.binary_location = CHROMIUM
+        for a in ('--headless=new', '--no-sandbox', '--disable-dev-shm-usage', '--disable-gpu',
+                  '--no-first-run', '--no-default-browser-check', '--disable-extensions',
+                  '--disable-background-networking', '--disable-sync',
+                  '--disable-component-update', '--disable-default-apps',
+                  '--user-data-dir=' + self.profile, '--window-size=%d,%d' % (width, height)):
+            o.add_argument(a)
+        o.set_capability('goog:loggingPrefs', {'browser': 'ALL', 'performance': 'ALL'})
+        self.d = webdriver.Chrome(service=Service(CHROMEDRIVER), options=o)
+        self.d.set_page_load_timeout(30)
+        if width < 500:
+            # a headless window is never narrower than 500 px: emulate the
+            # phone's viewport instead
+            self.d.execute_cdp_cmd('Emulation.setDeviceMetricsOverride', {
+                'width': width, 'height': height, 'deviceScaleFactor': 1, 'mobile': True})
+        self.console = []
+        self.requests = []
+        self.shots = []
+
+    def quit(self):
+        try:
+            self.d.quit()
+        finally:
+            shutil.rmtree(self.profile, ignore_errors=True)
+
+    def drain(self):
+        """Move the browser's buffered logs into self.console / self.requests."""
+        self.console += self.d.get_log('browser')
+        for e in self.d.get_log('performance'):
+            m = json.loads(e['message'])['message']
+            if m.get('method') == 'Network.requestWillBeSent':
+                self.requests.append(m['params']['request']['url'])
+
+    def get(self, url):
+        self.d.get(url)
+
+    def js(self, script, *args):
+        return self.d.execute_script(script, *args)
+
+    def wait(self, fn, what, timeout=WAIT):
+        try:
+            return WebDriverWait(self.d, timeout, poll_frequency=0.05).until(lambda d: fn())
+        except TimeoutException:
+            raise Failure('timed out waiting for %s (screen %s, url %s)' %
+                          (what, self.screen_now(), self.d.current_url))
+
+    def screen_now(self):
+        try:
+            return self.js("return document.body && document.body.getAttribute('data-screen')")
+        except Exception:  # noqa: BLE001 (a frame that went away)
+            return None
+
+    def screen(self, name, timeout=WAIT):
+        self.wait(lambda: self.screen_now() == name, 'screen ' + name, timeout)
+
+    def shot(self, name):
+        path = os.path.join(ARTIFACTS, '%s-%s.png' % (self.scenario, name))
+        self.d.save_screenshot(path)
+        self.shots.append(os.path.basename(path))
+
+    def el(self, css):
+        return self.d.find_element(By.CSS_SELECTOR, css)
+
+    def click(self, css):
+        self.el(css).click()
+
+    def type(self, css, text):
+        e = self.el(css)
+        e.clear()
+        e.send_keys(text)
+
+    def visible(self, css):
+        found = self.d.find_elements(By.CSS_SELECTOR, css)
+        return bool(found) and found[0].is_displayed()
+
+    def text(self, css):
+        return self.el(css).text
+
+    def active_id(self):
+        return self.js('return document.activeElement && document.activeElement.id')
+
+    def keys(self, *keys):
+        ActionChains(self.d).send_keys(*keys).perform()
+
+    def app_log(self):
+        return self.js('return window.bdsLog || []')
+
+    def assert_clean(self, origins):
+        """No CSP violation or uncaught error in the console; every request
+        to the link host or the test app's origins."""
+        self.drain()
+        bad = [m['message'] for m in self.console
+               if 'Content Security Policy' in m['message'] or 'Refused to' in m['message']
+               or 'Uncaught' in m['message']]
+        check(not bad, 'console: %s' % bad)
+        # the browser's own pages (chrome://, data:) are not requests of the page
+        foreign = [u for u in self.requests if re.match(r'(?:https?|wss?|ftp):', u)
+                   and not any(u == o or u.startswith(o + '/') for o in origins)]
+        check(not foreign, 'requests to other hosts: %s' % foreign)
+        check(any(u.startswith(LINK + '/') for u in self.requests),
+              'the network log saw no request to the link host')
+
+
+# ---- steps of the page --------------------------------------------------------
+
+def consent(b, shot=True):
+    b.screen('consent')
+    check('#ticket' not in b.d.current_url, 'the ticket stayed in the URL: %s' % b.d.current_url)
+    if shot:
+        b.shot('consent')
+    b.click('#consent-continue')
+
+
+OPTION_JS = """
+const list = document.getElementById('biller-list');
+if (list.getAttribute('data-term') !== arguments[0]) return null;
+const o = [...list.querySelectorAll('[role=option]')]
+    .find(o => o.querySelector('.option-name').textContent === arguments[1]);
+return o ? o.id : null;
+"""
+
+
+def pick(b, term, name, shot=True):
+    """Search for term and click the option named name."""
+    b.screen('picker')
+    b.type('#biller-search', term)
+    opt = b.wait(lambda: b.js(OPTION_JS, term, name), 'the option ' + name)
+    if shot:
+        b.shot('picker')
+    b.click('#' + opt)
+
+
+def login(b, user, password, shot=None):
+    b.screen('credentials')
+    b.type('#cred-username', user)
+    b.type('#cred-password', password)
+    if shot:
+        b.shot(shot)
+    b.click('#cred-submit')
+
+
+def until_outcome(b, shot_progress=True):
+    """Past the progress screen (shot when seen); the screen it ended on."""
+    b.wait(lambda: b.screen_now() != 'credentials', 'the progress screen')
+    if b.screen_now() == 'progress' and shot_progress:
+        check(b.js("return document.getElementById('progress-status').getAttribute('aria-live')")
+              == 'polite', 'progress is not aria-live')
+        b.shot('progress')
+    b.wait(lambda: b.screen_now() not in ('progress', 'credentials'), 'an outcome')
+    return b.screen_now()
+
+
+def messages(b, kind):
+    return [m['data'] for m in b.app_log() if m['kind'] == kind]
+
+
+# ---- scenarios ---------------------------------------------------------------
+
+def embedded(b):
+    """From the registered origin, in an iframe: bds:success, exchanged."""
+    lt = link_token(client_user_id='web-embedded', consents=['bills', 'statements', 'usage'])
+    tk = ticket(lt['link_token'])
+    check(tk['embed_url'].startswith(LINK + '/connect?client_id=' + CLIENT + '#ticket='),
+          'embed_url %s' % tk['embed_url'])
+    frame = open_app(b, ORIGIN_OK, tk['embed_url'])
+    b.d.switch_to.frame(frame)
+    b.screen('consent')
+    check(len(b.d.find_elements(By.CSS_SELECTOR, '#consent-scopes li')) == 3, 'three scopes')
+    consent(b)
+    pick(b, 'sandbox water', 'Sandbox Water Works')
+    login(b, 'user_good', 'pass_good', shot='credentials')
+    check(until_outcome(b) == 'success', 'no success: %s' % b.screen_now())
+    b.shot('success')
+    b.d.switch_to.default_content()
+    ok = b.wait(lambda: messages(b, 'success'), 'bds:success at the test app')
+    check(len(ok) == 1 and ok[0]['public_token'].startswith('bds_pub_'), 'success %s' % ok)
+    names = [e['name'] for e in messages(b, 'event')]
+    for n in ('open', 'consent', 'select_biller', 'submit_credentials'):
+        check(n in names, 'no bds:event %s in %s' % (n, names))
+    check('pass_good' not in json.dumps(b.app_log()), 'the password reached the embedder')
+    link = exchange(lt['link_token'], ok[0]['public_token'])
+    check(link['biller']['name'] == 'Sandbox Water Works', 'biller %s' % link['biller'])
+    # Continue on the success screen closes the frame
+    b.d.switch_to.frame(frame)
+    b.click('#success-continue')
+    b.d.switch_to.default_content()
+    b.wait(lambda: not b.d.find_elements(By.TAG_NAME, 'iframe'), 'the frame to close')
+    check('done' in [e['name'] for e in messages(b, 'event')], 'no done event')
+    b.assert_clean([LINK, ORIGIN_OK])
+    return {'link_token': lt['link_token'], 'link_id': link['id']}
+
+
+def not_allowed(b):
+    """The same page from an origin the client did not register: the
+    browser refuses to frame it, nothing runs, nothing is posted."""
+    lt = link_token(client_user_id='web-other')
+    tk = ticket(lt['link_token'])
+    frame = open_app(b, ORIGIN_OTHER, tk['embed_url'])
+    b.wait(lambda: any('frame-ancestors' in m['message'] for m in b.d.get_log('browser')),
+           'the browser to refuse the frame')
+    time.sleep(1.5)
+    b.shot('not-framed')
+    check(messages(b, 'success') == [] and messages(b, 'event') == [] and
+          messages(b, 'exit') == [], 'the page talked: %s' % b.app_log())
+    b.d.switch_to.frame(frame)
+    check(b.screen_now() is None, 'the page rendered in the frame')
+    b.d.switch_to.default_content()
+    # the page never ran: its ticket is still unused
+    status, out = api('POST', '/v1/link-sessions', {'ticket': tk['ticket']}, bearer=None, base=LINK)
+    check(status == 201, 'ticket after the refused frame: %s %s' % (status, out))
+    return {'link_token': lt['link_token']}
+
+
+def hosted(b):
+    """hosted_url with a registered redirect_uri: back there with link_token
+    and status, nothing secret."""
+    lt = link_token(client_user_id='web-hosted', hosted={'redirect_uri': REDIRECT})
+    url = lt['hosted_url']
+    check(url.startswith(LINK + '/connect#ticket=bds_tkt_'), 'hosted_url %s' % url)
+    b.get(url)
+    consent(b)
+    pick(b, 'sandbox power', 'Sandbox Power & Light')
+    login(b, 'user_good', 'pass_good')
+    check(until_outcome(b) == 'success', 'no success: %s' % b.screen_now())
+    b.shot('success-redirecting')
+    b.wait(lambda: b.d.current_url.startswith(REDIRECT + '?'), 'the redirect')
+    got = urllib.parse.urlsplit(b.d.current_url)
+    q = urllib.parse.parse_qs(got.query)
+    check(sorted(q) == ['link_token', 'status'], 'redirect query %s' % q)
+    check(q['link_token'] == [lt['link_token']] and q['status'] == ['completed'],
+          'redirect query %s' % q)
+    check(not got.fragment and not SECRET.search(b.d.current_url), 'a secret in %s' % b.d.current_url)
+    b.shot('redirected')
+    b.assert_clean([LINK, ORIGIN_OK])
+    return {'link_token': lt['link_token']}
+
+
+def mfa(b):
+    """user_mfa: a wrong code first, then 1234; hosted without a redirect
+    ends on the done screen."""
+    lt = link_token(client_user_id='web-mfa', hosted=True)
+    b.get(lt['hosted_url'])
+    consent(b, shot=False)
+    pick(b, 'sandbox power', 'Sandbox Power & Light', shot=False)
+    login(b, 'user_mfa', 'pass_good')
+    check(until_outcome(b, shot_progress=False) == 'mfa', 'no MFA screen: %s' % b.screen_now())
+    check(b.active_id() == 'mfa-code', 'focus %s' % b.active_id())
+    b.shot('mfa')
+    b.type('#mfa-code', '0000')
+    b.click('#mfa-submit')
+    b.wait(lambda: b.screen_now() == 'mfa' and b.visible('#mfa-error'), 'the MFA error')
+    b.shot('mfa-error')
+    b.type('#mfa-code', '1234')
+    b.click('#mfa-submit')
+    b.screen('success')
+    check(not b.visible('#success-continue'), 'a hosted flow has nothing to continue to')
+    check(b.text('#success-next') == 'You can close this window.', b.text('#success-next'))
+    b.shot('done')
+    b.assert_clean([LINK])
+    return {'link_token': lt['link_token']}
+
+
+def wrong_password(b):
+    """In a popup opened by connect.js: a locked account (error, retry),
+    a wrong password (attempts left), then the right one."""
+    lt = link_token(client_user_id='web-popup')
+    tk = ticket(lt['link_token'])
+    # the connect_url and clientId: the loader adds client_id itself
+    main = open_app(b, ORIGIN_OK, tk['connect_url'], mode='popup', client_id=CLIENT)
+    b.d.switch_to.window([h for h in b.d.window_handles if h != main][0])
+    check('client_id=' + CLIENT in b.d.current_url, 'popup url %s' % b.d.current_url)
+    consent(b, shot=False)
+    pick(b, 'sandbox gas', 'Sandbox Gas Co.', shot=False)
+    login(b, 'user_locked', 'pass_good')
+    check(until_outcome(b, shot_progress=False) == 'error', 'no error: %s' % b.screen_now())
+    check('locked' in b.text('#error-body'), b.text('#error-body'))
+    check(b.visible('#error-retry'), 'no retry')
+    b.shot('error')
+    b.click('#error-retry')
+    login(b, 'user_good', 'wrong-password')
+    b.wait(lambda: b.screen_now() == 'credentials' and b.visible('#cred-error'),
+           'the credentials error')
+    check('4 attempts' in b.text('#cred-error'), b.text('#cred-error'))
+    check(b.el('#cred-password').get_attribute('value') == '', 'the password stayed filled')
+    b.shot('credentials-error')
+    login(b, 'user_good', 'pass_good')
+    b.screen('success')
+    b.click('#success-continue')
+    b.d.switch_to.window(main)
+    b.wait(lambda: len(b.d.window_handles) == 1, 'the popup to close')
+    ok = messages(b, 'success')
+    check(len(ok) == 1, 'success %s' % ok)
+    names = [e['name'] for e in messages(b, 'event')]
+    check(names.count('error') >= 2, 'error events %s' % names)
+    link = exchange(lt['link_token'], ok[0]['public_token'])
+    b.assert_clean([LINK, ORIGIN_OK])
+    return {'link_token': lt['link_token'], 'link_id': link['id']}
+
+
+FORGER_JS = """
+const f = document.createElement('iframe');
+f.src = arguments[0] + '/forger.html';
+f.id = 'forger';
+document.body.appendChild(f);
+"""
+
+
+def exit_flow(b):
+    """Forged messages from another origin change nothing; the close
+    button (embedded: bds:exit user_closed, frame removed), the embedder's
+    close() (the page exits), and hosted (the exit screen)."""
+    lt = link_token(client_user_id='web-exit')
+    tk = ticket(lt['link_token'])
+    frame = open_app(b, ORIGIN_OK, tk['embed_url'])
+    b.d.switch_to.frame(frame)
+    consent(b, shot=False)
+    b.screen('picker')
+    b.d.switch_to.default_content()
+    b.js(FORGER_JS, ORIGIN_OTHER)
+    b.d.switch_to.frame(b.el('#forger'))
+    b.wait(lambda: b.js("return document.body.getAttribute('data-sent')") == 'yes', 'the forger')
+    b.d.switch_to.default_content()
+    time.sleep(1)
+    check(not messages(b, 'success') and not messages(b, 'exit'),
+          'a forged message got through: %s' % b.app_log())
+    check(frame.is_displayed(), 'a forged message closed the frame')
+    b.d.switch_to.frame(frame)
+    check(b.screen_now() == 'picker', 'a forged bds:close moved the page to %s' % b.screen_now())
+    b.click('#close')
+    b.d.switch_to.default_content()
+    out = b.wait(lambda: messages(b, 'exit'), 'bds:exit')
+    check(out == [{'reason': 'user_closed'}], 'exit %s' % out)
+    b.wait(lambda: not b.d.find_elements(By.CSS_SELECTOR, 'iframe[title]'), 'the frame to go')
+
+    # the embedder closes it: handle.close() -> bds:close -> the page exits
+    lt3 = link_token(client_user_id='web-exit-close')
+    frame = open_app(b, ORIGIN_OK, ticket(lt3['link_token'])['embed_url'])
+    b.d.switch_to.frame(frame)
+    b.screen('consent')
+    b.d.switch_to.default_content()
+    b.js("document.getElementById('close-link').click()")  # under the overlay
+    out = b.wait(lambda: messages(b, 'exit'), 'bds:exit after close()')
+    check(out == [{'reason': 'user_closed'}], 'exit %s' % out)
+    b.wait(lambda: not b.d.find_elements(By.TAG_NAME, 'iframe'), 'the frame to go')
+
+    lt2 = link_token(client_user_id='web-exit-hosted', hosted=True)
+    b.get(lt2['hosted_url'])
+    b.screen('consent')
+    b.click('#close')
+    b.screen('exit')
+    b.shot('exit')
+    b.assert_clean([LINK, ORIGIN_OK, ORIGIN_OTHER])  # the forger
+    return {'link_token': lt['link_token'], 'link_token_hosted': lt2['link_token'],
+            'link_token_closed': lt3['link_token']}
+
+
+def keyboard(b):
+    """Keyboard only, 320 px wide: Tab, Enter, typing and the arrow keys
+    through consent, the picker, credentials and MFA to the done screen."""
+    lt = link_token(client_user_id='web-keys', hosted=True, consents=['bills', 'payment_history'])
+    b.get(lt['hosted_url'])
+    check(b.js('return window.innerWidth') <= 340, 'viewport %s' % b.js('return window.innerWidth'))
+
+    def fits(what):
+        check(b.js('return document.documentElement.scrollWidth <= window.innerWidth'),
+              '%s scrolls sideways at %s px' % (what, b.js('return window.innerWidth')))
+
+    b.screen('consent')
+    check(b.js("return document.querySelectorAll('header, main, footer').length") == 3,
+          'landmarks')
+    check(b.active_id() == 'consent-title', 'focus %s' % b.active_id())
+    fits('consent')
+    b.shot('narrow-consent')
+    b.keys(Keys.TAB)
+    check(b.active_id() == 'consent-continue', 'focus %s' % b.active_id())
+    b.keys(Keys.ENTER)
+
+    b.screen('picker')
+    check(b.active_id() == 'biller-search', 'focus %s' % b.active_id())
+    check(b.js("return document.getElementById('biller-search').labels.length") == 1, 'label')
+    b.keys('sandbox water')
+    b.wait(lambda: b.js(OPTION_JS, 'sandbox water', 'Sandbox Water Works') == 'biller-opt-0',
+           'Sandbox Water Works first')
+    b.keys(Keys.ARROW_DOWN)
+    check(b.el('#biller-search').get_attribute('aria-activedescendant') == 'biller-opt-0',
+          'active descendant')
+    check(b.el('#biller-opt-0').get_attribute('aria-selected') == 'true', 'selected')
+    b.keys(Keys.ARROW_DOWN, Keys.ARROW_UP)
+    check(b.el('#biller-opt-0').get_attribute('aria-selected') == 'true', 'back to the first')
+    fits('picker')
+    b.shot('narrow-picker')
+    check(b.text('#biller-opt-0').startswith('Sandbox Water Works'), b.text('#biller-opt-0'))
+    b.keys(Keys.ENTER)
+
+    b.screen('credentials')
+    check(b.active_id() == 'cred-username', 'focus %s' % b.active_id())
+    check(b.js("return [...document.querySelectorAll('input')].every(i => i.labels.length > 0)"),
+          'an input without a label')
+    b.keys('user_mfa', Keys.TAB)
+    check(b.active_id() == 'cred-password', 'focus %s' % b.active_id())
+    b.keys('pass_good', Keys.ENTER)
+    b.screen('mfa')
+    check(b.active_id() == 'mfa-code', 'focus %s' % b.active_id())
+    b.keys('1234', Keys.ENTER)
+    b.screen('success')
+    check(b.active_id() == 'success-title', 'focus %s' % b.active_id())
+    fits('success')
+    b.shot('narrow-success')
+    b.assert_clean([LINK])
+    return {'link_token': lt['link_token']}
+
+
+def spanish(b):
+    """language es-MX: the es catalog, then the close button."""
+    lt = link_token(client_user_id='web-es', hosted=True, language='es-MX')
+    b.get(lt['hosted_url'])
+    b.screen('consent')
+    check(b.js('return document.documentElement.lang') == 'es', 'lang')
+    check('quiere vincular' in b.text('#consent-title'), b.text('#consent-title'))
+    check(b.text('#consent-continue') == 'Continuar', b.text('#consent-continue'))
+    check(b.el('#close').get_attribute('aria-label') == 'Salir', 'close label')
+    b.shot('consent')
+    b.click('#consent-continue')
+    b.screen('picker')
+    check(b.text('label[for=biller-search]') == 'Busca tu proveedor', 'picker label')
+    b.shot('picker')
+    b.click('#close')
+    b.screen('exit')
+    check(b.text('#exit-title') == 'Saliste sin vincular', b.text('#exit-title'))
+    b.shot('exit')
+    b.assert_clean([LINK])
+    return {'link_token': lt['link_token']}
+
+
+def refused(b):
+    """The page stops: opened for another client than its ticket's, a used
+    or unknown ticket, no ticket."""
+    lt = link_token(client_user_id='web-mismatch')
+    tk = ticket(lt['link_token'])
+    b.get('%s/connect?client_id=%s#ticket=%s' % (LINK, OTHER_CLIENT, tk['ticket']))
+    b.screen('error')
+    check('another app' in b.text('#error-body'), b.text('#error-body'))
+    check(not b.visible('#error-retry'), 'a retry for a refused page')
+    b.shot('error-mismatch')
+    b.get('%s/connect#ticket=%s' % (LINK, tk['ticket']))
+    b.screen('error')
+    check('already used' in b.text('#error-body'), b.text('#error-body'))
+    b.get(LINK + '/connect')
+    b.screen('error')
+    check('needs a link' in b.text('#error-body'), b.text('#error-body'))
+    b.assert_clean([LINK])
+    return {'link_token': lt['link_token']}
+
+
+SCENARIOS = {
+    'embedded': (embedded, {}),
+    'not_allowed': (not_allowed, {}),
+    'hosted': (hosted, {}),
+    'mfa': (mfa, {}),
+    'wrong_password': (wrong_password, {}),
+    'exit': (exit_flow, {}),
+    'keyboard': (keyboard, {'width': 320, 'height': 720}),
+    'es': (spanish, {}),
+    'refused': (refused, {}),
+}
+
+
+def main():
+    if len(sys.argv) != 2 or sys.argv[1] not in SCENARIOS:
+        print('usage: connect_flows.py %s' % '|'.join(SCENARIOS), file=sys.stderr)
+        return 2
+    name = sys.argv[1]
+    fn, size = SCENARIOS[name]
+    os.makedirs(ARTIFACTS, exist_ok=True)
+    try:
+        os.unlink(os.path.join(ARTIFACTS, '%s-failure.png' % name))
+    except FileNotFoundError:
+        pass
+    try:
+        servers = serve_site()
+    except Failure as e:
+        print('%s: FAIL: %s' % (name, e), file=sys.stderr)
+        return 1
+    b = Browser(name, **size)
+    rc = 1
+    try:
+        result = fn(b)
+        result['screens'] = b.shots
+        with open(RESULT, 'w') as f:
+            json.dump(result, f)
+        rc = 0
+    except Failure as e:
+        print('%s: FAIL: %s' % (name, e), file=sys.stderr)
+    except Exception:  # noqa: BLE001 (selenium's own errors: report, fail)
+        traceback.print_exc()
+    finally:
+        if rc != 0:
+            try:
+                b.shot('failure')
+                b.drain()
+                for m in b.console[-20:]:
+                    print('console: %s %s' % (m['level'], m['message']), file=sys.stderr)
+            except Exception:  # noqa: BLE001
+                pass
+        b.quit()
+        for s in servers:
+            s.shutdown()
+    return rc
+
+
+if __name__ == '__main__':
+    sys.exit(main())

@@ -1,0 +1,365 @@
+/*
+ * The connect page in a real browser (issue 13): Debian's chromium,
+ * headless, driven by t/browser/connect_flows.py (python3-selenium,
+ * chromium-driver) against this suite's stack, one scenario per test. The
+ * script serves the test app (t/browser/site/) on two loopback origins,
+ * the client's registered one and another, plays the end user and the
+ * client's backend, checks the console (no CSP violation) and the network
+ * log (no other host), and saves a screenshot of each screen under
+ * t/artifacts/<build dir name>/. This suite then checks what the service
+ * recorded: link.completed at the client's webhook, link.session_finished
+ * completed or exited, the failed logins counted.
+ *
+ * The suite skips (77) only when chromium or chromium-driver is not
+ * installed; scripts/test installs both (BDS_PKGS).
+ */
+#include <errno.h>
+#include <libgen.h>
+#include <limits.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <check.h>
+#include <json-c/json.h>
+
+#include "receiver.h"
+#include "webpage.h"
+
+#define CHROMIUM	"/usr/bin/chromium"
+#define CHROMEDRIVER	"/usr/bin/chromedriver"
+#define PYTHON		"/usr/bin/python3"
+#define RUN_MS		150000	/* one scenario, chromium's start included */
+
+extern char **environ;
+
+static char artifacts[PATH_MAX];
+
+/* t/artifacts/<build dir name>/ in the source tree (gitignored), or in the
+ * build tree when the source is read-only (distcheck). */
+static void
+artifacts_dir(void)
+{
+	const char *src = getenv("BDS_SRCDIR"), *build = getenv("BDS_BUILDDIR");
+	char b[PATH_MAX];
+
+	snprintf(b, sizeof(b), "%s", build ? build : "build");
+	snprintf(artifacts, sizeof(artifacts), "%s/t/artifacts", src ? src : ".");
+	if (mkdir(artifacts, 0755) == 0 || errno == EEXIST) {
+		snprintf(artifacts + strlen(artifacts), sizeof(artifacts) - strlen(artifacts),
+		    "/%s", basename(b));
+		if (mkdir(artifacts, 0755) == 0 || errno == EEXIST)
+			return;
+	}
+	snprintf(artifacts, sizeof(artifacts), "%s/t/artifacts", build ? build : ".");
+	ck_assert_msg(mkdir(artifacts, 0755) == 0 || errno == EEXIST, "%s: %s", artifacts,
+	    strerror(errno));
+}
+
+static void
+setup(void)
+{
+	webpage_start();
+	artifacts_dir();
+}
+
+/* "NAME=value" (malloc'ed) */
+static char *
+env_pair(const char *name, const char *value)
+{
+	char *s = malloc(strlen(name) + strlen(value) + 2);
+
+	ck_assert_ptr_nonnull(s);
+	sprintf(s, "%s=%s", name, value);
+	return s;
+}
+
+/*
+ * Run connect_flows.py SCENARIO for tenant t (other: a second client, for
+ * the refusals) in its own process group, at most RUN_MS; the test fails
+ * unless it exits 0. The script registers its test app's origin for t's
+ * client with the developer's token. Its result (json_object_put it).
+ */
+static struct json_object *
+browse(const struct webpage_tenant *t, const char *other, const char *scenario)
+{
+	const char *src = getenv("BDS_SRCDIR") ? getenv("BDS_SRCDIR") : ".";
+	char script[PATH_MAX], site[PATH_MAX], result[PATH_MAX];
+	char *env[64];
+	size_t n = 0;
+	struct json_object *out;
+	long long until = harness_now_ms() + RUN_MS;
+	int status = -1;
+	pid_t pid, w;
+
+	snprintf(script, sizeof(script), "%s/t/browser/connect_flows.py", src);
+	snprintf(site, sizeof(site), "%s/t/browser/site", src);
+	snprintf(result, sizeof(result), "%s/browser-%s-%d.json", harness_dir(), scenario,
+	    (int)getpid());
+	/* the environment built before fork: the test may run threads */
+	for (char **e = environ; *e != NULL && n < 40; e++)
+		if (strncmp(*e, "BDS_", 4) != 0)
+			env[n++] = strdup(*e);
+	env[n++] = env_pair("BDS_API_URL", harness_base_url("sandbox"));
+	env[n++] = env_pair("BDS_LINK_URL", harness_base_url("link"));
+	env[n++] = env_pair("BDS_KEY", t->key);
+	env[n++] = env_pair("BDS_CLIENT", t->client);
+	env[n++] = env_pair("BDS_OTHER_CLIENT", other ? other : "");
+	env[n++] = env_pair("BDS_IAM_URL", harness_base_url("api"));
+	env[n++] = env_pair("BDS_JWT", webpage_dev.access);
+	env[n++] = env_pair("BDS_SITE", site);
+	env[n++] = env_pair("BDS_ARTIFACTS", artifacts);
+	env[n++] = env_pair("BDS_RESULT", result);
+	env[n] = NULL;
+	unlink(result);
+
+	fflush(NULL);
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		char *argv[] = { PYTHON, script, (char *)scenario, NULL };
+
+		setpgid(0, 0);
+		execve(PYTHON, argv, env);
+		_exit(127);
+	}
+	setpgid(pid, pid);
+	while ((w = waitpid(pid, &status, WNOHANG)) == 0 && harness_now_ms() < until)
+		harness_sleep_ms(100);
+	if (w == 0) {
+		kill(-pid, SIGKILL);
+		waitpid(pid, &status, 0);
+		ck_abort_msg("%s: still running after %d s", scenario, RUN_MS / 1000);
+	}
+	for (size_t i = 0; i < n; i++)
+		free(env[i]);
+	/* chromium's own helpers, if any outlived the driver */
+	kill(-pid, SIGKILL);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	    "browser scenario %s failed (exit %d; screenshot %s/%s-failure.png)", scenario,
+	    WIFEXITED(status) ? WEXITSTATUS(status) : -1, artifacts, scenario);
+	out = json_object_from_file(result);
+	ck_assert_msg(out != NULL, "%s: no result in %s", scenario, result);
+	return out;
+}
+
+static const char *
+res_str(struct json_object *res, const char *key)
+{
+	struct json_object *v;
+
+	ck_assert_msg(json_object_object_get_ex(res, key, &v) &&
+	    json_object_is_type(v, json_type_string), "no %s in %s", key,
+	    json_object_to_json_string(res));
+	return json_object_get_string(v);
+}
+
+/* link.session_finished events of a link token: what is "completed",
+ * "exited/<exit_reason>", or NULL for any. */
+static long long
+finished(const char *lt, const char *what)
+{
+	return devacct_sql_int("SELECT count(*) FROM events"
+	    " WHERE type = 'link.session_finished' AND data->'object'->>'link_token_id' = $1"
+	    " AND ($2 = '' OR concat_ws('/', data->'object'->>'status',"
+	    " data->'object'->>'exit_reason') = $2)", lt, what ? what : "");
+}
+
+static long long
+completed(const char *link_id)
+{
+	return devacct_sql_int("SELECT count(*) FROM events WHERE type = 'link.completed'"
+	    " AND data->'object'->>'id' = $1", link_id, NULL);
+}
+
+/* The embedded flow from the registered origin: the test app got
+ * bds:success and exchanged it; link.completed reached its webhook. */
+START_TEST(embedded)
+{
+	struct receiver *rc = receiver_start(NULL);
+	const char *extra[] = { harness_idem_header(), NULL };
+	struct webpage_tenant t;
+	struct json_object *res;
+	struct harness_resp *r;
+	const char *link;
+	char url[256];
+	int seen = 0;
+
+	ck_assert_msg(rc != NULL, "receiver: %s", receiver_error());
+	webpage_tenant_new(&t, NULL, NULL);
+	r = devacct_call("POST", "sandbox", "/v1/webhook-endpoints", devacct_bearer(t.key),
+	    harness_fmt("{\"url\":\"%s\",\"events\":[\"*\"]}",
+	    receiver_url(rc, "/hook", url, sizeof(url))), extra);
+	harness_expect(r, 201);
+	harness_resp_free(r);
+
+	res = browse(&t, NULL, "embedded");
+	link = res_str(res, "link_id");
+	ck_assert_int_eq(completed(link), 1);
+	ck_assert_int_eq(finished(res_str(res, "link_token"), "completed"), 0);
+	ck_assert_int_eq(harness_deliver_once(), 0);
+	for (size_t i = 0; receiver_wait(rc, i, 2000) != NULL; i++) {
+		const char *body = receiver_wait(rc, i, 0)->body;
+
+		if (strstr(body, "\"type\":\"link.completed\"") != NULL &&
+		    strstr(body, link) != NULL)
+			seen = 1;
+	}
+	ck_assert_msg(seen, "link.completed for %s never reached the webhook", link);
+	json_object_put(res);
+	receiver_stop(rc);
+	webpage_tenant_free(&t);
+}
+END_TEST
+
+/* From an origin the client did not register: not framed, nothing posted,
+ * the ticket untouched (the script opened a session with it after), so no
+ * session of the page's and no link. */
+static void
+after_not_allowed(const struct webpage_tenant *t, struct json_object *res)
+{
+	ck_assert_int_eq(devacct_sql_int("SELECT count(*) FROM link_sessions"
+	    " WHERE link_token_id = $1", res_str(res, "link_token"), NULL), 1);
+	ck_assert_int_eq(devacct_sql_int("SELECT count(*) FROM links WHERE client_id = $1",
+	    t->client, NULL), 0);
+}
+
+/* hosted_url to the registered redirect_uri: the service exchanged it. */
+static void
+after_hosted(const struct webpage_tenant *t, struct json_object *res)
+{
+	char *link;
+
+	(void)t;
+	ck_assert_int_eq(finished(res_str(res, "link_token"), "completed"), 1);
+	link = devacct_sql_value("SELECT data->'object'->>'link_id' FROM events"
+	    " WHERE type = 'link.session_finished' AND data->'object'->>'link_token_id' = $1",
+	    res_str(res, "link_token"), NULL);
+	ck_assert_ptr_nonnull(link);
+	ck_assert_int_eq(completed(link), 1);
+	free(link);
+}
+
+/* MFA, a wrong code first (a failed login), then 1234: completed. */
+static void
+after_mfa(const struct webpage_tenant *t, struct json_object *res)
+{
+	(void)t;
+	ck_assert_int_eq(finished(res_str(res, "link_token"), "completed"), 1);
+	ck_assert_int_eq(devacct_sql_int("SELECT failed_logins FROM link_sessions"
+	    " WHERE link_token_id = $1", res_str(res, "link_token"), NULL), 1);
+}
+
+/* In a popup: locked (not a failed login), a wrong password (one), then
+ * linked. */
+static void
+after_wrong_password(const struct webpage_tenant *t, struct json_object *res)
+{
+	(void)t;
+	ck_assert_int_eq(devacct_sql_int("SELECT failed_logins FROM link_sessions"
+	    " WHERE link_token_id = $1", res_str(res, "link_token"), NULL), 1);
+	ck_assert_int_eq(completed(res_str(res, "link_id")), 1);
+}
+
+/* The close button, embedded and hosted, and the embedder's close():
+ * exited, user_closed. */
+static void
+after_exit(const struct webpage_tenant *t, struct json_object *res)
+{
+	(void)t;
+	ck_assert_int_eq(finished(res_str(res, "link_token"), "exited/user_closed"), 1);
+	ck_assert_int_eq(finished(res_str(res, "link_token_hosted"), "exited/user_closed"), 1);
+	ck_assert_int_eq(finished(res_str(res, "link_token_closed"), "exited/user_closed"), 1);
+}
+
+/* Keyboard only at 320 px: completed. */
+static void
+after_keyboard(const struct webpage_tenant *t, struct json_object *res)
+{
+	(void)t;
+	ck_assert_int_eq(finished(res_str(res, "link_token"), "completed"), 1);
+}
+
+/* The es catalog, then the close button. */
+static void
+after_es(const struct webpage_tenant *t, struct json_object *res)
+{
+	(void)t;
+	ck_assert_int_eq(finished(res_str(res, "link_token"), "exited/user_closed"), 1);
+}
+
+/* Opened for another client: the page stopped after opening the session
+ * and sent nothing more. */
+static void
+after_refused(const struct webpage_tenant *t, struct json_object *res)
+{
+	(void)t;
+	ck_assert_int_eq(devacct_sql_int("SELECT count(*) FROM link_sessions WHERE"
+	    " link_token_id = $1 AND status = 'awaiting_credentials'", res_str(res, "link_token"),
+	    NULL), 1);
+	ck_assert_int_eq(finished(res_str(res, "link_token"), NULL), 0);
+}
+
+/* Every scenario but the embedded one (it has its webhook receiver): the
+ * script's name, whether it needs a second client, and what the service
+ * must hold after it. */
+static const struct {
+	const char	*name;
+	int		 other;
+	void		(*after)(const struct webpage_tenant *, struct json_object *);
+} scenarios[] = {
+	{ "not_allowed",	0, after_not_allowed },
+	{ "hosted",		0, after_hosted },
+	{ "mfa",		0, after_mfa },
+	{ "wrong_password",	0, after_wrong_password },
+	{ "exit",		0, after_exit },
+	{ "keyboard",		0, after_keyboard },
+	{ "es",			0, after_es },
+	{ "refused",		1, after_refused },
+};
+
+START_TEST(scenario)
+{
+	struct webpage_tenant t, other = { NULL, NULL };
+	struct json_object *res;
+
+	webpage_tenant_new(&t, NULL, NULL);
+	if (scenarios[_i].other)
+		webpage_tenant_new(&other, NULL, NULL);
+	res = browse(&t, other.client, scenarios[_i].name);
+	scenarios[_i].after(&t, res);
+	json_object_put(res);
+	webpage_tenant_free(&t);
+	webpage_tenant_free(&other);
+}
+END_TEST
+
+static Suite *
+browser_suite(void)
+{
+	Suite *s = suite_create("e2e_browser");
+	TCase *tc = tcase_create("browser");
+
+	tcase_add_unchecked_fixture(tc, setup, harness_fixture_stop);
+	tcase_add_checked_fixture(tc, harness_fixture_recover, NULL);
+	tcase_set_timeout(tc, RUN_MS / 1000 + 60);
+	tcase_add_test(tc, embedded);
+	tcase_add_loop_test(tc, scenario, 0, (int)(sizeof(scenarios) / sizeof(scenarios[0])));
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	if (access(CHROMIUM, X_OK) != 0 || access(CHROMEDRIVER, X_OK) != 0) {
+		fprintf(stderr, "check_e2e_browser: skipped: %s or %s is not installed"
+		    " (Debian: chromium chromium-driver)\n", CHROMIUM, CHROMEDRIVER);
+		return 77;
+	}
+	return harness_run_suite(browser_suite());
+}
