@@ -51,6 +51,7 @@
 
 #define SANDBOX_MFA_ANSWER	"1234"
 #define RETRIEVAL_MARGIN_S	20	/* no portal call starts this close to the lease's end */
+#define DOCUMENTS_RESERVE_MS	30000	/* documents stop this long before that: the writes */
 
 /* One account of the run: what the biller listed, validated. */
 struct racct {
@@ -218,15 +219,19 @@ fetch(struct run *u, const struct connector_account *accts)
 
 /*
  * The documents the link does not hold yet (a new statement, a new
- * revision, or none stored), fetched and stored content-addressed: a file
- * is harmless if the transaction later rolls back. 0 ok, the failure's
- * status (s.error set), or -1 on a database or store failure (*why).
+ * revision, or none stored), newest first, fetched and stored
+ * content-addressed: a file is harmless if the transaction later rolls
+ * back. Once less than DOCUMENTS_RESERVE_MS is left before the run's
+ * deadline the rest wait for the next run (their bills say no statement
+ * yet), so a long history still gets its bills. 0 ok, the failure's status
+ * (s.error set), or -1 on a database or store failure (*why).
  */
 static int
 documents(struct run *u, const char **why)
 {
 	struct req *r = u->r;
 	enum connector_status st;
+	size_t later = 0;
 
 	if (u->conn->document == NULL)
 		return 0;	/* rendered at the write (the sandbox) */
@@ -234,7 +239,7 @@ documents(struct run *u, const char **why)
 		struct racct *ra = &u->acct[k];
 
 		for (size_t i = 0; i < ra->nst; i++) {
-			const struct connector_statement *cs = &ra->st[i];
+			struct connector_statement *cs = &ra->st[i];
 			const struct connector_known *kn;
 			const unsigned char *bytes;
 			int rev = cs->b.revision > 0 ? cs->b.revision : 1, err;
@@ -254,6 +259,11 @@ documents(struct run *u, const char **why)
 				}
 				continue;
 			}
+			if (mono_ns() / 1000000 > u->t.deadline_ms - DOCUMENTS_RESERVE_MS) {
+				cs->document = cs->b.has_document = 0;
+				later++;
+				continue;
+			}
 			if ((st = u->conn->document(r->arena, &u->s, cs->b.ref, &bytes, &len)) !=
 			    CONN_OK)
 				return (int)st;
@@ -263,6 +273,9 @@ documents(struct run *u, const char **why)
 			}
 		}
 	}
+	if (later > 0)
+		log_msg("info", "retrieval %s: %zu documents left for the next run",
+		    u->job->subject_id, later);
 	return 0;
 }
 

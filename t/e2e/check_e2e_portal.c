@@ -779,16 +779,27 @@ START_TEST(credentials_rejected_then_repaired)
 }
 END_TEST
 
-/* Consent expired: DISCONNECTED expired, once. */
-START_TEST(consent_expired)
+/* What a refresh meets that only the user can mend: the link's state, its
+ * one link.disconnected and the connector's note. */
+static const struct {
+	int		 customer;
+	const char	*knobs, *reason, *rejection, *note;
+} disconnects[] = {
+	{ 7, "{\"consent_expired\":true}", "expired", NULL, "consent_expired" },
+	{ 21, "{\"locked\":true}", "credentials_rejected", "INVALID_CREDENTIALS", "account_locked" },
+};
+
+START_TEST(disconnected_on_refresh)
 {
 	struct tenant t;
-	char *user = user_of(7), *link;
+	char *user = user_of(disconnects[_i].customer), *link;
 
 	link = linked(&t, 0, POWER, user);
-	knobs("power", user, "{\"consent_expired\":true}");
+	knobs("power", user, disconnects[_i].knobs);
 	refresh_done(link);
-	assert_disconnected(&t, link, "expired", NULL, "consent_expired");
+	assert_disconnected(&t, link, disconnects[_i].reason, disconnects[_i].rejection,
+	    disconnects[_i].note);
+	ck_assert_int_eq(bills_live(link), STATEMENTS);
 	finish(&t, user, link, NULL);
 }
 END_TEST
@@ -1365,7 +1376,9 @@ portal_suite(void)
 	ADD(tc, mfa_and_device_token);
 	ADD(tc, connect_failures);
 	ADD(tc, credentials_rejected_then_repaired);
-	ADD(tc, consent_expired);
+	if (wanted("disconnected_on_refresh"))
+		tcase_add_loop_test(tc, disconnected_on_refresh, 0,
+		    (int)(sizeof(disconnects) / sizeof(disconnects[0])));
 	ADD(tc, mfa_on_refresh_expires);
 	ADD(tc, session_expired_relogin);
 	ADD(tc, server_errors_retried);
