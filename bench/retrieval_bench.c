@@ -45,7 +45,7 @@ sim_total(const char *member)
 
 	if (sim_admin("GET", "/_admin/stats", NULL, &o) != 200)
 		return -1;
-	if (json_object_object_get_ex(o, "total", &t) && json_object_object_get_ex(t, member, &v))
+	if (json_object_object_get_ex(o, "overall", &t) && json_object_object_get_ex(t, member, &v))
 		n = json_object_get_int64(v);
 	json_object_put(o);
 	return n;
@@ -137,7 +137,7 @@ START_TEST(retrieval)
 	    " WHERE client_id = $1", client, NULL);
 	run_ns = devacct_sql_int("SELECT coalesce(sum(run_ns), 0) FROM portal_link_state"
 	    " WHERE client_id = $1", client, NULL);
-	reqs = sim_total("requests");
+	reqs = sim_total("requests_total");
 
 	ck_assert_ptr_nonnull(f = fopen(out_path, "w"));
 	fprintf(f, "### Retrieval throughput\n\n"
