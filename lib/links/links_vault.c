@@ -32,10 +32,11 @@ enum stale_col { ST_CLIENT, ST_ID, ST_SEALED, ST_KEY_ID };
 enum { V_SECRETS, V_RESEAL, V_STALE, V__MAX };
 static struct db_stmt stmts[V__MAX] = {
 	/* The retrieval's view: the row locked, so two runners never retrieve
-	 * one link at once. */
+	 * one link at once. NO KEY: the foreign-key checks of rows that name
+	 * the link (exchange, tokens) do not wait for a whole retrieval. */
 	[V_SECRETS] = { "links_vault_secrets",
 	    "SELECT encode(credentials, 'hex'), credentials_key_id, refresh_count FROM links"
-	    " WHERE client_id = $1 AND id = $2 FOR UPDATE" },
+	    " WHERE client_id = $1 AND id = $2 FOR NO KEY UPDATE" },
 	[V_RESEAL] = { "links_vault_reseal",
 	    "UPDATE links SET credentials = decode($3, 'hex'), credentials_key_id = $4"
 	    " WHERE client_id = $1 AND id = $2 AND credentials IS NOT NULL" },

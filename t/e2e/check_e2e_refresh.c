@@ -12,7 +12,8 @@
  *
  * Links come from the sandbox API (its connector opens the credentials
  * like any other); the failing ones point at a portal biller whose
- * base_url is a loopback port where nothing listens.
+ * base_url is a loopback port where nothing listens: every attempt is a
+ * transient failure, retried (jobs_retry_schedule 1) until the job is dead.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,6 +49,20 @@ link_new(const char *username)
 
 	jobs_idle();
 	return id;
+}
+
+/* Until the link's retrieval job has no attempt left to make (its retries
+ * wait whole seconds, which jobs_idle does not wait for). */
+static void
+retrieval_settled(const char *link)
+{
+	long long end = harness_now_ms() + IDLE_MS;
+
+	while (devacct_sql_int("SELECT count(*) FROM jobs WHERE kind = 'retrieval'"
+	    " AND subject_id = $1 AND status IN ('pending', 'running')", link, NULL) > 0) {
+		ck_assert_msg(harness_now_ms() < end, "retrieval of %s still pending", link);
+		harness_sleep_ms(100);
+	}
 }
 
 static long long
@@ -244,7 +259,7 @@ START_TEST(backoff_then_degraded)
 
 	devacct_sql_exec("UPDATE links SET biller_id = $2 WHERE id = $1", link, DEAD_BILLER);
 	ck_assert_int_eq(bdsctl("links", "refresh", link), 0);
-	jobs_idle();
+	retrieval_settled(link);
 	v = link_str(link, "status || '/' || sync_status");
 	ck_assert_pstr_eq(v, "ACTIVE/error");
 	free(v);
@@ -255,7 +270,7 @@ START_TEST(backoff_then_degraded)
 	/* due again: the next failure waits twice as long */
 	devacct_sql_exec("UPDATE links SET next_sync_at = now() WHERE id = $1", link, NULL);
 	ck_assert_int_eq(bdsctl("jobs", NULL, NULL), 0);
-	jobs_idle();
+	retrieval_settled(link);
 	ck_assert_int_eq(link_int(link, "refresh_failures"), 2);
 	wait2 = link_int(link, "extract(epoch FROM next_sync_at - last_attempt_at)::bigint");
 	ck_assert_msg(wait2 >= 599 && wait2 <= 601, "second backoff %lld s", wait2);
@@ -265,13 +280,13 @@ START_TEST(backoff_then_degraded)
 	devacct_sql_exec("UPDATE links SET failing_since = now() - interval '2 days'"
 	    " WHERE id = $1", link, NULL);
 	ck_assert_int_eq(bdsctl("links", "refresh", link), 0);
-	jobs_idle();
+	retrieval_settled(link);
 	v = link_str(link, "status || '/' || disconnect_reason || '/' || credential_rejection_reason");
 	ck_assert_pstr_eq(v, "DISCONNECTED/credentials_rejected/CONNECTION_DEGRADED");
 	free(v);
 	ck_assert_int_eq(events_of(link, "link.disconnected"), 1);
 	ck_assert_int_eq(bdsctl("jobs", NULL, NULL), 0);
-	jobs_idle();
+	retrieval_settled(link);
 	ck_assert_int_eq(events_of(link, "link.disconnected"), 1);
 	free(link);
 }
