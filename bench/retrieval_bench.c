@@ -124,9 +124,8 @@ START_TEST(retrieval)
 
 	t0 = now_s();
 	ck_assert_msg(harness_jobs_start() == 0, "%s", harness_error());
-	while (devacct_sql_int("SELECT count(*) FROM jobs WHERE kind = 'retrieval'"
-	    " AND status IN ('pending', 'running')", NULL, NULL) > 0)
-		harness_sleep_ms(50);
+	ck_assert_msg(harness_jobs_wait_settled("retrieval", NULL, 3600 * 1000) == 0, "%s",
+	    harness_error());
 	t1 = now_s();
 	secs = t1 - t0;
 

@@ -181,35 +181,20 @@ completed(const char *link_id)
 START_TEST(embedded)
 {
 	struct receiver *rc = receiver_start(NULL);
-	const char *extra[] = { harness_idem_header(), NULL };
 	struct webpage_tenant t;
 	struct json_object *res;
-	struct harness_resp *r;
 	const char *link;
-	char url[256];
-	int seen = 0;
 
 	ck_assert_msg(rc != NULL, "receiver: %s", receiver_error());
 	webpage_tenant_new(&t, NULL, NULL);
-	r = devacct_call("POST", "sandbox", "/v1/webhook-endpoints", devacct_bearer(t.key),
-	    harness_fmt("{\"url\":\"%s\",\"events\":[\"*\"]}",
-	    receiver_url(rc, "/hook", url, sizeof(url))), extra);
-	harness_expect(r, 201);
-	harness_resp_free(r);
+	devacct_subscribe(t.key, rc);
 
 	res = browse(&t, NULL, "embedded");
 	link = res_str(res, "link_id");
 	ck_assert_int_eq(completed(link), 1);
 	ck_assert_int_eq(finished(res_str(res, "link_token"), "completed"), 0);
-	ck_assert_int_eq(harness_deliver_once(), 0);
-	for (size_t i = 0; receiver_wait(rc, i, 2000) != NULL; i++) {
-		const char *body = receiver_wait(rc, i, 0)->body;
-
-		if (strstr(body, "\"type\":\"link.completed\"") != NULL &&
-		    strstr(body, link) != NULL)
-			seen = 1;
-	}
-	ck_assert_msg(seen, "link.completed for %s never reached the webhook", link);
+	ck_assert_msg(devacct_received(rc, "link.completed", link) != NULL,
+	    "link.completed for %s never reached the webhook", link);
 	json_object_put(res);
 	receiver_stop(rc);
 	webpage_tenant_free(&t);

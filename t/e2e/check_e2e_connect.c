@@ -751,32 +751,6 @@ connect_as(const char *st, const char *user, const char *pass)
 	harness_resp_free(r);
 }
 
-/* A webhook endpoint of the client for every event, at the receiver. */
-static void
-subscribe(const struct tenant *t, struct receiver *rc)
-{
-	const char *extra[] = { harness_idem_header(), NULL };
-	char url[256];
-	struct harness_resp *r = devacct_call("POST", "sandbox", "/v1/webhook-endpoints",
-	    devacct_bearer(t->key), harness_fmt("{\"url\":\"%s\",\"events\":[\"*\"]}",
-	    receiver_url(rc, "/hook", url, sizeof(url))), extra);
-
-	harness_expect(r, 201);
-	harness_resp_free(r);
-}
-
-/* The receiver got an event of type (delivering what is due first). */
-static int
-received(struct receiver *rc, const char *type)
-{
-	ck_assert_int_eq(harness_deliver_once(), 0);
-	for (size_t i = 0; receiver_wait(rc, i, 2000) != NULL; i++)
-		if (strstr(receiver_wait(rc, i, 0)->body,
-		    harness_fmt("\"type\":\"%s\"", type)) != NULL)
-			return 1;
-	return 0;
-}
-
 /* The embedded flow: token, ticket, session, connect user_mfa, MFA
  * (a wrong answer first), connected with a public token, exchange, and
  * link.completed once at the client's webhook. */
@@ -791,7 +765,7 @@ START_TEST(embedded_flow)
 	ck_assert_msg(rc != NULL, "receiver: %s", receiver_error());
 	tenant_new(&dev_a, &t);
 	tenant_new(&dev_b, &other);
-	subscribe(&t, rc);
+	devacct_subscribe(t.key, rc);
 	lt = link_token(&t, "{\"client_user_id\":\"user-7\",\"consents\":[\"bills\"]}");
 	st = session(lt);
 	connect_as(st, "user_mfa", "pass_good");
@@ -862,7 +836,7 @@ START_TEST(embedded_flow)
 	p[1] = link;
 	ck_assert_int_eq(sql_int("SELECT count(*) FROM events WHERE client_id = $1"
 	    " AND type = 'link.completed' AND data->'object'->>'id' = $2", 2, p), 1);
-	ck_assert(received(rc, "link.completed"));
+	ck_assert(devacct_received(rc, "link.completed", "") != NULL);
 	/* the first retrieval (bds-jobs) then makes the link ready, once */
 	drive_connect(t.client);
 	ck_assert_int_eq(sql_int("SELECT count(*) FROM events WHERE client_id = $1"
@@ -870,7 +844,7 @@ START_TEST(embedded_flow)
 	ck_assert_int_eq(sql_int("SELECT count(*) FROM events c, events d WHERE c.client_id = $1"
 	    " AND d.client_id = $1 AND c.type = 'link.completed' AND d.type = 'connection.ready'"
 	    " AND c.data->'object'->>'id' = $2 AND c.created_at <= d.created_at", 2, p), 1);
-	ck_assert(received(rc, "connection.ready"));
+	ck_assert(devacct_received(rc, "connection.ready", "") != NULL);
 	/* the embedded flow fires no session_finished on success */
 	ck_assert_int_eq(events_count(t.client, "link.session_finished"), 0);
 	receiver_stop(rc);

@@ -34,13 +34,8 @@ static char *client;
 static void
 retrievals_done(void)
 {
-	long long end = harness_now_ms() + WAIT_MS;
-
-	while (devacct_sql_int("SELECT count(*) FROM jobs WHERE kind = 'retrieval'"
-	    " AND status IN ('pending', 'running')", NULL, NULL) > 0) {
-		ck_assert_msg(harness_now_ms() < end, "retrievals still running");
-		harness_sleep_ms(200);
-	}
+	ck_assert_msg(harness_jobs_wait_settled("retrieval", NULL, WAIT_MS) == 0, "%s",
+	    harness_error());
 }
 
 /* The simulator's max_concurrent_sessions (and logins) for the biller. */

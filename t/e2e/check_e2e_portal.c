@@ -166,22 +166,13 @@ struct tenant {
 static void
 tenant_new(struct tenant *t, int webhook)
 {
-	char url[256];
-
 	t->client = devacct_client_new(&dev);
 	t->key = devacct_key_new(&dev, t->client, "sandbox");
 	t->rc = NULL;
 	if (webhook) {
-		const char *extra[] = { harness_idem_header(), NULL };
-		struct harness_resp *r;
-
 		t->rc = receiver_start(NULL);
 		ck_assert_msg(t->rc != NULL, "receiver: %s", receiver_error());
-		r = devacct_call("POST", "sandbox", "/v1/webhook-endpoints",
-		    devacct_bearer(t->key), harness_fmt("{\"url\":\"%s\",\"events\":[\"*\"]}",
-		    receiver_url(t->rc, "/hook", url, sizeof(url))), extra);
-		harness_expect(r, 201);
-		harness_resp_free(r);
+		devacct_subscribe(t->key, t->rc);
 	}
 }
 

@@ -56,13 +56,8 @@ link_new(const char *username)
 static void
 retrieval_settled(const char *link)
 {
-	long long end = harness_now_ms() + IDLE_MS;
-
-	while (devacct_sql_int("SELECT count(*) FROM jobs WHERE kind = 'retrieval'"
-	    " AND subject_id = $1 AND status IN ('pending', 'running')", link, NULL) > 0) {
-		ck_assert_msg(harness_now_ms() < end, "retrieval of %s still pending", link);
-		harness_sleep_ms(100);
-	}
+	ck_assert_msg(harness_jobs_wait_settled("retrieval", link, IDLE_MS) == 0, "%s",
+	    harness_error());
 }
 
 static long long

@@ -1977,10 +1977,14 @@ harness_jobs_run(const char *const args[], int timeout_ms)
 	return run_tool("bds-jobs", H ? H->jobslog : "", args, timeout_ms);
 }
 
-int
-harness_jobs_wait_idle(int timeout_ms)
+/* Poll until the query (its n parameters p1, p2) counts 0 busy jobs: 0,
+ * or -1 after timeout_ms. */
+static int
+jobs_wait(const char *what, const char *q, int n, const char *p1, const char *p2,
+    int timeout_ms)
 {
 	long long end = harness_now_ms() + timeout_ms;
+	const char *params[2] = { p1, p2 };
 	PGconn *pg;
 	int rc = -1;
 
@@ -1988,16 +1992,12 @@ harness_jobs_wait_idle(int timeout_ms)
 		return set_err("no stack is running");
 	pg = PQconnectdb(harness_database_url());
 	if (PQstatus(pg) != CONNECTION_OK) {
-		set_err("harness_jobs_wait_idle: %s", PQerrorMessage(pg));
+		set_err("%s: %s", what, PQerrorMessage(pg));
 		PQfinish(pg);
 		return -1;
 	}
 	for (;;) {
-		/* a deferred job (JOBS_DEFER: back within 500 ms) is still busy;
-		 * one waiting for its retry backoff (whole seconds) is not */
-		PGresult *res = PQexec(pg, "SELECT count(*) FROM jobs WHERE status = 'running'"
-		    " OR (status = 'pending'"
-		    "     AND next_attempt_at <= now() + interval '600 milliseconds')");
+		PGresult *res = PQexecParams(pg, q, n, NULL, params, NULL, NULL, 0);
 		int busy = PQresultStatus(res) != PGRES_TUPLES_OK ||
 		    strcmp(PQgetvalue(res, 0, 0), "0") != 0;
 
@@ -2007,13 +2007,32 @@ harness_jobs_wait_idle(int timeout_ms)
 			break;
 		}
 		if (harness_now_ms() >= end) {
-			set_err("jobs still pending or running after %d ms", timeout_ms);
+			set_err("%s: jobs still pending or running after %d ms", what, timeout_ms);
 			break;
 		}
 		harness_sleep_ms(20);
 	}
 	PQfinish(pg);
 	return rc;
+}
+
+int
+harness_jobs_wait_idle(int timeout_ms)
+{
+	/* a deferred job (JOBS_DEFER: back within 500 ms) is still busy; one
+	 * waiting for its retry backoff (whole seconds) is not */
+	return jobs_wait("harness_jobs_wait_idle", "SELECT count(*) FROM jobs"
+	    " WHERE status = 'running' OR (status = 'pending'"
+	    "  AND next_attempt_at <= now() + interval '600 milliseconds')", 0, NULL, NULL,
+	    timeout_ms);
+}
+
+int
+harness_jobs_wait_settled(const char *kind, const char *subject_id, int timeout_ms)
+{
+	return jobs_wait("harness_jobs_wait_settled", "SELECT count(*) FROM jobs"
+	    " WHERE kind = $1 AND ($2::text IS NULL OR subject_id = $2)"
+	    " AND status IN ('pending', 'running')", 2, kind, subject_id, timeout_ms);
 }
 
 /* ------------------------------------------------------------------ */

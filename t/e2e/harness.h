@@ -229,6 +229,10 @@ int	 harness_jobs_kill(void);
 pid_t	 harness_jobs_pid(void);		/* 0 when not running */
 int	 harness_jobs_run(const char *const args[], int timeout_ms);
 int	 harness_jobs_wait_idle(int timeout_ms);
+/* Until no job of kind (of subject_id, when not NULL) is pending or
+ * running, retries waiting for their backoff included: 0, or -1 after
+ * timeout_ms. */
+int	 harness_jobs_wait_settled(const char *kind, const char *subject_id, int timeout_ms);
 const char *harness_jobs_log_path(void);
 
 /* ------------------------------------------------------------------ */
