@@ -77,12 +77,9 @@ arena_init(struct arena *a)
 	a->used = 0;
 }
 
-/*
- * n zeroed bytes aligned to ARENA_ALIGN, valid until the next reset. Never
- * NULL: aborts when memory runs out. n == 0 still gives a unique pointer.
- */
-void *
-arena_alloc(struct arena *a, size_t n)
+/* n bytes aligned to ARENA_ALIGN, not zeroed (arena_alloc's body). */
+static void *
+arena_alloc_raw(struct arena *a, size_t n)
 {
 	struct arena_block	*b;
 	unsigned char		*p;
@@ -116,7 +113,19 @@ arena_alloc(struct arena *a, size_t n)
 	p = arena_block_data(b) + b->off;
 	b->off += n;
 	a->used += n;
-	memset(p, 0, n);
+	return p;
+}
+
+/*
+ * n zeroed bytes aligned to ARENA_ALIGN, valid until the next reset. Never
+ * NULL: aborts when memory runs out. n == 0 still gives a unique pointer.
+ */
+void *
+arena_alloc(struct arena *a, size_t n)
+{
+	void	*p = arena_alloc_raw(a, n);
+
+	memset(p, 0, n == 0 ? 1 : n);
 	return p;
 }
 
@@ -130,9 +139,11 @@ arena_memdup(struct arena *a, const void *p, size_t n)
 		return NULL;
 	if (n == SIZE_MAX)
 		arena_oom();
-	s = arena_alloc(a, n + 1);
+	/* not zeroed first: a list page's copy runs to megabytes */
+	s = arena_alloc_raw(a, n + 1);
 	if (n > 0)
 		memcpy(s, p, n);
+	s[n] = '\0';
 	return s;
 }
 

@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <grp.h>
+#include <malloc.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -188,8 +189,11 @@ write_response(struct req *r, FCGX_Request *fr)
 	const char *body = NULL, *text = http_status_text(r->status);
 	size_t blen = 0;
 
+	/* The text lives inside r->out (the arena's) until the reset: written
+	 * from there, not copied (a sync page is ~750 KB). */
 	if (r->out != NULL)
-		body = json_dump(r->arena, r->out, &blen);
+		body = json_object_to_json_string_length(r->out,
+		    JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &blen);
 	PUT_LIT("Status: ", fr->out);
 	put_num((unsigned)r->status, fr->out);
 	PUT_LIT(" ", fr->out);
@@ -300,6 +304,15 @@ server_worker(const struct config *cfg, int listen_fd)
 	}
 	(void)db_ensure(db);	/* connect early; requests retry when it is away */
 	arena_init(&a);
+	/*
+	 * A list or sync page's big buffers (the query result, the response
+	 * text: up to a few MB) come back every request. Above glibc's
+	 * defaults each would be a fresh mmap, faulted in and zeroed by the
+	 * kernel, then unmapped or trimmed at free: keep them in the heap.
+	 * The worker's RSS settles at its largest request and stays there.
+	 */
+	mallopt(M_MMAP_THRESHOLD, 16 << 20);
+	mallopt(M_TRIM_THRESHOLD, 64 << 20);
 
 	while (!worker_stop) {
 		int n = epoll_pwait(ep, &ev, 1, -1, &waitmask);

@@ -281,6 +281,26 @@ START_TEST(strdup_family)
 }
 END_TEST
 
+/* memdup does not zero before copying: its NUL is written, not inherited
+ * from a fresh block (the kept block is dirty after a reset). */
+START_TEST(memdup_dirty_block)
+{
+	char	*s;
+
+	memset(arena_alloc(&a, 256), 0xff, 256);
+	arena_reset(&a);
+	s = arena_memdup(&a, "abc", 3);
+	ck_assert_int_eq(memcmp(s, "abc\0", 4), 0);
+	/* and arena_alloc still zeroes what it gives on a dirty block */
+	arena_reset(&a);
+	memset(arena_alloc(&a, 64), 0xff, 64);
+	arena_reset(&a);
+	s = arena_alloc(&a, 64);
+	for (int i = 0; i < 64; i++)
+		ck_assert_int_eq(s[i], 0);
+}
+END_TEST
+
 static Suite *
 arena_suite(void)
 {
@@ -303,6 +323,7 @@ arena_suite(void)
 	    sizeof(printf_valid) / sizeof(printf_valid[0]));
 	tcase_add_test(tc, printf_long);
 	tcase_add_test(tc, strdup_family);
+	tcase_add_test(tc, memdup_dirty_block);
 	suite_add_tcase(s, tc);
 	return s;
 }
