@@ -64,10 +64,9 @@ static struct db_stmt stmts[L__MAX] = {
 	    " RETURNING " TOKEN_COLS },
 	[L_GET] = { "links_get",
 	    "SELECT " ROW_COLS " FROM links WHERE client_id = $1 AND id = $2" },
-	/* The entity in one statement (LINKS_JSON_SQL, links.h's neighbour). */
+	/* The entity as stored (LINKS_JSON_SQL, links.h's neighbour). */
 	[L_ENTITY] = { "links_entity",
-	    "SELECT " LINKS_JSON_SQL " FROM links l JOIN billers b ON b.id = l.biller_id"
-	    " WHERE l.client_id = $1 AND l.id = $2" },
+	    "SELECT " LINKS_JSON_SQL " FROM links l WHERE l.client_id = $1 AND l.id = $2" },
 	[L_COMPLETED] = { "links_completed",
 	    "UPDATE links SET completed_event_at = now(), updated_at = now()"
 	    " WHERE client_id = $1 AND id = $2 AND completed_event_at IS NULL"

@@ -31,7 +31,10 @@
 
 #define LIST_COLS LINKS_JSON_SQL ", " POS("l.created_at") ", l.id"
 enum list_col { LC_JSON, LC_POS, LC_ID, LC__MAX };
-#define OWNER_COLS "l.client_id, l.environment, c.user_id"
+/* the developer's user id only for a developer JWT ($2): an API key's GET
+ * reads the one row */
+#define OWNER_COLS "l.client_id, l.environment," \
+	" CASE WHEN $2::boolean THEN (SELECT c.user_id FROM clients c WHERE c.id = l.client_id) END"
 enum owner_col { OW_CLIENT_ID, OW_ENVIRONMENT, OW_USER_ID, OW_ENTITY, OW__MAX };
 #define REVOKE_COLS "client_user_id, biller_id"
 enum revoke_col { RV_USER_ID, RV_BILLER_ID, RV__MAX };
@@ -42,19 +45,17 @@ enum { A_LIST, A_OWNER, A_REVOKE, A_TOKENS_DROP, A_REFRESH, A__MAX };
 static struct db_stmt stmts[A__MAX] = {
 	/* Newest first; keyset on (created_at, id) with real bounds. */
 	[A_LIST] = { "links_list",
-	    "SELECT " LIST_COLS " FROM links l JOIN billers b ON b.id = l.biller_id"
+	    "SELECT " LIST_COLS " FROM links l"
 	    " WHERE l.client_id = $1 AND l.environment = $2"
 	    "  AND ($3::text IS NULL OR l.client_user_id = $3)"
 	    "  AND ($4::text IS NULL OR l.status = $4)"
 	    "  AND l.created_at <= $5::timestamptz"
 	    "  AND (l.created_at < $5::timestamptz OR l.id < $6)"
 	    " ORDER BY l.created_at DESC, l.id DESC LIMIT $7::int" },
-	/* Whose link an id is, whatever the caller: GET's 403. */
-	/* the link with its owner, whoever asks: the caller checks tenancy */
+	/* The link with its owner, whoever asks (GET's 403): the caller
+	 * checks tenancy. */
 	[A_OWNER] = { "links_owner",
-	    "SELECT " OWNER_COLS ", " LINKS_JSON_SQL
-	    " FROM links l JOIN clients c ON c.id = l.client_id JOIN billers b ON b.id = l.biller_id"
-	    " WHERE l.id = $1" },
+	    "SELECT " OWNER_COLS ", " LINKS_JSON_SQL " FROM links l WHERE l.id = $1" },
 	[A_REVOKE] = { "links_revoke",
 	    "UPDATE links SET status = 'REVOKED', disconnect_reason = 'revoked',"
 	    " credential_rejection_reason = NULL, credentials = NULL, credentials_key_id = NULL,"
@@ -164,12 +165,13 @@ links_list(struct req *r, struct json_object *out)
 int
 links_get_one(struct req *r, struct json_object *out)
 {
-	const char *id = req_cap(r, "id"), *p[1] = { links_id_canonical(r, id) };
+	const char *id = req_cap(r, "id"), *p[2] = { links_id_canonical(r, id),
+	    r->client_id == NULL ? "t" : "f" };
 	PGresult *res;
 
 	if (p[0] == NULL)
 		return not_found(r, id);
-	if ((res = db_query(r, &stmts[A_OWNER], 1, p)) == NULL)
+	if ((res = db_query(r, &stmts[A_OWNER], 2, p)) == NULL)
 		return api_db_error(r);
 	if (PQntuples(res) != 1)
 		return not_found(r, id);

@@ -707,6 +707,144 @@ START_TEST(sandbox_reset_login_once)
 }
 END_TEST
 
+/* ------------------------------------------------------------------ */
+/* The stored entity (sql/026_links_entity.sql)                        */
+
+/*
+ * Every link row's stored entity is what links_json builds now, and GET
+ * /v1/links/{id} sends the stored one, byte for byte; the GET's body (a
+ * static buffer, overwritten by the next call).
+ */
+static const char *
+entity_current(const char *key, const char *id, const char *step)
+{
+	static char body[16384];
+	struct harness_resp *r;
+	char *stored;
+
+	ck_assert_msg(devacct_sql_int("SELECT count(*) FROM links l"
+	    " WHERE l.entity IS DISTINCT FROM links_json(l)::text", NULL, NULL) == 0,
+	    "%s: a stored link entity is stale", step);
+	stored = devacct_sql_value("SELECT entity FROM links WHERE id = $1", id, NULL);
+	r = key_call(key, "GET", harness_fmt("/v1/links/%s", id), NULL, NULL);
+	harness_expect(r, 200);
+	ck_assert_msg(strcmp(r->body, stored) == 0, "%s: GET %s\n%s\nstored\n%s", step, id,
+	    r->body, stored);
+	ck_assert_uint_lt(strlen(r->body), sizeof(body));
+	strcpy(body, r->body);
+	harness_resp_free(r);
+	free(stored);
+	return body;
+}
+
+/* The entity's account names, in order, comma-separated (static). */
+static const char *
+account_names(const char *body)
+{
+	static char out[1024];
+	struct json_object *o = json_tokener_parse(body), *accts;
+
+	out[0] = '\0';
+	ck_assert_ptr_nonnull(o);
+	ck_assert(json_object_object_get_ex(o, "accounts", &accts));
+	for (size_t i = 0; i < json_object_array_length(accts); i++) {
+		struct json_object *a = json_object_array_get_idx(accts, i), *name;
+
+		ck_assert(json_object_object_get_ex(a, "name", &name));
+		if (i > 0)
+			strcat(out, ",");
+		strncat(out, json_object_get_string(name), sizeof(out) - strlen(out) - 2);
+	}
+	json_object_put(o);
+	return out;
+}
+
+/*
+ * The stored entity stays current through every kind of change: create,
+ * the first retrieval (accounts, sync{}), account changes (without
+ * touching the link's updated_at), a biller renamed and retyped, a
+ * disconnect, a repair-free revoke; the list sends the same.
+ */
+START_TEST(entity_stored_current)
+{
+	struct tenant t;
+	struct harness_resp *r;
+	const char *body;
+	char *id, *other, *updated, *acct;
+
+	tenant_new(&dev_a, &t, "sandbox");
+	id = sandbox_link(t.key, "u-ent", ",\"username\":\"user_multi\"");
+	entity_current(t.key, id, "created");
+	ck_assert_int_eq(harness_jobs_wait_settled("retrieval", id, 60000), 0);
+	body = entity_current(t.key, id, "retrieved");
+	ck_assert_ptr_nonnull(strstr(body, "\"status\" : \"ok\""));
+	ck_assert_ptr_nonnull(strstr(body, "\"bill_count\" : 36"));
+	ck_assert_int_eq(devacct_sql_int("SELECT json_array_length((entity::json)->'accounts')"
+	    " FROM links WHERE id = $1", id, NULL), 3);
+
+	/* accounts changed, added, dropped: the entity, not updated_at */
+	updated = devacct_sql_value("SELECT updated_at::text FROM links WHERE id = $1", id, NULL);
+	acct = devacct_sql_value("SELECT id FROM link_accounts WHERE link_id = $1"
+	    " ORDER BY created_at, id LIMIT 1", id, NULL);
+	devacct_sql_exec("UPDATE link_accounts SET name = 'Renamed account' WHERE id = $1", acct,
+	    NULL);
+	body = entity_current(t.key, id, "account renamed");
+	ck_assert_ptr_nonnull(strstr(account_names(body), "Renamed account"));
+	devacct_sql_exec("INSERT INTO link_accounts (client_id, id, link_id, external_ref, name)"
+	    " SELECT client_id, 'acct_01900000-0000-7000-8000-0000000e0001', id, 'ent-extra',"
+	    " 'Extra account' FROM links WHERE id = $1", id, NULL);
+	body = entity_current(t.key, id, "account added");
+	ck_assert_ptr_nonnull(strstr(account_names(body), "Extra account"));
+	devacct_sql_exec("DELETE FROM link_accounts WHERE id = $1", acct, NULL);
+	body = entity_current(t.key, id, "account dropped");
+	ck_assert_ptr_null(strstr(account_names(body), "Renamed account"));
+	ck_assert_int_eq(devacct_sql_int("SELECT count(*) FROM links WHERE id = $1"
+	    " AND updated_at::text = $2", id, updated), 1);
+	free(acct);
+	free(updated);
+
+	/* the biller renamed and retyped (then back): every link of it */
+	other = sandbox_link(t.key, "u-ent-2", NULL);
+	devacct_sql_exec("UPDATE billers SET name = 'Sandbox Renamed', type = 'gas'"
+	    " WHERE id = $1", SANDBOX_BILLER, NULL);
+	body = entity_current(t.key, id, "biller renamed");
+	ck_assert_ptr_nonnull(strstr(body, "\"name\" : \"Sandbox Renamed\", \"type\" : \"gas\""));
+	body = entity_current(t.key, other, "biller renamed");
+	ck_assert_ptr_nonnull(strstr(body, "\"name\" : \"Sandbox Renamed\""));
+	devacct_sql_exec("UPDATE billers SET name = 'Sandbox Power & Light', type = 'electric'"
+	    " WHERE id = $1", SANDBOX_BILLER, NULL);
+	body = entity_current(t.key, id, "biller restored");
+	ck_assert_ptr_nonnull(strstr(body, "\"name\" : \"Sandbox Power & Light\""));
+
+	/* disconnected, then revoked */
+	r = key_call(t.key, "POST", harness_fmt("/v1/sandbox/links/%s/reset-login", id), NULL,
+	    NULL);
+	harness_expect(r, 200);
+	harness_resp_free(r);
+	body = entity_current(t.key, id, "disconnected");
+	ck_assert_ptr_nonnull(strstr(body, "\"status\" : \"DISCONNECTED\""));
+	r = key_call(t.key, "DELETE", harness_fmt("/v1/links/%s", id), NULL, NULL);
+	harness_expect(r, 200);
+	harness_resp_free(r);
+	body = entity_current(t.key, id, "revoked");
+	ck_assert_ptr_nonnull(strstr(body, "\"status\" : \"REVOKED\""));
+	ck_assert_ptr_nonnull(strstr(body, "\"disconnect_reason\" : \"revoked\""));
+
+	/* the list sends the stored entities */
+	r = key_call(t.key, "GET", "/v1/links?client_user_id=u-ent", NULL, NULL);
+	harness_expect(r, 200);
+	ck_assert_pstr_eq(devacct_str(r, "links.0.id"), id);
+	ck_assert_pstr_eq(devacct_str(r, "links.0.status"), "REVOKED");
+	ck_assert_pstr_eq(devacct_str(r, "links.0.biller.name"), "Sandbox Power & Light");
+	harness_resp_free(r);
+	ck_assert_int_eq(harness_jobs_wait_settled("retrieval", other, 60000), 0);
+	entity_current(t.key, other, "second link retrieved");
+	free(other);
+	free(id);
+	tenant_free(&t);
+}
+END_TEST
+
 static Suite *
 links_suite(void)
 {
@@ -732,6 +870,7 @@ links_suite(void)
 	tcase_add_test(tc, refresh_and_cooldown);
 	tcase_add_test(tc, access_token_minted);
 	tcase_add_test(tc, sandbox_reset_login_once);
+	tcase_add_test(tc, entity_stored_current);
 	suite_add_tcase(s, tc);
 	return s;
 }
