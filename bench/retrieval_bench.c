@@ -10,12 +10,18 @@
  * inside the portal's calls (the connector's own clock, summed per link in
  * portal_link_state) against the jobs' whole runs, and against the
  * workers' wall time. A measurement, never an assertion: bench/retrieval
- * runs it (bench/README.md).
+ * runs it (bench/README.md). Also the CPU each part of the stack used in
+ * the timed window (cpu_snap), and with --portal-latency-ms N every portal
+ * answer is delayed N ms by the simulator (its delay_ms knob on every
+ * biller): the share against a portal as slow as a real one.
  */
+#include <ctype.h>
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <check.h>
 #include <json-c/json.h>
@@ -26,6 +32,7 @@
 #include "sim.h"
 
 static int accounts = 1000, statements = 12, workers = 16, nbillers = 4, limit = 4;
+static int latency_ms = 0;
 static const char *out_path = "bench/out/retrieval-latest.md";
 
 static double
@@ -74,6 +81,144 @@ sim_max_sessions(void)
 	return m;
 }
 
+
+/*
+ * The CPU split: utime + stime (and the reaped children's, so a
+ * PostgreSQL backend that ended counts in its postmaster) of every process
+ * under this one, by class, at the start and the end of the timed window;
+ * and the machine's busy time (/proc/stat), so the CPU the rest of the
+ * machine used is shown too.
+ */
+enum cpu_class { CPU_SIM, CPU_PG, CPU_JOBS, CPU_OTHER, CPU__MAX };
+static const char *const cpu_class_name[CPU__MAX] = {
+	"biller simulator (Python)", "PostgreSQL (all processes)", "bds-jobs (all workers)",
+	"the rest of the stack (nginx, bds-api, keepers)"
+};
+
+#define CPU_MAXPROC	4096
+struct cpu_proc {
+	int		 pid, ppid;
+	unsigned long long start, ticks;
+	enum cpu_class	 cls;
+};
+struct cpu_snap {
+	struct cpu_proc	*p;
+	size_t		 n;
+	unsigned long long busy, total;	/* machine, ticks */
+};
+
+static void
+cpu_snap(struct cpu_snap *s)
+{
+	static struct cpu_proc all[CPU_MAXPROC];
+	size_t nall = 0;
+	unsigned long long v[10] = { 0 };
+	struct dirent *de;
+	DIR *d;
+	FILE *f;
+	int self = (int)getpid();
+
+	s->n = 0;
+	s->p = calloc(CPU_MAXPROC, sizeof(*s->p));
+	if ((f = fopen("/proc/stat", "r")) != NULL) {
+		if (fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0],
+		    &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7], &v[8], &v[9]) >= 8) {
+			s->total = v[0] + v[1] + v[2] + v[3] + v[4] + v[5] + v[6] + v[7];
+			s->busy = s->total - v[3] - v[4];
+		}
+		fclose(f);
+	}
+	if ((d = opendir("/proc")) == NULL)
+		return;
+	while ((de = readdir(d)) != NULL && nall < CPU_MAXPROC) {
+		char path[300], buf[1024], comm[64] = "", cmd[512] = "";
+		unsigned long long ut, st, cut, cst, start;
+		struct cpu_proc *cp = &all[nall];
+		char *rp;
+		size_t n;
+		int ppid;
+
+		if (!isdigit((unsigned char)de->d_name[0]))
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/stat", de->d_name);
+		if ((f = fopen(path, "r")) == NULL)
+			continue;
+		n = fread(buf, 1, sizeof(buf) - 1, f);
+		fclose(f);
+		buf[n] = '\0';
+		if ((rp = strrchr(buf, ')')) == NULL || strchr(buf, '(') == NULL)
+			continue;
+		snprintf(comm, sizeof(comm), "%.*s", (int)(rp - strchr(buf, '(') - 1),
+		    strchr(buf, '(') + 1);
+		/* state ppid pgrp session tty tpgid flags minflt cminflt majflt
+		 * cmajflt utime stime cutime cstime priority nice threads
+		 * itrealvalue starttime */
+		if (sscanf(rp + 2, "%*c %d %*d %*d %*d %*d %*u %*u %*u %*u %*u %llu %llu %llu"
+		    " %llu %*d %*d %*d %*d %llu", &ppid, &ut, &st, &cut, &cst, &start) != 6)
+			continue;
+		snprintf(path, sizeof(path), "/proc/%s/cmdline", de->d_name);
+		if ((f = fopen(path, "r")) != NULL) {
+			n = fread(cmd, 1, sizeof(cmd) - 1, f);
+			fclose(f);
+			for (size_t i = 0; i < n; i++)
+				if (cmd[i] == '\0')
+					cmd[i] = ' ';
+			cmd[n] = '\0';
+		}
+		cp->pid = atoi(de->d_name);
+		cp->ppid = ppid;
+		cp->start = start;
+		cp->ticks = ut + st + cut + cst;
+		cp->cls = strstr(cmd, "biller-sim") != NULL ? CPU_SIM :
+		    strcmp(comm, "postgres") == 0 || strncmp(cmd, "postgres", 8) == 0 ? CPU_PG :
+		    strstr(comm, "bds-jobs") != NULL || strstr(cmd, "bds-jobs") != NULL ?
+		    CPU_JOBS : CPU_OTHER;
+		nall++;
+	}
+	closedir(d);
+	/* this process's descendants (not itself: its children's reaped time
+	 * is the setup's), by a fixed point over the parent links */
+	for (int changed = 1; changed;) {
+		changed = 0;
+		for (size_t i = 0; i < nall; i++) {
+			int in = all[i].ppid == self;
+
+			for (size_t j = 0; !in && j < s->n; j++)
+				in = s->p[j].pid == all[i].ppid;
+			if (!in)
+				continue;
+			for (size_t j = 0; in && j < s->n; j++)
+				if (s->p[j].pid == all[i].pid)
+					in = 0;
+			if (in) {
+				s->p[s->n++] = all[i];
+				changed = 1;
+			}
+		}
+	}
+}
+
+/* CPU seconds per class between a and b; machine busy seconds. */
+static void
+cpu_delta(const struct cpu_snap *a, const struct cpu_snap *b, double *cls, double *busy,
+    double *total)
+{
+	double hz = (double)sysconf(_SC_CLK_TCK);
+
+	for (int c = 0; c < CPU__MAX; c++)
+		cls[c] = 0;
+	for (size_t i = 0; i < b->n; i++) {
+		unsigned long long before = 0;
+
+		for (size_t j = 0; j < a->n; j++)
+			if (a->p[j].pid == b->p[i].pid && a->p[j].start == b->p[i].start)
+				before = a->p[j].ticks;
+		cls[b->p[i].cls] += (double)(b->p[i].ticks - before) / hz;
+	}
+	*busy = (double)(b->busy - a->busy) / hz;
+	*total = (double)(b->total - a->total) / hz;
+}
+
 START_TEST(retrieval)
 {
 	struct devacct dev;
@@ -82,8 +227,9 @@ START_TEST(retrieval)
 	char billers[256] = "", csv[1024], base[256], conf[512], *client;
 	const char *args[] = { "billers", "import", csv, NULL };
 	int per = accounts / nbillers;
-	double t0, t1, secs;
+	double t0, t1, secs, cpu[CPU__MAX], busy, total, ours = 0;
 	long long bills, portal_ns, run_ns, reqs, dead;
+	struct cpu_snap c0, c1;
 	FILE *f;
 
 	for (int i = 0; i < nbillers; i++)
@@ -120,14 +266,21 @@ START_TEST(retrieval)
 		fleet_links(client, "production",
 		    harness_fmt("blr_01900000-0000-7000-8000-0000000be%03d", i + 1),
 		    harness_fmt("bench%d", i + 1), 1, (size_t)per, NULL);
+	/* a slower portal: every answer of every biller after this long */
+	for (int i = 0; latency_ms > 0 && i < nbillers; i++)
+		ck_assert_int_eq(sim_biller_knobs(harness_fmt("b%d", i + 1),
+		    harness_fmt("{\"delay_ms\": %d}", latency_ms)), 0);
 	ck_assert_int_eq(sim_admin("POST", "/_admin/stats/reset", "{}", NULL), 200);
 
+	cpu_snap(&c0);
 	t0 = now_s();
 	ck_assert_msg(harness_jobs_start() == 0, "%s", harness_error());
 	ck_assert_msg(harness_jobs_wait_settled("retrieval", NULL, 3600 * 1000) == 0, "%s",
 	    harness_error());
 	t1 = now_s();
+	cpu_snap(&c1);
 	secs = t1 - t0;
+	cpu_delta(&c0, &c1, cpu, &busy, &total);
 
 	bills = devacct_sql_int("SELECT count(*) FROM bills WHERE client_id = $1", client, NULL);
 	dead = devacct_sql_int("SELECT count(*) FROM jobs WHERE kind = 'retrieval'"
@@ -141,7 +294,7 @@ START_TEST(retrieval)
 	ck_assert_ptr_nonnull(f = fopen(out_path, "w"));
 	fprintf(f, "### Retrieval throughput\n\n"
 	    "- %d simulator accounts over %d portal billers, %d statements each (PDF and"
-	    " payment per statement), %d jobs workers, biller_max_sessions %d\n\n"
+	    " payment per statement), %d jobs workers, biller_max_sessions %d%s\n\n"
 	    "| measure | value |\n|---|---|\n"
 	    "| wall time, bds-jobs start to the last retrieval done | %.2f s |\n"
 	    "| bills stored | %lld (%lld dead jobs) |\n"
@@ -153,12 +306,29 @@ START_TEST(retrieval)
 	    "| **our side within the jobs' runs** | **%.1f %%** |\n"
 	    "| our side of the workers' wall time (%d × %.2f s; includes claims,"
 	    " commits, deferrals, idle) | %.1f %% |\n",
-	    accounts, nbillers, statements, workers, limit, secs, bills, dead,
+	    accounts, nbillers, statements, workers, limit,
+	    latency_ms > 0 ? harness_fmt(", every portal answer delayed %d ms (the simulator's"
+	    " delay_ms: not the goal's figure)", latency_ms) : "", secs, bills, dead,
 	    bills / secs, accounts / secs, reqs, reqs / secs, sim_max_sessions(),
 	    run_ns > 0 ? 100.0 * portal_ns / run_ns : 0.0,
 	    run_ns > 0 ? 100.0 * (run_ns - portal_ns) / run_ns : 0.0,
 	    workers, secs, 100.0 * (workers * secs * 1e9 - portal_ns) / (workers * secs * 1e9));
+	fprintf(f, "\n| CPU in the timed window | CPU s | ms per bill | %% of the machine |\n"
+	    "|---|---:|---:|---:|\n");
+	for (int c = 0; c < CPU__MAX; c++) {
+		ours += cpu[c];
+		fprintf(f, "| %s | %.2f | %.2f | %.1f |\n", cpu_class_name[c], cpu[c],
+		    bills > 0 ? 1000.0 * cpu[c] / bills : 0.0, total > 0 ? 100.0 * cpu[c] / total : 0);
+	}
+	fprintf(f, "| the bench's stack in all | %.2f | %.2f | %.1f |\n", ours,
+	    bills > 0 ? 1000.0 * ours / bills : 0.0, total > 0 ? 100.0 * ours / total : 0);
+	fprintf(f, "| other CPU (the rest of the machine: other sessions) | %.2f | | %.1f |\n"
+	    "| idle | %.2f | | %.1f |\n", busy - ours > 0 ? busy - ours : 0,
+	    total > 0 && busy > ours ? 100.0 * (busy - ours) / total : 0, total - busy,
+	    total > 0 ? 100.0 * (total - busy) / total : 0);
 	fclose(f);
+	free(c0.p);
+	free(c1.p);
 	free(client);
 	sim_stop();
 	harness_fixture_stop();
@@ -184,6 +354,8 @@ main(int argc, char **argv)
 			nbillers = atoi(argv[i + 1]);
 		else if (strcmp(argv[i], "--limit") == 0)
 			limit = atoi(argv[i + 1]);
+		else if (strcmp(argv[i], "--portal-latency-ms") == 0)
+			latency_ms = atoi(argv[i + 1]);
 		else if (strcmp(argv[i], "--out") == 0)
 			out_path = argv[i + 1];
 	}
