@@ -12,11 +12,18 @@
  * the sort key (folded name, or created_at) in sort_order, then id; the
  * cursor holds the last row's (rank, key, id), so ranked pages neither skip
  * nor repeat, and its MAC binds the filters: another filter set refuses it.
+ *
+ * The list, the search by e-mail and one biller are answered from the
+ * worker's cache (billers_cache.c) while the catalog does not change: an
+ * answer depends only on the catalog, the request's parameters and the
+ * cursor key (the configuration: a reload starts new workers), never on
+ * the caller.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "billers/billers.h"
+#include "billers/billers_cache.h"
 #include "billers/billers_csv.h"
 #include "core/arena.h"
 #include "core/config.h"
@@ -219,12 +226,19 @@ billers_list(struct req *r, struct json_object *out)
 	    sort_order ? sort_order : "asc", NULL, NULL, NULL,
 	    arena_printf(r->arena, "%lld", (long long)limit + 1) };
 	const char *scope = cursor_scope(r, p);
+	/* the answer's inputs: filters and sort as normalised, the cursor as
+	 * sent (a cached one opened before), the page size */
+	const char *const parts[8] = { p[0], p[1], p[2], p[3], p[4], p[5], cursor, p[9] };
+	const char *ck = billers_cache_key(r->arena, "list", parts, 8);
+	unsigned long long mark;
 	struct json_object *arr;
 	char **fields;
 	size_t nf;
 	PGresult *res;
-	int n, shown = 0;
+	int n, shown = 0, rc;
 
+	if ((rc = billers_cache_get(r, ck, &mark)) != 0)
+		return rc;
 	if (cursor != NULL) {
 		if (cursor_decode(r->arena, r->cfg->cursor_key, scope, cursor, &fields,
 		    &nf) != 0 || nf != 3 || !crypto_id_valid(fields[2], "blr", 0))
@@ -260,6 +274,7 @@ billers_list(struct req *r, struct json_object *out)
 	}
 	json_set_int(out, "total_count", n > 0 ? strtoll(PQgetvalue(res, 0, L_TOTAL), NULL,
 	    10) : 0);
+	billers_cache_put(r, ck, mark, out);
 	return 200;
 }
 
@@ -295,14 +310,22 @@ billers_by_email(struct req *r, struct json_object *out)
 {
 	const char *email = json_get_str(r->query, "email");
 	const char *p[1] = { email_domains(r->arena, email) };
+	unsigned long long mark;
+	const char *ck;
 	PGresult *res;
+	int rc;
 
 	if (p[0] == NULL)
 		return api_field_error(r, 400, "VALIDATION_ERROR", "email", "invalid_format",
 		    "is not an e-mail address (local@domain)");
+	/* the answer depends on the domains only */
+	ck = billers_cache_key(r->arena, "by-email", p, 1);
+	if ((rc = billers_cache_get(r, ck, &mark)) != 0)
+		return rc;
 	if ((res = db_query(r, &stmts[B_BY_DOMAINS], 1, p)) == NULL)
 		return api_db_error(r);
 	json_set(out, "billers", json_object_get(entities(r, res, E_ENTITY, 0)));
+	billers_cache_put(r, ck, mark, out);
 	return 200;
 }
 
@@ -367,17 +390,24 @@ billers_get_route(struct req *r, struct json_object *out)
 {
 	const char *id = req_cap(r, "id");
 	const char *p[1] = { id };
+	unsigned long long mark;
 	struct json_object *o;
+	const char *ck;
 	PGresult *res;
+	int rc;
 
 	if (!crypto_id_valid(id, "blr", 0))
 		return biller_not_found(r, id);
+	ck = billers_cache_key(r->arena, "id", p, 1);
+	if ((rc = billers_cache_get(r, ck, &mark)) != 0)
+		return rc;
 	if ((res = db_query(r, &stmts[B_ENTITY], 1, p)) == NULL)
 		return api_db_error(r);
 	if (PQntuples(res) != 1 || (o = entity(r, res, 0, E_ENTITY)) == NULL)
 		return biller_not_found(r, id);
 	(void)out;
 	r->out = o;
+	billers_cache_put(r, ck, mark, o);
 	return 200;
 }
 

@@ -3,5 +3,7 @@ lib_libbds_a_SOURCES += \
 	%reldir%/billers.c \
 	%reldir%/billers.h \
 	%reldir%/billers_admin.c \
+	%reldir%/billers_cache.c \
+	%reldir%/billers_cache.h \
 	%reldir%/billers_csv.c \
 	%reldir%/billers_csv.h

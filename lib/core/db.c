@@ -14,6 +14,12 @@
 /* While the database is away, try to reconnect at most this often. */
 #define DB_RETRY_MS 100
 
+/* A channel a module listens on (db_listen). */
+struct db_channel {
+	char			 name[DB_CHANNEL_LEN + 1];
+	unsigned long long	 version;	/* db_channel_version */
+};
+
 struct db {
 	PGconn		*conn;
 	char		*conninfo;
@@ -23,10 +29,16 @@ struct db {
 	char		 sqlstate[6];
 	char		 errmsg[256];
 	long long	 last_attempt_ms;
+	struct db_channel chan[DB_LISTEN_MAX];
+	size_t		 nchan;
+	unsigned	 listen_gen;	/* the connection every LISTEN was issued on */
 };
 
 /* Connections made by this process so far: each one's generation. */
 static unsigned db_generation;
+/* The last channel version handed out: process-wide, so a version is never
+ * seen twice (not even by another struct db at a reused address). */
+static unsigned long long db_version_seq;
 
 static long long
 now_ms(void)
@@ -80,6 +92,70 @@ set_err(struct db *d, enum db_fail f, const PGresult *res)
 	    msg ? msg : d->conn ? PQerrorMessage(d->conn) : "no connection");
 }
 
+/*
+ * Record the notifications libpq parsed with the last result (it reads
+ * them off the socket while it waits for a result; PQnotifies only takes
+ * them from its list): each bumps its channel's version. Only a db with
+ * channels (db_listen) takes them: other users (queue_run) read their own.
+ */
+static void
+take_notifies(struct db *d)
+{
+	PGnotify *nt;
+
+	if (d->nchan == 0 || d->conn == NULL)
+		return;
+	while ((nt = PQnotifies(d->conn)) != NULL) {
+		for (size_t i = 0; i < d->nchan; i++)
+			if (strcmp(d->chan[i].name, nt->relname) == 0)
+				d->chan[i].version = ++db_version_seq;
+		PQfreemem(nt);
+	}
+}
+
+/*
+ * LISTEN on every channel of d on the current connection, once per
+ * connection (never inside a transaction: LISTEN would wait for its
+ * commit). A new connection counts as a change of every channel: what was
+ * notified while none listened is lost. 0 ok, -1 not listening (yet).
+ */
+static int
+listen_all(struct db *d)
+{
+	PGresult *res;
+	char sql[sizeof("LISTEN ") + DB_CHANNEL_LEN * 2 + 3], *id;
+	int ok = 1;
+
+	if (d->nchan == 0 || d->listen_gen == d->gen)
+		return 0;
+	if (d->conn == NULL || d->in_tx || PQstatus(d->conn) != CONNECTION_OK)
+		return -1;
+	for (size_t i = 0; i < d->nchan && ok; i++) {
+		/* LISTEN takes no parameter: the channel, a constant of the
+		 * module, goes in quoted as an identifier */
+		if ((id = PQescapeIdentifier(d->conn, d->chan[i].name,
+		    strlen(d->chan[i].name))) == NULL)
+			return -1;
+		snprintf(sql, sizeof(sql), "LISTEN %s", id);
+		PQfreemem(id);
+		res = PQexec(d->conn, sql);
+		ok = PQresultStatus(res) == PGRES_COMMAND_OK;
+		if (!ok)
+			log_msg("warn", "database: LISTEN %s failed: %s", d->chan[i].name,
+			    PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY) ?
+			    PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY) : "no connection");
+		PQclear(res);
+	}
+	if (!ok)
+		return -1;
+	/* notifications queued on an earlier connection went with it */
+	d->listen_gen = d->gen;
+	for (size_t i = 0; i < d->nchan; i++)
+		d->chan[i].version = ++db_version_seq;
+	take_notifies(d);
+	return 0;
+}
+
 int
 db_ensure(struct db *d)
 {
@@ -109,6 +185,7 @@ db_ensure(struct db *d)
 	 * (of this struct db or of one freed before) is prepared again */
 	d->gen = ++db_generation;
 	d->fail = DB_OK;
+	(void)listen_all(d);
 	return 0;
 }
 
@@ -143,6 +220,7 @@ db_prepare(struct db *d, struct db_stmt *s)
 	if (s->gen == d->gen)
 		return 0;
 	res = PQprepare(d->conn, s->name, s->sql, 0, NULL);
+	take_notifies(d);
 	ok = PQresultStatus(res) == PGRES_COMMAND_OK;
 	if (ok)
 		s->gen = d->gen;
@@ -186,6 +264,7 @@ db_exec(struct db *d, struct arena *a, struct db_stmt *s, int nparams,
 			return NULL;
 		}
 		res = PQexecPrepared(d->conn, s->name, nparams, params, NULL, NULL, 0);
+		take_notifies(d);
 		st = PQresultStatus(res);
 		if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK) {
 			d->fail = DB_OK;
@@ -255,6 +334,7 @@ db_exec_pair(struct db *d, struct arena *a, struct db_stmt *s0, int n0,
 			sync = PQgetResult(d->conn);
 			sent = PQresultStatus(sync) == PGRES_PIPELINE_SYNC;
 			PQclear(sync);
+			take_notifies(d);
 		}
 		if (sent && PQexitPipelineMode(d->conn) == 1 && pipe_ok(r0) && pipe_ok(r1)) {
 			PQclear(r0);
@@ -311,6 +391,7 @@ simple(struct db *d, const char *sql, const char *expect)
 	if (d->conn == NULL)
 		return -1;
 	res = PQexec(d->conn, sql);
+	take_notifies(d);
 	ok = PQresultStatus(res) == PGRES_COMMAND_OK &&
 	    strcmp(PQcmdStatus(res), expect) == 0;
 	if (!ok && !conn_lost(d))
@@ -328,6 +409,7 @@ db_exec_script(struct db *d, const char *sql)
 	if (db_ensure(d) != 0)
 		return -1;
 	res = PQexec(d->conn, sql);
+	take_notifies(d);
 	st = PQresultStatus(res);
 	if (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK || st == PGRES_EMPTY_QUERY) {
 		PQclear(res);
@@ -413,4 +495,32 @@ PGconn *
 db_conn(struct db *d)
 {
 	return d->conn;
+}
+
+int
+db_listen(struct db *d, const char *channel)
+{
+	for (size_t i = 0; i < d->nchan; i++)
+		if (strcmp(d->chan[i].name, channel) == 0)
+			return 0;
+	if (d->nchan == DB_LISTEN_MAX || strlen(channel) > DB_CHANNEL_LEN)
+		return -1;
+	snprintf(d->chan[d->nchan].name, sizeof(d->chan[d->nchan].name), "%s", channel);
+	d->chan[d->nchan].version = 0;
+	d->nchan++;
+	d->listen_gen = 0;	/* LISTEN on the current connection too */
+	(void)listen_all(d);
+	return 0;
+}
+
+unsigned long long
+db_channel_version(struct db *d, const char *channel)
+{
+	if (!db_connected(d) || listen_all(d) != 0 || d->listen_gen != d->gen)
+		return 0;
+	take_notifies(d);
+	for (size_t i = 0; i < d->nchan; i++)
+		if (strcmp(d->chan[i].name, channel) == 0)
+			return d->chan[i].version;
+	return 0;
 }

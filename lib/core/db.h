@@ -92,6 +92,31 @@ struct json_object *db_json_raw(struct arena *, const PGresult *, int row, int c
 PGresult *db_query(struct req *, struct db_stmt *, int nparams,
 	    const char *const *params);
 
+/*
+ * Change notification for a module's cache (LISTEN/NOTIFY). db_listen: d
+ * LISTENs on channel now when connected and again on every connection it
+ * makes. No extra round trip per call: PostgreSQL sends a notification
+ * committed before a query was sent ahead of that query's result, and d
+ * takes what libpq received after every statement it runs. A db with
+ * channels owns its notifications: its users must not read PQnotifies
+ * (queue_run, which does, never calls db_listen). 0 ok, -1 when
+ * DB_LISTEN_MAX channels are taken or the name is longer than
+ * DB_CHANNEL_LEN.
+ *
+ * db_channel_version: a number that changes with every notification taken
+ * on channel and with every new connection (what was notified while no
+ * connection listened is lost: a reconnect is a change too); process-wide
+ * unique, so equal values at two moments mean nothing was notified in
+ * between. 0 when d does not listen on channel right now (no connection,
+ * not registered, LISTEN failed): nothing may be served from a cache then.
+ * It reflects only what the queries completed so far brought: a cache
+ * must look after one query of the request has returned.
+ */
+#define DB_LISTEN_MAX	4
+#define DB_CHANNEL_LEN	63
+int	 db_listen(struct db *, const char *channel);
+unsigned long long db_channel_version(struct db *, const char *channel);
+
 /* Transactions: 0 ok, -1 failure. rollback is safe to call any time. */
 int	 db_begin(struct db *);
 int	 db_commit(struct db *);

@@ -9,11 +9,18 @@
  * credential). The operator re-imports (unchanged), imports a bad file
  * (named line, nothing loaded) and marks a biller UNSUPPORTED, which
  * reaches the webhook of a client with a link on it and no other.
+ *
+ * issue 10: each worker answers again from its cache what it answered
+ * before; a change of the catalog (bdsctl, SQL) or a new database
+ * connection shows in the very next answer of every worker, and a cached
+ * answer is byte for byte the one the database gave.
  */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <check.h>
 #include <json-c/json.h>
@@ -795,6 +802,244 @@ START_TEST(set_status_unsupported_notifies_linked_clients)
 }
 END_TEST
 
+/* ------------------------------------------------------------------ */
+/* The workers' answer cache (issue 10)                                */
+
+#define CACHED		"/v1/billers?search_term=energy"
+#define MAX_WORKERS	16
+
+static pid_t workers[MAX_WORKERS];
+static size_t nworkers;
+
+/* Checked setup: every worker runs (a failed test may have stopped some). */
+static void
+workers_resume(void)
+{
+	nworkers = harness_api_workers(workers, MAX_WORKERS);
+	if (nworkers > MAX_WORKERS)
+		nworkers = MAX_WORKERS;
+	for (size_t i = 0; i < nworkers; i++)
+		kill(workers[i], SIGCONT);
+}
+
+/* pid is stopped (SIGSTOP taken): off its epoll wait, so the listening
+ * socket's next connection wakes another worker. */
+static int
+stopped(pid_t pid)
+{
+	char *st = harness_slurp(harness_fmt("/proc/%d/stat", (int)pid));
+	const char *p = st != NULL ? strrchr(st, ')') : NULL;
+	int yes = p != NULL && p[1] == ' ' && p[2] == 'T';
+
+	free(st);
+	return yes;
+}
+
+/*
+ * GET path n times with only worker w taking requests (the others
+ * stopped meanwhile): out[k] the answers. Assert after: a failure leaves
+ * no worker stopped.
+ */
+static void
+get_on(size_t w, const char *path, size_t n, struct harness_resp **out)
+{
+	long long end = harness_now_ms() + WAIT_MS;
+	int all = 1;
+
+	for (size_t i = 0; i < nworkers; i++)
+		if (i != w)
+			kill(workers[i], SIGSTOP);
+	for (size_t i = 0; i < nworkers; i++)
+		while (i != w && !stopped(workers[i]) && (all = harness_now_ms() < end))
+			harness_sleep_ms(1);
+	for (size_t k = 0; k < n; k++)
+		out[k] = all ? get(key_a, path) : NULL;
+	workers_resume();
+	ck_assert_msg(all, "a worker did not stop");
+	for (size_t k = 0; k < n; k++)
+		harness_expect(out[k], 200);
+}
+
+static void
+expect_body(const struct harness_resp *r, const struct harness_resp *want)
+{
+	ck_assert_uint_eq(r->body_len, want->body_len);
+	ck_assert_msg(memcmp(r->body, want->body, want->body_len) == 0,
+	    "bodies differ:\n%s\n%s", r->body, want->body);
+}
+
+static void
+set_status(const char *id, const char *status)
+{
+	const char *args[] = { "billers", "set-status", id, status, NULL };
+
+	ck_assert_int_eq(harness_bdsctl(args), 0);
+}
+
+/* Change billers without its notification (nothing tells the workers). */
+static void
+sql_silently(const char *q, const char *p1, const char *p2)
+{
+	devacct_sql_exec("ALTER TABLE billers DISABLE TRIGGER billers_notify", NULL, NULL);
+	devacct_sql_exec(q, p1, p2);
+	devacct_sql_exec("ALTER TABLE billers ENABLE TRIGGER billers_notify", NULL, NULL);
+}
+
+/* The status of the first biller of the cached search, as answered. */
+static char *
+first_status(const struct harness_resp *r)
+{
+	return strdup(devacct_str(r, "billers.0.status"));
+}
+
+/*
+ * An operator's change shows in the next answer of every worker, each of
+ * which had the page cached (answered it twice before the change).
+ */
+START_TEST(cache_operator_change_reaches_every_worker)
+{
+	struct harness_resp *r[3];
+	char *id, *was, *now;
+	const char *other;
+
+	ck_assert_uint_ge(nworkers, 2);
+	r[0] = get_ok(CACHED);
+	id = strdup(nth_id(r[0], 0));
+	was = first_status(r[0]);
+	other = strcmp(was, "DEGRADED") != 0 ? "DEGRADED" : "ACTIVE";
+	harness_resp_free(r[0]);
+	for (size_t w = 0; w < nworkers; w++) {
+		get_on(w, CACHED, 2, r);
+		expect_body(r[1], r[0]);
+		harness_resp_free(r[0]);
+		harness_resp_free(r[1]);
+	}
+	set_status(id, other);
+	for (size_t w = 0; w < nworkers; w++) {
+		get_on(w, CACHED, 1, r);
+		ck_assert_str_eq(nth_id(r[0], 0), id);
+		now = first_status(r[0]);
+		ck_assert_msg(strcmp(now, other) == 0, "worker %zu answered %s, not %s", w,
+		    now, other);
+		free(now);
+		harness_resp_free(r[0]);
+	}
+	/* and back */
+	set_status(id, was);
+	for (size_t w = 0; w < nworkers; w++) {
+		get_on(w, CACHED, 1, r);
+		now = first_status(r[0]);
+		ck_assert_str_eq(now, was);
+		free(now);
+		harness_resp_free(r[0]);
+	}
+	free(id);
+	free(was);
+}
+END_TEST
+
+/*
+ * A hit is the miss's answer byte for byte: a change nobody notified is
+ * not seen (the answer came from the cache), a notification (a plain SQL
+ * write, or NOTIFY itself) drops it, and the database's fresh answer for
+ * the same catalog is the cached one again.
+ */
+START_TEST(cache_hit_is_the_answer_byte_for_byte)
+{
+	const char *path = "/v1/billers?search_term=energy&limit=3&sort_order=desc";
+	struct harness_resp *r[2], *miss, *hit;
+	char *id, *name;
+
+	get_on(0, path, 2, r);
+	miss = r[0];
+	expect_body(r[1], miss);
+	harness_resp_free(r[1]);
+	id = strdup(nth_id(miss, 0));
+	name = strdup(devacct_str(miss, "billers.0.name"));
+	sql_silently("UPDATE billers SET name = name || ' Cached' WHERE id = $1", id, NULL);
+	get_on(0, path, 1, r);
+	hit = r[0];
+	expect_body(hit, miss);
+	/* a write through SQL notifies (the statement trigger) */
+	devacct_sql_exec("UPDATE billers SET name = $2 WHERE id = $1", id,
+	    harness_fmt("%s Changed", name));
+	get_on(0, path, 1, r);
+	ck_assert_pstr_eq(devacct_str(r[0], "billers.0.name"), harness_fmt("%s Changed", name));
+	harness_resp_free(r[0]);
+	/* the old name back, unseen; then NOTIFY alone drops the page */
+	sql_silently("UPDATE billers SET name = $2 WHERE id = $1", id, name);
+	get_on(0, path, 1, r);
+	ck_assert_pstr_eq(devacct_str(r[0], "billers.0.name"), harness_fmt("%s Changed", name));
+	harness_resp_free(r[0]);
+	devacct_sql_exec("SELECT pg_notify('bds_billers', '')", NULL, NULL);
+	get_on(0, path, 1, r);
+	expect_body(r[0], hit);
+	harness_resp_free(r[0]);
+	harness_resp_free(miss);
+	harness_resp_free(hit);
+	free(id);
+	free(name);
+}
+END_TEST
+
+/* The by-email search and one biller are cached and dropped alike. */
+START_TEST(cache_by_email_and_one_biller)
+{
+	const char *paths[] = { "/v1/billers/search/by-email?email=bills%40pge.example",
+	    "/v1/billers/" PGE };
+	struct harness_resp *r[2];
+
+	for (size_t i = 0; i < N(paths); i++) {
+		get_on(0, paths[i], 2, r);
+		expect_body(r[1], r[0]);
+		harness_resp_free(r[0]);
+		harness_resp_free(r[1]);
+	}
+	devacct_sql_exec("UPDATE billers SET name = name || ' Now' WHERE id = $1", PGE, NULL);
+	for (size_t i = 0; i < N(paths); i++) {
+		get_on(0, paths[i], 1, r);
+		ck_assert_pstr_eq(devacct_str(r[0], i == 0 ? "billers.0.name" : "name"),
+		    "Pacific Gas and Electric Now");
+		harness_resp_free(r[0]);
+	}
+	devacct_sql_exec("UPDATE billers SET name = 'Pacific Gas and Electric' WHERE id = $1",
+	    PGE, NULL);
+}
+END_TEST
+
+/*
+ * A new database connection drops every worker's cache: what was notified
+ * while none listened is lost. The change here notifies nobody; then
+ * PostgreSQL restarts. (Last: the fixture's own connection is gone.)
+ */
+START_TEST(cache_reconnect_drops_it)
+{
+	struct harness_resp *r[2];
+	char *id, *name;
+
+	get_on(0, CACHED, 2, r);
+	expect_body(r[1], r[0]);
+	id = strdup(nth_id(r[0], 0));
+	name = strdup(devacct_str(r[0], "billers.0.name"));
+	harness_resp_free(r[0]);
+	harness_resp_free(r[1]);
+	sql_silently("UPDATE billers SET name = name || ' Reconnected' WHERE id = $1", id, NULL);
+	ck_assert_msg(harness_pg_stop() == 0, "%s", harness_error());
+	ck_assert_msg(harness_pg_start() == 0, "%s", harness_error());
+	ck_assert_msg(harness_wait_health(200, 15000) == 0, "%s", harness_error());
+	PQreset(devacct_pg());	/* this test's connection went with it */
+	for (size_t w = 0; w < nworkers; w++) {
+		get_on(w, CACHED, 1, r);
+		ck_assert_pstr_eq(devacct_str(r[0], "billers.0.name"),
+		    harness_fmt("%s Reconnected", name));
+		harness_resp_free(r[0]);
+	}
+	devacct_sql_exec("UPDATE billers SET name = $2 WHERE id = $1", id, name);
+	free(id);
+	free(name);
+}
+END_TEST
+
 static Suite *
 billers_suite(void)
 {
@@ -802,6 +1047,7 @@ billers_suite(void)
 	TCase *tc = tcase_create("billers");
 
 	tcase_add_unchecked_fixture(tc, stack_up, harness_fixture_stop);
+	tcase_add_checked_fixture(tc, workers_resume, NULL);
 	tcase_add_checked_fixture(tc, harness_fixture_recover, NULL);
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, list_default_page);
@@ -825,6 +1071,10 @@ billers_suite(void)
 	tcase_add_loop_test(tc, import_bad_file_loads_nothing, 0, N(bad_files));
 	tcase_add_test(tc, import_inserts_then_updates);
 	tcase_add_test(tc, set_status_unsupported_notifies_linked_clients);
+	tcase_add_test(tc, cache_operator_change_reaches_every_worker);
+	tcase_add_test(tc, cache_hit_is_the_answer_byte_for_byte);
+	tcase_add_test(tc, cache_by_email_and_one_biller);
+	tcase_add_test(tc, cache_reconnect_drops_it);
 	suite_add_tcase(s, tc);
 	return s;
 }
