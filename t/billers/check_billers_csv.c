@@ -12,23 +12,10 @@
 
 #include "billers/billers_csv.h"
 #include "core/arena.h"
+#include "tarena.h"
 #include "tcheck.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
-
-static struct arena a;
-
-static void
-setup(void)
-{
-	arena_init(&a);
-}
-
-static void
-teardown(void)
-{
-	arena_free(&a);
-}
 
 /* Input, and the records it holds as fields joined by '#' and ended by
  * ';' with the line each starts on. */

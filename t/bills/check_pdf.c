@@ -13,21 +13,8 @@
 #include "core/arena.h"
 #include "bills/bills.h"
 #include "bills/bills_statement.h"
+#include "tarena.h"
 #include "tcheck.h"
-
-static struct arena a;
-
-static void
-setup(void)
-{
-	arena_init(&a);
-}
-
-static void
-teardown(void)
-{
-	arena_free(&a);
-}
 
 static struct bills_line_item items[] = {
 	{ "Energy charge", "usage", "kWh", { 7200, "USD" }, 480, 1 },

@@ -11,25 +11,12 @@
 #include "core/arena.h"
 #include "core/errors.h"
 #include "core/http.h"
+#include "tarena.h"
 #include "tcheck.h"
 
 #define LIMIT 1024	/* body limit used by the cases */
 #define MAXP 12		/* name/value pairs per case */
 #define MAXQ 6		/* query pairs per case */
-
-static struct arena a;
-
-static void
-setup(void)
-{
-	arena_init(&a);
-}
-
-static void
-teardown(void)
-{
-	arena_free(&a);
-}
 
 /* The fake FastCGI environment: name/value pairs ending with a NULL name. */
 struct env {

@@ -9,21 +9,8 @@
 
 #include "core/arena.h"
 #include "core/router.h"
+#include "tarena.h"
 #include "tcheck.h"
-
-static struct arena a;
-
-static void
-setup(void)
-{
-	arena_init(&a);
-}
-
-static void
-teardown(void)
-{
-	arena_free(&a);
-}
 
 static int
 h_stub(struct req *r, struct json_object *out)

@@ -21,24 +21,11 @@
 #include <curl/curl.h>
 
 #include "core/arena.h"
+#include "tarena.h"
 #include "tcheck.h"
 #include "core/urlsafe.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
-
-static struct arena a;
-
-static void
-setup(void)
-{
-	arena_init(&a);
-}
-
-static void
-teardown(void)
-{
-	arena_free(&a);
-}
 
 /* ---- parse ---- */
 

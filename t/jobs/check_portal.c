@@ -14,23 +14,10 @@
 
 #include "core/arena.h"
 #include "jobs/connectors/portal.h"
+#include "tarena.h"
 #include "tcheck.h"
 
 #define N(x) (sizeof(x) / sizeof((x)[0]))
-
-static struct arena a;
-
-static void
-setup(void)
-{
-	arena_init(&a);
-}
-
-static void
-teardown(void)
-{
-	arena_free(&a);
-}
 
 /* ------------------------------------------------------------------ */
 /* Money and currencies                                                */

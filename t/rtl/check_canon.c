@@ -13,23 +13,10 @@
 #include "core/arena.h"
 #include "core/urlsafe.h"
 #include "rtl/rtl_canon.h"
+#include "tarena.h"
 #include "tcheck.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
-
-static struct arena a;
-
-static void
-setup(void)
-{
-	arena_init(&a);
-}
-
-static void
-teardown(void)
-{
-	arena_free(&a);
-}
 
 /* in -> the canonical URL and its registrable domain (NULL: none). */
 static const struct {
