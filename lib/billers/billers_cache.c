@@ -139,7 +139,7 @@ billers_cache_get(struct req *r, const char *key, unsigned long long *mark)
 	 * this request come with the result of its first query. The API key
 	 * (auth_key's lookup) or the session (auth_jwt) made one, unless the
 	 * key came from the worker's key cache: then its confirmation is that
-	 * query.
+	 * round trip.
 	 */
 	if (r->key_unconfirmed != NULL) {
 		if (auth_confirm(r) != 0)

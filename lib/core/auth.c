@@ -31,10 +31,8 @@ static struct db_stmt stmts[AUTH__MAX] = {
 	    " JOIN clients c ON c.id = s.client_id"
 	    " WHERE s.key_hash = decode($1, 'hex') AND s.revoked_at IS NULL" },
 	/*
-	 * A cached key: still live? It fails when not (division by zero,
-	 * SQLSTATE 22012: the count is 0), so in a pipeline the statement
-	 * after it never runs and nothing commits. Plain SQL on purpose: a
-	 * PL/pgSQL function raising a code of our own costs twice as much.
+	 * A cached key after a change of client_secrets: still live? It
+	 * fails when not (division by zero, SQLSTATE 22012: the count is 0).
 	 */
 	[AUTH_KEY_LIVE] = { "auth_key_live",
 	    "SELECT 1 / count(*) FROM client_secrets WHERE id = $1 AND revoked_at IS NULL" },
@@ -292,19 +290,26 @@ key_credential(struct req *r, const char **basic_client)
 
 /*
  * The worker's key cache: what a key resolved to (none of it changes for a
- * key: a rotation makes a new key). A hit skips the lookup; the key's
- * liveness is still checked on every request, in the same round trip as
- * the handler's first query (auth_query), so a revocation takes effect at
- * once. Round-robin replacement; entries older than KEY_CACHE_TTL are
- * looked up again.
+ * key: a rotation makes a new key). A hit skips the lookup; its liveness
+ * comes from LISTEN bds_keys (sql/029_keys_notify.sql: every statement
+ * that revokes or deletes a client secret notifies it at commit, before
+ * the revoking request is answered). PostgreSQL sends a notification
+ * signalled before a query arrives ahead of that query's result, so once
+ * a round trip of this request has returned with the channel unchanged
+ * since the key was last confirmed, no revocation that ended before this
+ * request began was missed. A changed channel (any key revoked, or a new
+ * connection) costs one liveness query. Round-robin replacement; entries
+ * older than KEY_CACHE_TTL are looked up again.
  */
 #define KEY_CACHE_SIZE	64
 #define KEY_CACHE_TTL	300
 #define KEY_FIELD	64
+#define KEY_CHANNEL	"bds_keys"
 
 struct key_entry {
 	unsigned char	 hash[32];
 	int64_t		 at;		/* 0: empty */
+	unsigned long long version;	/* KEY_CHANNEL's when last confirmed; 0 never */
 	char		 client_id[KEY_FIELD], env[16], secret_id[KEY_FIELD],
 			 owner_id[KEY_FIELD];
 };
@@ -327,7 +332,7 @@ key_cache_find(const unsigned char hash[32])
 }
 
 static void
-key_cache_put(const unsigned char hash[32], const struct req *r)
+key_cache_put(const unsigned char hash[32], const struct req *r, unsigned long long version)
 {
 	struct key_entry *e = &key_cache[key_next++ % KEY_CACHE_SIZE];
 
@@ -339,58 +344,82 @@ key_cache_put(const unsigned char hash[32], const struct req *r)
 	strcpy(e->env, r->env);
 	strcpy(e->secret_id, r->secret_id);
 	strcpy(e->owner_id, r->owner_id);
+	e->version = version;
 	e->at = auth_now();
 }
 
+/* The secret's entries: dropped (version 0: revoked) or confirmed at version. */
 static void
-key_cache_drop(const char *secret_id)
+key_cache_mark(const char *secret_id, unsigned long long version)
 {
-	for (size_t i = 0; i < KEY_CACHE_SIZE; i++)
-		if (key_cache[i].at != 0 && strcmp(key_cache[i].secret_id, secret_id) == 0)
+	for (size_t i = 0; i < KEY_CACHE_SIZE; i++) {
+		if (key_cache[i].at == 0 || strcmp(key_cache[i].secret_id, secret_id) != 0)
+			continue;
+		if (version == 0)
 			key_cache[i].at = 0;
+		else
+			key_cache[i].version = version;
+	}
 }
 
-/* The liveness check failed: division by zero (22012) is a revoked key,
- * anything else the database's failure. */
-static void
-key_refused(struct req *r)
+/* KEY_CHANNEL's version now; 0 when the worker cannot listen (no
+ * connection yet): every cached key is then confirmed by a query. */
+static unsigned long long
+keys_version(struct req *r)
 {
-	if (strcmp(db_sqlstate(r->db), "22012") == 0) {
-		key_cache_drop(r->key_unconfirmed);
-		r->key_revoked = 1;
+	if (db_listen(r->db, KEY_CHANNEL) != 0)
+		return 0;
+	return db_channel_version(r->db, KEY_CHANNEL);
+}
+
+/*
+ * Confirm a cached key. after_query: a round trip of this request has
+ * returned since the key was taken from the cache; otherwise one is made
+ * (an empty query, the cheapest). The channel unchanged: live. Changed: the
+ * liveness query, its version read before it is sent (a revocation after
+ * its snapshot changes the channel again). 0 confirmed or revoked (see
+ * r->key_revoked), -1 database failure.
+ */
+static int
+key_confirm(struct req *r, int after_query)
+{
+	const char *p[1] = { r->key_unconfirmed };
+	unsigned long long v = 0;
+
+	if (p[0] == NULL)
+		return 0;
+	if (after_query || db_sync(r->db) == 0)
+		v = keys_version(r);
+	if (v != 0 && v == r->key_version) {
+		r->key_unconfirmed = NULL;
+		return 0;
 	}
+	v = keys_version(r);
+	if (db_exec(r->db, r->arena, &stmts[AUTH_KEY_LIVE], 1, p) != NULL)
+		key_cache_mark(p[0], v);
+	else if (strcmp(db_sqlstate(r->db), "22012") == 0) {
+		key_cache_mark(p[0], 0);
+		r->key_revoked = 1;
+	} else
+		return -1;
+	r->key_unconfirmed = NULL;
+	return 0;
 }
 
 PGresult *
 auth_query(struct req *r, struct db_stmt *s, int nparams, const char *const *params)
 {
-	const char *p[1] = { r->key_unconfirmed };
-	PGresult *res;
-	int guard_failed;
+	PGresult *res = db_exec(r->db, r->arena, s, nparams, params);
 
-	res = db_exec_pair(r->db, r->arena, &stmts[AUTH_KEY_LIVE], 1, p, s, nparams, params,
-	    &guard_failed);
-	if (res == NULL && guard_failed)
-		key_refused(r);
-	if (res != NULL || guard_failed)
-		r->key_unconfirmed = NULL;
+	if (res == NULL || key_confirm(r, 1) != 0 || r->key_revoked)
+		return NULL;
 	return res;
 }
 
 int
 auth_confirm(struct req *r)
 {
-	const char *p[1] = { r->key_unconfirmed };
-
-	if (p[0] == NULL)
-		return 0;
-	if (db_exec(r->db, r->arena, &stmts[AUTH_KEY_LIVE], 1, p) == NULL) {
-		key_refused(r);
-		if (!r->key_revoked)
-			return -1;
-	}
-	r->key_unconfirmed = NULL;
-	return 0;
+	return key_confirm(r, 0);
 }
 
 int
@@ -413,15 +442,20 @@ auth_key(struct req *r)
 {
 	const char *basic_client, *key = key_credential(r, &basic_client);
 	const struct key_entry *e;
+	unsigned long long version;
 	unsigned char hash[32];
 	const char *p[1];
 	PGresult *res;
 
-	if (key == NULL || !auth_key_wellformed(key))
+	if (key == NULL)
 		return api_error(r, 401, "UNAUTHORIZED", "send Authorization: Bearer <API key>",
 		    "missing or invalid credentials");
 	crypto_sha256(key, strlen(key), hash);
-	if ((e = key_cache_find(hash)) != NULL) {
+	/* a cached key was well-formed when it was looked up */
+	if ((e = key_cache_find(hash)) == NULL && !auth_key_wellformed(key))
+		return api_error(r, 401, "UNAUTHORIZED", "send Authorization: Bearer <API key>",
+		    "missing or invalid credentials");
+	if (e != NULL) {
 		if (basic_client != NULL && strcmp(basic_client, e->client_id) != 0)
 			return api_error(r, 401, "UNAUTHORIZED", NULL,
 			    "missing or invalid credentials");
@@ -430,8 +464,10 @@ auth_key(struct req *r)
 		r->secret_id = arena_strdup(r->arena, e->secret_id);
 		r->owner_id = arena_strdup(r->arena, e->owner_id);
 		r->key_unconfirmed = r->secret_id;
+		r->key_version = e->version;
 		return auth_host_or_reply(r, "key");
 	}
+	version = keys_version(r);
 	p[0] = crypto_hex_encode(r->arena, hash, sizeof(hash));
 	if ((res = db_query(r, &stmts[AUTH_KEY_LOOKUP], 1, p)) == NULL)
 		return api_db_error(r);
@@ -442,7 +478,7 @@ auth_key(struct req *r)
 	r->env = arena_strdup(r->arena, PQgetvalue(res, 0, 1));
 	r->secret_id = arena_strdup(r->arena, PQgetvalue(res, 0, 2));
 	r->owner_id = arena_strdup(r->arena, PQgetvalue(res, 0, 3));
-	key_cache_put(hash, r);
+	key_cache_put(hash, r, version);
 	return auth_host_or_reply(r, "key");
 }
 

@@ -35,13 +35,13 @@ char	*auth_key_hash(struct arena *, const char *key);
  * already written (401). */
 int	 auth_resolve(struct req *);
 /*
- * A key served from the worker's cache leaves r->key_unconfirmed set: its
- * liveness is checked with the request's first query (db_query calls
- * auth_query: the check and the statement in one pipeline; a revoked key
- * sets r->key_revoked and the statement never runs), or by auth_confirm
- * (a round trip of its own: before a write's handler, and after any
- * handler that answered without a query). auth_confirm: 0 (confirmed or
- * revoked: see r->key_revoked), -1 database failure.
+ * A key served from the worker's cache leaves r->key_unconfirmed set: it
+ * is confirmed after the request's first query (db_query calls auth_query:
+ * the statement, then the key's revocation channel; a revoked key sets
+ * r->key_revoked and the result is dropped: only reads take this path), or
+ * by auth_confirm (a round trip of its own: before a write's handler, and
+ * after any handler that answered without a query). auth_confirm: 0
+ * (confirmed or revoked: see r->key_revoked), -1 database failure.
  */
 struct db_stmt;
 PGresult *auth_query(struct req *, struct db_stmt *, int nparams, const char *const *params);

@@ -283,78 +283,21 @@ db_exec(struct db *d, struct arena *a, struct db_stmt *s, int nparams,
 	return NULL;
 }
 
-/* Read one pipelined statement's result (the first of its results; the
- * rest are cleared) up to its terminating NULL. */
-static PGresult *
-pipe_result(PGconn *c)
+int
+db_sync(struct db *d)
 {
-	PGresult *first = NULL, *res;
+	PGresult *res;
+	int ok;
 
-	while ((res = PQgetResult(c)) != NULL) {
-		if (first == NULL)
-			first = res;
-		else
-			PQclear(res);
-	}
-	return first;
-}
-
-static int
-pipe_ok(const PGresult *res)
-{
-	ExecStatusType st = PQresultStatus(res);
-
-	return res != NULL && (st == PGRES_COMMAND_OK || st == PGRES_TUPLES_OK);
-}
-
-PGresult *
-db_exec_pair(struct db *d, struct arena *a, struct db_stmt *s0, int n0,
-    const char *const *p0, struct db_stmt *s1, int n1, const char *const *p1,
-    int *first_failed)
-{
-	*first_failed = 0;
-	if (d->in_tx)
-		return NULL;	/* the pipeline is its own implicit transaction */
-	for (int attempt = 0; attempt < 2; attempt++) {
-		PGresult *r0 = NULL, *r1 = NULL, *sync;
-		int sent;
-
-		if (db_prepare(d, s0) != 0 || db_prepare(d, s1) != 0) {
-			if (d->fail == DB_UNAVAILABLE && attempt == 0)
-				continue;
-			return NULL;
-		}
-		sent = PQenterPipelineMode(d->conn) == 1 &&
-		    PQsendQueryPrepared(d->conn, s0->name, n0, p0, NULL, NULL, 0) == 1 &&
-		    PQsendQueryPrepared(d->conn, s1->name, n1, p1, NULL, NULL, 0) == 1 &&
-		    PQpipelineSync(d->conn) == 1;
-		if (sent) {
-			r0 = pipe_result(d->conn);
-			r1 = pipe_result(d->conn);
-			sync = PQgetResult(d->conn);
-			sent = PQresultStatus(sync) == PGRES_PIPELINE_SYNC;
-			PQclear(sync);
-			take_notifies(d);
-		}
-		if (sent && PQexitPipelineMode(d->conn) == 1 && pipe_ok(r0) && pipe_ok(r1)) {
-			PQclear(r0);
-			d->fail = DB_OK;
-			arena_defer(a, clear_cb, r1);
-			return r1;
-		}
-		if (!conn_lost(d)) {
-			/* A statement failed: the server aborted the rest of the pipeline. */
-			PQexitPipelineMode(d->conn);
-			*first_failed = !pipe_ok(r0);
-			set_err(d, DB_ERROR, *first_failed ? r0 : r1);
-			PQclear(r0);
-			PQclear(r1);
-			return NULL;
-		}
-		PQclear(r0);
-		PQclear(r1);
-	}
-	return NULL;
+	if (db_ensure(d) != 0)
+		return -1;
+	res = PQexec(d->conn, "");
+	take_notifies(d);
+	ok = PQresultStatus(res) == PGRES_EMPTY_QUERY;
+	if (!ok && !conn_lost(d))
+		set_err(d, DB_ERROR, res);
+	PQclear(res);
+	return ok ? 0 : -1;
 }
 
 long long

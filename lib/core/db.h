@@ -68,16 +68,11 @@ int	 db_connected(const struct db *);
 PGresult *db_exec(struct db *, struct arena *, struct db_stmt *,
 	    int nparams, const char *const *params);
 /*
- * Two statements in one round trip (a libpq pipeline, outside any
- * transaction; in one the call fails): s0 is a guard whose failure (an
- * error it raises) aborts s1 on the server, so s1 runs only after s0
- * succeeded and both commit together. Returns s1's result as db_exec
- * does, or NULL with *first_failed = 1 when the guard failed. Retried
- * once on a fresh connection when the connection broke.
+ * A round trip that runs nothing (an empty query): what the server sent
+ * before it, notifications above all, has arrived when it returns. 0 ok,
+ * -1 failure (the connection may be gone: see db_connected).
  */
-PGresult *db_exec_pair(struct db *, struct arena *, struct db_stmt *s0, int n0,
-	    const char *const *p0, struct db_stmt *s1, int n1, const char *const *p1,
-	    int *first_failed);
+int	 db_sync(struct db *);
 /* db_exec for a statement whose row count is the answer (UPDATE,
  * DELETE): the rows it touched, or -1. */
 long long db_exec_count(struct db *, struct arena *, struct db_stmt *,

@@ -39,6 +39,7 @@ struct req {
 	 * still to be confirmed (with the first query, or before the handler
 	 * of a write); set to NULL once confirmed */
 	const char		*key_unconfirmed;
+	unsigned long long	 key_version;	/* bds_keys' version it was confirmed at */
 	int			 key_revoked;	/* the confirmation found it revoked */
 	const char		*link_id;	/* AUTH_LINK: the token's link (client_id
 						 * and env are the link's) */

@@ -476,6 +476,44 @@ START_TEST(revoke_cached_key)
 }
 END_TEST
 
+/*
+ * Revocation reaches every worker's key cache whoever makes it: an UPDATE
+ * outside the API, a client's delete cascading to its secrets. A revoke of
+ * another key leaves a cached live key working (its next request confirms
+ * it by a query and serves it).
+ */
+START_TEST(revoke_cached_key_by_sql)
+{
+	char *client = devacct_client_new(&dev_a), *other = devacct_client_new(&dev_a);
+	char *key = secret_new(&dev_a, client, "sandbox");
+	char *live = secret_new(&dev_a, other, "sandbox");
+	char *dev = secret_new(&dev_a, other, "development");
+
+	for (int i = 0; i < 24; i++) {
+		ck_assert_int_eq(key_status(key, "sandbox"), 200);
+		ck_assert_int_eq(key_status(live, "sandbox"), 200);
+		ck_assert_int_eq(key_status(dev, "development"), 200);
+	}
+	devacct_sql_exec("UPDATE client_secrets SET revoked_at = now()"
+	    " WHERE client_id = $1 AND revoked_at IS NULL", client, NULL);
+	for (int i = 0; i < 16; i++) {
+		ck_assert_int_eq(key_status(key, "sandbox"), 401);
+		ck_assert_int_eq(key_status(live, "sandbox"), 200);
+	}
+	/* the other client deleted: both its keys stop at once */
+	devacct_sql_exec("DELETE FROM clients WHERE id = $1", other, NULL);
+	for (int i = 0; i < 16; i++) {
+		ck_assert_int_eq(key_status(live, "sandbox"), 401);
+		ck_assert_int_eq(key_status(dev, "development"), 401);
+	}
+	free(dev);
+	free(live);
+	free(key);
+	free(other);
+	free(client);
+}
+END_TEST
+
 /* The environment in the path must be one of the three. */
 static const struct {
 	const char	*method;
@@ -1054,6 +1092,7 @@ secrets_suite(void)
 	tcase_add_test(tc, list_and_get_metadata_only);
 	tcase_add_test(tc, revoke);
 	tcase_add_test(tc, revoke_cached_key);
+	tcase_add_test(tc, revoke_cached_key_by_sql);
 	tcase_add_loop_test(tc, bad_environment_in_path, 0, N(bad_env_paths));
 	tcase_add_test(tc, rotate_once);
 	tcase_add_test(tc, rotate_settle_window);

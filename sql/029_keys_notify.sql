@@ -1,0 +1,17 @@
+-- API keys tell the API workers when one stops working (issues 10 and 11):
+-- each worker keeps what a key resolved to (lib/core/auth.c) and LISTENs on
+-- bds_keys; any statement that revokes or deletes a client secret (a
+-- revoke, a rotation, a client's delete cascading to its secrets) notifies
+-- it at commit, before the revoking request is answered, so no worker
+-- serves the key to a request that starts afterwards. Creating a secret
+-- changes no cached key and notifies nothing.
+
+CREATE FUNCTION keys_notify() RETURNS trigger LANGUAGE plpgsql AS $$
+BEGIN
+    PERFORM pg_notify('bds_keys', '');
+    RETURN NULL;
+END
+$$;
+
+CREATE TRIGGER keys_notify AFTER UPDATE OR DELETE OR TRUNCATE ON client_secrets
+    FOR EACH STATEMENT EXECUTE FUNCTION keys_notify();
