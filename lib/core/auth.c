@@ -291,7 +291,7 @@ key_credential(struct req *r, const char **basic_client)
 /*
  * The worker's key cache: what a key resolved to (none of it changes for a
  * key: a rotation makes a new key). A hit skips the lookup; its liveness
- * comes from LISTEN bds_keys (sql/029_keys_notify.sql: every statement
+ * comes from LISTEN bds_keys (sql/030_keys_notify.sql: every statement
  * that revokes or deletes a client secret notifies it at commit, before
  * the revoking request is answered). PostgreSQL sends a notification
  * signalled before a query arrives ahead of that query's result, so once
