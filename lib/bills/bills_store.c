@@ -63,7 +63,7 @@ static struct db_stmt stmts[BILLS__MAX] = {
 	[BILLS_FIND] = { "bills_find",
 	    "SELECT id, status, coalesce(portal_status, status),"
 	    "       (" BILLS_FIGS ") IS DISTINCT FROM (" BILLS_VALS "), deleted_at IS NOT NULL"
-	    "  FROM bills WHERE client_id = $1 AND link_id = $2 AND statement_ref = $3", 0 },
+	    "  FROM bills WHERE " BILLS_BY_STATEMENT, 0 },
 	[BILLS_SEQ] = { "bills_seq",
 	    "UPDATE bill_seq SET last_seq = last_seq + 1"
 	    " WHERE client_id = $1 AND link_id = $2 RETURNING last_seq", 0 },
@@ -79,20 +79,20 @@ static struct db_stmt stmts[BILLS__MAX] = {
 	[BILLS_UPDATE] = { "bills_update",
 	    "UPDATE bills SET (" BILLS_FIGS ") = (" BILLS_VALS "), portal_status = $19::text,"
 	    "       changed_seq = $20::bigint, updated_at = now()"
-	    " WHERE client_id = $1 AND link_id = $2 AND statement_ref = $3", 0 },
+	    " WHERE " BILLS_BY_STATEMENT, 0 },
 	[BILLS_COUNT] = { "bills_count",
 	    "SELECT count(*) FROM bills"
-	    " WHERE client_id = $1 AND link_id = $2 AND deleted_at IS NULL", 0 },
+	    " WHERE " BILLS_OF_LINK " AND deleted_at IS NULL", 0 },
 	/* the tombstone: the bill keeps its row, takes the seq ($4) as both
 	 * changed_seq and deleted_seq */
 	[BILLS_DELETE] = { "bills_delete",
 	    "UPDATE bills SET deleted_at = now(), deleted_seq = $4::bigint,"
 	    " changed_seq = $4::bigint, updated_at = now()"
-	    " WHERE client_id = $1 AND link_id = $2 AND id = $3 AND deleted_at IS NULL"
+	    " WHERE id = $3 AND " DB_ROW_CHECK("client_id = $1 AND link_id = $2")
+	    "   AND deleted_at IS NULL"
 	    " RETURNING client_user_id, biller_id, environment", 0 },
 	[BILLS_BY_REF] = { "bills_by_ref",
-	    "SELECT id FROM bills WHERE client_id = $1 AND link_id = $2"
-	    " AND statement_ref = $3 AND deleted_at IS NULL", 0 },
+	    "SELECT id FROM bills WHERE " BILLS_BY_STATEMENT " AND deleted_at IS NULL", 0 },
 };
 
 const struct db_stmt_set bills_stmt_set = { "bills", stmts, BILLS__MAX };
