@@ -49,6 +49,8 @@ struct bills_statement {
 	int		 has_document;
 	int		 revision;		/* the biller's revision (PORTAL.md); 0: not given (1) */
 	int		 withdrawn;		/* the biller withdrew it: the bill is deleted */
+	const char	*sha256;		/* its document, stored already (bills_docs_put):
+						 * a new bill is written with it; NULL: none */
 };
 
 struct bills_payment {

@@ -50,7 +50,7 @@ enum bills_stmt {
 	" $16::boolean, $17::text, $18::integer"
 #define BILLS_NFIGS	18
 #define BILLS_NUPDATE	20
-#define BILLS_NINSERT	27
+#define BILLS_NINSERT	28
 
 enum bills_find_col { BF_ID, BF_STATUS, BF_PORTAL, BF_CHANGED, BF_DELETED, BF__MAX };
 
@@ -71,11 +71,11 @@ static struct db_stmt stmts[BILLS__MAX] = {
 	    "INSERT INTO bills (client_id, link_id, statement_ref, " BILLS_FIGS ","
 	    "                   status, portal_status, paid_at, paid_reason, status_at,"
 	    "                   id, environment, client_user_id, biller_id, biller_name,"
-	    "                   created_seq, changed_seq, source)"
+	    "                   created_seq, changed_seq, source, statement_sha256)"
 	    " VALUES ($1, $2, $3, " BILLS_VALS ", $19::text, $19::text, $21::timestamptz,"
 	    "         $22::text, CASE WHEN $19::text <> 'PENDING' THEN now() END,"
 	    "         $23, $24, $25, $26, $27, $20::bigint, $20::bigint,"
-	    "         CASE WHEN $24 = 'sandbox' THEN 'sandbox' ELSE 'connector' END)", 0 },
+	    "         CASE WHEN $24 = 'sandbox' THEN 'sandbox' ELSE 'connector' END, $28)", 0 },
 	[BILLS_UPDATE] = { "bills_update",
 	    "UPDATE bills SET (" BILLS_FIGS ") = (" BILLS_VALS "), portal_status = $19::text,"
 	    "       changed_seq = $20::bigint, updated_at = now()"
@@ -292,6 +292,7 @@ bills_store(struct req *r, const struct bills_link *l, const char *account_id,
 	p[24] = l->client_user_id;
 	p[25] = l->biller_id;
 	p[26] = l->biller_name != NULL ? l->biller_name : "";
+	p[27] = st->sha256;
 	if (db_exec(r->db, r->arena, &stmts[BILLS_INSERT], BILLS_NINSERT, p) == NULL)
 		return -1;
 	*created = 1;
