@@ -10,6 +10,19 @@
 struct req;
 struct db_stmt_set;
 
+/*
+ * Inside statement text (core/db.h's DB_ROW_CHECK): a link's bills by the
+ * link ($2), and one of them by its statement ref ($3), with the tenant
+ * ($1) checked on the rows. Link ids are unique on their own, so the
+ * unique index (link_id, statement_ref) finds them whatever the planner
+ * knows (docs/DECISIONS.md "Plan-proof statements"). A link's observed
+ * payments are found the same way (link_id, payment_ref).
+ */
+#define BILLS_OF_LINK		"link_id = $2 AND " DB_ROW_CHECK("client_id = $1")
+#define BILLS_BY_STATEMENT	BILLS_OF_LINK " AND statement_ref = $3"
+/* One bill by its id ($2, bills_by_id), the tenant ($1) checked on it. */
+#define BILLS_BY_ID		"id = $2 AND " DB_ROW_CHECK("client_id = $1")
+
 struct bills_money { long long minor; const char *currency; };	/* ISO 4217 */
 
 struct bills_line_item {
@@ -36,6 +49,8 @@ struct bills_statement {
 	int		 has_document;
 	int		 revision;		/* the biller's revision (PORTAL.md); 0: not given (1) */
 	int		 withdrawn;		/* the biller withdrew it: the bill is deleted */
+	const char	*sha256;		/* its document, stored already (bills_docs_put):
+						 * a new bill is written with it; NULL: none */
 };
 
 struct bills_payment {

@@ -38,8 +38,7 @@ static struct db_stmt stmts[BS__MAX] = {
 	/* the hash only: no seq, no updated_at (nothing a sync would carry) */
 	[BS_ATTACH] = { "bills_statement_attach",
 	    "UPDATE bills SET statement_sha256 = $4"
-	    " WHERE client_id = $1 AND link_id = $2 AND statement_ref = $3"
-	    "   AND statement_sha256 IS DISTINCT FROM $4", 0 },
+	    " WHERE " BILLS_BY_STATEMENT " AND statement_sha256 IS DISTINCT FROM $4", 0 },
 	[BS_GET] = { "bills_statement_get",
 	    "SELECT has_statement, statement_sha256 FROM bills"
 	    " WHERE client_id = $1 AND id = $2 AND environment = $3 AND deleted_at IS NULL"

@@ -53,14 +53,24 @@ enum bp_bill_col { PB_STATUS, PB_OWED, PB_PAID, PB__MAX };
 enum bm_bill_col { MB_STATUS, MB_CURRENCY, MB_OWED, MB_EXPONENT, MB_FUTURE, MB__MAX };
 
 #define BS_MOVES(c) "$3::text IN (" c ")"
+/* A link's observed payment by its ref ($2 link, $3 payment_ref, $1 the
+ * tenant on the row): the unique (link_id, payment_ref) index. */
+#define PAYMENT_BY_REF \
+	"link_id = $2 AND payment_ref = $3 AND " DB_ROW_CHECK("client_id = $1")
+/* The posted payments matched to a bill of a link (all of its payments
+ * are its link's), found by the link's key alone: bill_id would offer
+ * observed_payments_bill_list, which leads with the tenant. */
+#define PAID_TO(client, link, bill) \
+	"p.link_id = " link " AND " DB_ROW_CHECK("p.bill_id = " bill \
+	" AND p.status = 'posted' AND p.client_id = " client)
 
 static struct db_stmt stmts[BS__MAX] = {
 	[BS_LINK] = { "bills_status_link",
 	    "SELECT coalesce(link_id, '') FROM bills"
-	    " WHERE client_id = $1 AND id = $2 AND deleted_at IS NULL", 0 },
+	    " WHERE " BILLS_BY_ID " AND deleted_at IS NULL", 0 },
 	[BS_GET] = { "bills_status_get",
 	    "SELECT status, match_status, matched_payment_ref, changed_seq FROM bills"
-	    " WHERE client_id = $1 AND id = $2 AND deleted_at IS NULL FOR UPDATE", 0 },
+	    " WHERE " BILLS_BY_ID " AND deleted_at IS NULL FOR UPDATE", 0 },
 	/* $3 the change; $4 paid_at, $5 paid_reason, $6 revert_reason,
 	 * $7 reverted_by, $8 match_status (NULL: unchanged), $9 its ref,
 	 * $10 the number (NULL: keep) */
@@ -86,14 +96,14 @@ static struct db_stmt stmts[BS__MAX] = {
 	    " matched_payment_ref = CASE WHEN $8::text IS NULL THEN matched_payment_ref"
 	    "   ELSE $9::text END,"
 	    " changed_seq = coalesce($10::bigint, changed_seq), updated_at = now()"
-	    " WHERE client_id = $1 AND id = $2"
+	    " WHERE " BILLS_BY_ID
 	    " RETURNING id, client_user_id, biller_id, environment, status, bds_iso(paid_at),"
 	    "  paid_reason, lower(previous_status), revert_reason, bds_iso(reverted_at),"
 	    "  match_status, matched_payment_ref", 0 },
 
 	[BP_FIND] = { "bills_payment_find",
 	    "SELECT id, status, bill_id FROM observed_payments"
-	    " WHERE client_id = $1 AND link_id = $2 AND payment_ref = $3 FOR UPDATE", 0 },
+	    " WHERE " PAYMENT_BY_REF " FOR UPDATE", 0 },
 	[BP_INSERT] = { "bills_payment_insert",
 	    "INSERT INTO observed_payments (client_id, id, environment, link_id, account_id,"
 	    " payment_ref, statement_ref, currency, amount_minor, paid_at, client_user_id,"
@@ -102,15 +112,14 @@ static struct db_stmt stmts[BS__MAX] = {
 	    "  $13::text, CASE WHEN $13::text = 'reversed' THEN now() END)", 0 },
 	[BP_REVERSE] = { "bills_payment_reverse",
 	    "UPDATE observed_payments SET status = 'reversed', reversed_at = now(),"
-	    " updated_at = now() WHERE client_id = $1 AND id = $2", 0 },
+	    " updated_at = now() WHERE " PAYMENT_BY_REF, 0 },
 	[BP_BY_REF] = { "bills_payment_by_ref",
-	    "SELECT id FROM bills WHERE client_id = $1 AND link_id = $2"
-	    " AND statement_ref = $3 AND deleted_at IS NULL", 0 },
+	    "SELECT id FROM bills WHERE " BILLS_BY_STATEMENT " AND deleted_at IS NULL", 0 },
 	/* the rule: same account and currency, not matched yet, the amount
 	 * is the bill's total or its amount due, paid from the statement
 	 * date to 45 days after the due date; the oldest such bill */
 	[BP_BY_RULE] = { "bills_payment_by_rule",
-	    "SELECT id FROM bills WHERE client_id = $1 AND link_id = $2"
+	    "SELECT id FROM bills WHERE " BILLS_OF_LINK
 	    " AND account_id IS NOT DISTINCT FROM $3::text AND currency = $4::text"
 	    " AND deleted_at IS NULL AND match_status IS DISTINCT FROM 'MATCHED'"
 	    " AND $5::bigint IN (total_minor, amount_due_minor)"
@@ -118,18 +127,19 @@ static struct db_stmt stmts[BS__MAX] = {
 	    " AND $6::timestamptz < coalesce(due_date, statement_date) + 45"
 	    " ORDER BY statement_date, id LIMIT 1", 0 },
 	[BP_SET_BILL] = { "bills_payment_set_bill",
-	    "UPDATE observed_payments SET bill_id = $3, updated_at = now()"
-	    " WHERE client_id = $1 AND id = $2", 0 },
-	/* a bill's status, what it owes, the posted payments matched to it */
+	    "UPDATE observed_payments SET bill_id = $4, updated_at = now()"
+	    " WHERE " PAYMENT_BY_REF, 0 },
+	/* a bill's status, what it owes, the posted payments matched to it
+	 * (all of them its link's: payment_bill looks inside the link) */
 	[BP_BILL] = { "bills_payment_bill",
-	    "SELECT b.status,"
-	    " CASE WHEN b.amount_due_minor > 0 THEN b.amount_due_minor ELSE b.total_minor END,"
+	    "SELECT status,"
+	    " CASE WHEN amount_due_minor > 0 THEN amount_due_minor ELSE total_minor END,"
 	    " (SELECT coalesce(sum(p.amount_minor), 0) FROM observed_payments p"
-	    "   WHERE p.client_id = b.client_id AND p.bill_id = b.id AND p.status = 'posted')"
-	    " FROM bills b WHERE b.client_id = $1 AND b.id = $2", 0 },
+	    "   WHERE " PAID_TO("b.client_id", "b.link_id", "b.id") ")"
+	    " FROM bills b WHERE " BILLS_BY_ID, 0 },
 	[BP_JSON] = { "bills_payment_json",
 	    "SELECT payments_json(p)::text FROM observed_payments p"
-	    " WHERE client_id = $1 AND id = $2", 0 },
+	    " WHERE " PAYMENT_BY_REF, 0 },
 
 	/* each account's bills in statement order; a PAID or PARTIALLY_PAID
 	 * one inside the window whose next statement carries its total and
@@ -141,14 +151,14 @@ static struct db_stmt stmts[BS__MAX] = {
 	    "   lead(b.id) OVER w AS next_id,"
 	    "   lead(b.previous_balance_minor) OVER w AS next_prev,"
 	    "   lead(b.currency) OVER w AS next_currency"
-	    "  FROM bills b WHERE b.client_id = $1 AND b.link_id = $2 AND b.deleted_at IS NULL"
+	    "  FROM bills b WHERE " BILLS_OF_LINK " AND b.deleted_at IS NULL"
 	    "  WINDOW w AS (PARTITION BY b.account_id ORDER BY b.statement_date, b.id)) x"
 	    " WHERE next_id IS NOT NULL AND status IN ('PAID', 'PARTIALLY_PAID')"
 	    "  AND status_at > now() - interval '" BILLS_REVERT_WINDOW "'"
 	    "  AND next_currency = currency AND next_prev >= total_minor"
 	    "  AND reverted_by IS DISTINCT FROM next_id"
 	    "  AND (SELECT coalesce(sum(p.amount_minor), 0) FROM observed_payments p"
-	    "       WHERE p.client_id = $1 AND p.bill_id = x.id AND p.status = 'posted')"
+	    "       WHERE " PAID_TO("$1", "$2", "x.id") ")"
 	    "      < CASE WHEN status = 'PAID' THEN total_minor ELSE 1 END"
 	    " ORDER BY id", 0 },
 	[BR_SWEEP] = { "bills_reconcile_sweep",
@@ -168,7 +178,7 @@ static struct db_stmt stmts[BS__MAX] = {
 	    " FROM bills WHERE client_id = $1 AND environment = $2 AND id = $3"
 	    " AND deleted_at IS NULL", 0 },
 	[BM_ENTITY] = { "bills_mark_paid_entity",
-	    "SELECT entity FROM bills WHERE client_id = $1 AND id = $2", 0 },
+	    "SELECT entity FROM bills WHERE " BILLS_BY_ID, 0 },
 	[BA_CLIENT] = { "bills_revert_client",
 	    "SELECT client_id FROM bills WHERE id = $1 AND deleted_at IS NULL", 0 },
 };
@@ -364,26 +374,25 @@ bills_payment_store(struct req *r, const struct bills_link *l, const char *accou
     const struct bills_payment *p, long long since_seq)
 {
 	const char *status = p->status != NULL ? p->status : "posted";
-	const char *q[13] = { l->client_id, l->link_id, p->ref };
-	const char *id, *bill = NULL, *why;
+	/* the payment's key, then its bill: BP_FIND, REVERSE, SET_BILL, JSON */
+	const char *key[4] = { l->client_id, l->link_id, p->ref, NULL };
+	const char *q[13], *bill = NULL, *why;
 	struct json_object *o;
 	char amount[24];
 	PGresult *res;
 	int err;
 
-	if ((res = db_exec(r->db, r->arena, &stmts[BP_FIND], 3, q)) == NULL)
+	if ((res = db_exec(r->db, r->arena, &stmts[BP_FIND], 3, key)) == NULL)
 		return -1;
 	if (PQntuples(res) == 1) {
 		const char *was = PQgetvalue(res, 0, PF_STATUS);
 
-		id = PQgetvalue(res, 0, PF_ID);
-		q[1] = id;
 		if (!PQgetisnull(res, 0, PF_BILL))
 			bill = PQgetvalue(res, 0, PF_BILL);
 		/* a reversal is final; a payment seen before its bill is
 		 * matched once the bill is there */
 		if (is(was, "posted") && is(status, "reversed")) {
-			if (db_exec(r->db, r->arena, &stmts[BP_REVERSE], 2, q) == NULL)
+			if (db_exec(r->db, r->arena, &stmts[BP_REVERSE], 3, key) == NULL)
 				return -1;
 			return bill != NULL && payment_reversed(r, l, bill) != 0 ? -1 : 0;
 		}
@@ -391,14 +400,14 @@ bills_payment_store(struct req *r, const struct bills_link *l, const char *accou
 			return 0;
 		if ((bill = payment_bill(r, l, account_id, p, &err)) == NULL)
 			return err ? -1 : 0;
-		q[2] = bill;
-		if (db_exec(r->db, r->arena, &stmts[BP_SET_BILL], 3, q) == NULL)
+		key[3] = bill;
+		if (db_exec(r->db, r->arena, &stmts[BP_SET_BILL], 4, key) == NULL)
 			return -1;
 		return payment_apply(r, l, bill, p, since_seq);
 	}
-	id = payment_id(r, l->client_id, l->link_id, p->ref);
 	snprintf(amount, sizeof(amount), "%lld", p->amount.minor);
-	q[1] = id;
+	q[0] = l->client_id;
+	q[1] = payment_id(r, l->client_id, l->link_id, p->ref);
 	q[2] = l->environment;
 	q[3] = l->link_id;
 	q[4] = account_id;
@@ -416,13 +425,13 @@ bills_payment_store(struct req *r, const struct bills_link *l, const char *accou
 		if ((bill = payment_bill(r, l, account_id, p, &err)) == NULL && err)
 			return -1;
 		if (bill != NULL) {
-			q[2] = bill;
-			if (db_exec(r->db, r->arena, &stmts[BP_SET_BILL], 3, q) == NULL ||
+			key[3] = bill;
+			if (db_exec(r->db, r->arena, &stmts[BP_SET_BILL], 4, key) == NULL ||
 			    payment_apply(r, l, bill, p, since_seq) != 0)
 				return -1;
 		}
 	}
-	if ((res = db_exec(r->db, r->arena, &stmts[BP_JSON], 2, q)) == NULL ||
+	if ((res = db_exec(r->db, r->arena, &stmts[BP_JSON], 3, key)) == NULL ||
 	    PQntuples(res) != 1 ||
 	    (o = json_parse(r->arena, PQgetvalue(res, 0, 0), (size_t)PQgetlength(res, 0, 0),
 	    &why)) == NULL)

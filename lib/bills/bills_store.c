@@ -50,7 +50,7 @@ enum bills_stmt {
 	" $16::boolean, $17::text, $18::integer"
 #define BILLS_NFIGS	18
 #define BILLS_NUPDATE	20
-#define BILLS_NINSERT	27
+#define BILLS_NINSERT	28
 
 enum bills_find_col { BF_ID, BF_STATUS, BF_PORTAL, BF_CHANGED, BF_DELETED, BF__MAX };
 
@@ -63,7 +63,7 @@ static struct db_stmt stmts[BILLS__MAX] = {
 	[BILLS_FIND] = { "bills_find",
 	    "SELECT id, status, coalesce(portal_status, status),"
 	    "       (" BILLS_FIGS ") IS DISTINCT FROM (" BILLS_VALS "), deleted_at IS NOT NULL"
-	    "  FROM bills WHERE client_id = $1 AND link_id = $2 AND statement_ref = $3", 0 },
+	    "  FROM bills WHERE " BILLS_BY_STATEMENT, 0 },
 	[BILLS_SEQ] = { "bills_seq",
 	    "UPDATE bill_seq SET last_seq = last_seq + 1"
 	    " WHERE client_id = $1 AND link_id = $2 RETURNING last_seq", 0 },
@@ -71,28 +71,28 @@ static struct db_stmt stmts[BILLS__MAX] = {
 	    "INSERT INTO bills (client_id, link_id, statement_ref, " BILLS_FIGS ","
 	    "                   status, portal_status, paid_at, paid_reason, status_at,"
 	    "                   id, environment, client_user_id, biller_id, biller_name,"
-	    "                   created_seq, changed_seq, source)"
+	    "                   created_seq, changed_seq, source, statement_sha256)"
 	    " VALUES ($1, $2, $3, " BILLS_VALS ", $19::text, $19::text, $21::timestamptz,"
 	    "         $22::text, CASE WHEN $19::text <> 'PENDING' THEN now() END,"
 	    "         $23, $24, $25, $26, $27, $20::bigint, $20::bigint,"
-	    "         CASE WHEN $24 = 'sandbox' THEN 'sandbox' ELSE 'connector' END)", 0 },
+	    "         CASE WHEN $24 = 'sandbox' THEN 'sandbox' ELSE 'connector' END, $28)", 0 },
 	[BILLS_UPDATE] = { "bills_update",
 	    "UPDATE bills SET (" BILLS_FIGS ") = (" BILLS_VALS "), portal_status = $19::text,"
 	    "       changed_seq = $20::bigint, updated_at = now()"
-	    " WHERE client_id = $1 AND link_id = $2 AND statement_ref = $3", 0 },
+	    " WHERE " BILLS_BY_STATEMENT, 0 },
 	[BILLS_COUNT] = { "bills_count",
 	    "SELECT count(*) FROM bills"
-	    " WHERE client_id = $1 AND link_id = $2 AND deleted_at IS NULL", 0 },
+	    " WHERE " BILLS_OF_LINK " AND deleted_at IS NULL", 0 },
 	/* the tombstone: the bill keeps its row, takes the seq ($4) as both
 	 * changed_seq and deleted_seq */
 	[BILLS_DELETE] = { "bills_delete",
 	    "UPDATE bills SET deleted_at = now(), deleted_seq = $4::bigint,"
 	    " changed_seq = $4::bigint, updated_at = now()"
-	    " WHERE client_id = $1 AND link_id = $2 AND id = $3 AND deleted_at IS NULL"
+	    " WHERE id = $3 AND " DB_ROW_CHECK("client_id = $1 AND link_id = $2")
+	    "   AND deleted_at IS NULL"
 	    " RETURNING client_user_id, biller_id, environment", 0 },
 	[BILLS_BY_REF] = { "bills_by_ref",
-	    "SELECT id FROM bills WHERE client_id = $1 AND link_id = $2"
-	    " AND statement_ref = $3 AND deleted_at IS NULL", 0 },
+	    "SELECT id FROM bills WHERE " BILLS_BY_STATEMENT " AND deleted_at IS NULL", 0 },
 };
 
 const struct db_stmt_set bills_stmt_set = { "bills", stmts, BILLS__MAX };
@@ -292,6 +292,7 @@ bills_store(struct req *r, const struct bills_link *l, const char *account_id,
 	p[24] = l->client_user_id;
 	p[25] = l->biller_id;
 	p[26] = l->biller_name != NULL ? l->biller_name : "";
+	p[27] = st->sha256;
 	if (db_exec(r->db, r->arena, &stmts[BILLS_INSERT], BILLS_NINSERT, p) == NULL)
 		return -1;
 	*created = 1;

@@ -17,6 +17,17 @@ struct json_object;
  * "2026-01-02T03:04:05.678Z". Used inside statement text only. */
 #define DB_ISO(col) "to_char(" col " AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"')"
 
+/*
+ * A condition checked on every row found but never used to choose an index
+ * (docs/DECISIONS.md "Plan-proof statements"): the tenant beside a lookup
+ * by a key unique on its own (a bill's id, a link's id and a statement
+ * ref). With no statistics (a fresh database) the planner rates
+ * `client_id = $1` as selective as a unique key and may freeze a generic
+ * plan on any index leading with client_id, walking all of the client's
+ * rows. Inside statement text only: DB_ROW_CHECK("client_id = $1").
+ */
+#define DB_ROW_CHECK(cond) "(" cond ") IS TRUE"
+
 struct db_stmt {
 	const char	*name;		/* unique, used as the prepared name */
 	const char	*sql;		/* $1.. parameters, never formatted */

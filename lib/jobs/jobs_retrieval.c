@@ -271,6 +271,7 @@ documents(struct run *u, const char **why)
 				*why = "document store failure";
 				return -1;
 			}
+			cs->b.sha256 = ra->sha[i];	/* a new bill is inserted with it */
 		}
 	}
 	if (later > 0)
@@ -310,7 +311,7 @@ statement_store(struct run *u, const struct racct *ra, size_t i)
 	if (bills_store(r, &u->bl, ra->id, ra->acct->mask, &cs->b, &created) != 0)
 		return -1;
 	u->fresh |= created;
-	if (ra->sha[i] != NULL)
+	if (ra->sha[i] != NULL && !created)
 		return bills_statement_attach(r, u->job->client_id, u->job->subject_id,
 		    cs->b.ref, ra->sha[i]) == 0 ? 0 : -1;
 	/* no document function: the statement's PDF rendered and stored */

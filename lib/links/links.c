@@ -56,29 +56,29 @@ static struct db_stmt stmts[L__MAX] = {
 	    "UPDATE links SET credentials = decode($3, 'hex'), credentials_key_id = $4,"
 	    " status = 'ACTIVE', disconnect_reason = NULL, credential_rejection_reason = NULL,"
 	    " sync_status = 'pending', updated_at = now()"
-	    " WHERE client_id = $1 AND id = $2 AND status <> 'REVOKED' RETURNING environment" },
+	    " WHERE " LINKS_BY_ID("", " AND status <> 'REVOKED'") " RETURNING environment" },
 	[L_TOKEN] = { "links_token",
 	    "INSERT INTO link_access_tokens (token_sha256, client_id, link_id, environment,"
 	    " expires_at) VALUES (decode($1, 'hex'), $2, $3, $4,"
 	    " CASE WHEN $5::int > 0 THEN now() + make_interval(secs => $5::int) END)"
 	    " RETURNING " TOKEN_COLS },
 	[L_GET] = { "links_get",
-	    "SELECT " ROW_COLS " FROM links WHERE client_id = $1 AND id = $2" },
+	    "SELECT " ROW_COLS " FROM links WHERE " LINKS_BY_ID("", "") },
 	/* The entity as stored (LINKS_JSON_SQL, links.h's neighbour). */
 	[L_ENTITY] = { "links_entity",
-	    "SELECT " LINKS_JSON_SQL " FROM links l WHERE l.client_id = $1 AND l.id = $2" },
+	    "SELECT " LINKS_JSON_SQL " FROM links l WHERE " LINKS_BY_ID("l.", "") },
 	[L_COMPLETED] = { "links_completed",
 	    "UPDATE links SET completed_event_at = now(), updated_at = now()"
-	    " WHERE client_id = $1 AND id = $2 AND completed_event_at IS NULL"
+	    " WHERE " LINKS_BY_ID("", " AND completed_event_at IS NULL")
 	    " RETURNING " EMIT_COLS },
 	[L_DISCONNECT] = { "links_disconnect",
 	    "UPDATE links SET status = 'DISCONNECTED', disconnect_reason = $3,"
 	    " credential_rejection_reason = $4, sync_status = 'error', updated_at = now()"
-	    " WHERE client_id = $1 AND id = $2 AND status = 'ACTIVE' RETURNING " EMIT_COLS },
+	    " WHERE " LINKS_BY_ID("", " AND status = 'ACTIVE'") " RETURNING " EMIT_COLS },
 	[L_ACCOUNT_UPSERT] = { "links_account_upsert",
 	    "INSERT INTO link_accounts AS a (client_id, id, link_id, external_ref, name, type,"
 	    " account_number_mask, service_address) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)"
-	    " ON CONFLICT (client_id, link_id, external_ref) DO UPDATE SET"
+	    " ON CONFLICT (link_id, external_ref) DO UPDATE SET"
 	    "  name = EXCLUDED.name, type = EXCLUDED.type,"
 	    "  account_number_mask = EXCLUDED.account_number_mask,"
 	    "  service_address = EXCLUDED.service_address, status = 'ACTIVE',"
@@ -99,13 +99,13 @@ static struct db_stmt stmts[L__MAX] = {
 	    " first_sync_completed_at = coalesce(first_sync_completed_at, now()),"
 	    " ready_event_at = coalesce(ready_event_at, now()), updated_at = now()"
 	    " FROM (SELECT ready_event_at IS NULL AS first FROM links"
-	    "  WHERE client_id = $1 AND id = $2) o"
-	    " WHERE l.client_id = $1 AND l.id = $2"
+	    "  WHERE " LINKS_BY_ID("", "") ") o"
+	    " WHERE " LINKS_BY_ID("l.", "")
 	    " RETURNING o.first, " DB_ISO("l.first_sync_completed_at") ", l.environment,"
 	    " l.client_user_id, l.biller_id" },
 	[L_RETRIEVAL] = { "links_retrieval",
 	    "SELECT " RETRIEVAL_COLS " FROM links l JOIN billers b ON b.id = l.biller_id"
-	    " WHERE l.client_id = $1 AND l.id = $2" },
+	    " WHERE " LINKS_BY_ID("l.", "") },
 };
 const struct db_stmt_set links_stmt_set = { "links", stmts, L__MAX };
 

@@ -56,7 +56,7 @@ static struct db_stmt stmts[R__MAX] = {
 	    " next_sync_at = CASE WHEN $3::boolean THEN now() + make_interval(secs =>"
 	    "  least($5::double precision, $4::double precision * 2 ^ least(refresh_failures, 20)))"
 	    "  ELSE next_sync_at END"
-	    " WHERE client_id = $1 AND id = $2 AND status = 'ACTIVE'"
+	    " WHERE " LINKS_BY_ID("", " AND status = 'ACTIVE'")
 	    " RETURNING coalesce(failing_since, now()) <= now() - make_interval(secs => $6::int)" },
 	[R_SLOT] = { "links_biller_slot",
 	    "SELECT s FROM generate_series(0, $2::int - 1) s"

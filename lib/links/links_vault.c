@@ -36,10 +36,10 @@ static struct db_stmt stmts[V__MAX] = {
 	 * the link (exchange, tokens) do not wait for a whole retrieval. */
 	[V_SECRETS] = { "links_vault_secrets",
 	    "SELECT encode(credentials, 'hex'), credentials_key_id, refresh_count FROM links"
-	    " WHERE client_id = $1 AND id = $2 FOR NO KEY UPDATE" },
+	    " WHERE " LINKS_BY_ID("", "") " FOR NO KEY UPDATE" },
 	[V_RESEAL] = { "links_vault_reseal",
 	    "UPDATE links SET credentials = decode($3, 'hex'), credentials_key_id = $4"
-	    " WHERE client_id = $1 AND id = $2 AND credentials IS NOT NULL" },
+	    " WHERE " LINKS_BY_ID("", " AND credentials IS NOT NULL") },
 	/* rows not under the current key, a batch at a time; a row a runner
 	 * holds is taken on the next pass */
 	[V_STALE] = { "links_vault_stale",

@@ -14,6 +14,7 @@
 #include "core/db.h"
 #include "core/req.h"
 #include "jobs/connectors/connector.h"
+#include "links/links.h"
 
 enum {
 	CD_TARGET, CD_KNOWN, CD_SINCE, CD_UNSTRUCTURED_PUT, CD_UNSTRUCTURED_SHA, CD_NOTE, CD_TIMING,
@@ -27,17 +28,18 @@ static struct db_stmt stmts[CD__MAX] = {
 	[CD_KNOWN] = { "connector_known",
 	    "SELECT statement_ref, account_id, to_char(statement_date, 'YYYY-MM-DD'), revision,"
 	    "       statement_sha256 IS NOT NULL"
-	    "  FROM bills WHERE client_id = $1 AND link_id = $2 AND deleted_at IS NULL"
+	    "  FROM bills WHERE " BILLS_OF_LINK " AND deleted_at IS NULL"
 	    " ORDER BY statement_ref COLLATE \"C\"", 0 },
 	/* LEAST ignores NULLs: no open bill, the window alone. The day before
 	 * the oldest open bill, so that bill is inside the window (after since)
 	 * and its absence is seen. */
 	[CD_SINCE] = { "connector_since",
 	    "SELECT to_char(LEAST((l.last_success_at AT TIME ZONE 'UTC')::date - $3::int,"
-	    "  (SELECT min(b.statement_date) - 1 FROM bills b WHERE b.client_id = l.client_id"
-	    "    AND b.link_id = l.id AND b.deleted_at IS NULL AND b.status <> 'PAID')),"
+	    "  (SELECT min(b.statement_date) - 1 FROM bills b WHERE b.link_id = l.id"
+	    "    AND " DB_ROW_CHECK("b.client_id = l.client_id")
+	    "    AND b.deleted_at IS NULL AND b.status <> 'PAID')),"
 	    "  'YYYY-MM-DD')"
-	    "  FROM links l WHERE l.client_id = $1 AND l.id = $2 AND l.last_success_at IS NOT NULL",
+	    "  FROM links l WHERE " LINKS_BY_ID("l.", " AND l.last_success_at IS NOT NULL"),
 	    0 },
 	[CD_UNSTRUCTURED_PUT] = { "connector_unstructured_put",
 	    "INSERT INTO portal_unstructured AS u (client_id, link_id, statement_ref, account_id,"
