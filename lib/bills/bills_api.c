@@ -66,11 +66,11 @@ static struct db_stmt stmts[B__MAX] = {
 	/* The one query of GET /v1/bills/{id} (bills_by_id); $4 the access
 	 * token's link, NULL for a key. */
 	[B_GET] = { "bills_api_get",
-	    "SELECT entity FROM bills WHERE id = $1 AND client_id = $2 AND environment = $3"
-	    " AND deleted_at IS NULL AND ($4::text IS NULL OR link_id = $4::text)" },
+	    "SELECT entity FROM bills WHERE id = $1 AND " DB_ROW_CHECK("client_id = $2"
+	    " AND environment = $3 AND deleted_at IS NULL AND ($4::text IS NULL OR link_id = $4::text)") },
 	[B_EXISTS] = { "bills_api_exists",
-	    "SELECT 1 FROM bills WHERE id = $1 AND client_id = $2 AND environment = $3"
-	    " AND deleted_at IS NULL" },
+	    "SELECT 1 FROM bills WHERE id = $1 AND " DB_ROW_CHECK("client_id = $2"
+	    " AND environment = $3 AND deleted_at IS NULL") },
 	[B_LIST] = { "bills_api_list", LIST_SQL("true") },
 	[B_LIST_LINK] = { "bills_api_list_link", LIST_SQL("link_id = $3::text") },
 	[B_LIST_USER] = { "bills_api_list_user", LIST_SQL("client_user_id = $4::text") },

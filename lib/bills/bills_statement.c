@@ -41,8 +41,8 @@ static struct db_stmt stmts[BS__MAX] = {
 	    " WHERE " BILLS_BY_STATEMENT " AND statement_sha256 IS DISTINCT FROM $4", 0 },
 	[BS_GET] = { "bills_statement_get",
 	    "SELECT has_statement, statement_sha256 FROM bills"
-	    " WHERE client_id = $1 AND id = $2 AND environment = $3 AND deleted_at IS NULL"
-	    "   AND ($4::text IS NULL OR link_id = $4::text)", 0 },
+	    " WHERE " BILLS_BY_ID " AND " DB_ROW_CHECK("environment = $3 AND deleted_at IS NULL"
+	    "   AND ($4::text IS NULL OR link_id = $4::text)"), 0 },
 	/* no credential yet: by id (bills_by_id); the signature names the client */
 	[BS_DOC] = { "bills_statement_doc",
 	    "SELECT client_id, statement_sha256, bill_number,"

@@ -61,7 +61,7 @@ static struct db_stmt stmts[A__MAX] = {
 	    " credential_rejection_reason = NULL, credentials = NULL, credentials_key_id = NULL,"
 	    " sync_status = CASE WHEN sync_status = 'syncing' THEN 'error' ELSE sync_status END,"
 	    " next_sync_at = NULL, updated_at = now()"
-	    " WHERE client_id = $1 AND id = $2 AND environment = $3 AND status <> 'REVOKED'"
+	    " WHERE " LINKS_BY_ID("", " AND environment = $3 AND status <> 'REVOKED'")
 	    " RETURNING " REVOKE_COLS },
 	[A_TOKENS_DROP] = { "links_tokens_drop",
 	    "DELETE FROM link_access_tokens WHERE client_id = $1 AND link_id = $2" },
@@ -69,13 +69,13 @@ static struct db_stmt stmts[A__MAX] = {
 	 * window; otherwise the seconds left. */
 	[A_REFRESH] = { "links_refresh",
 	    "WITH u AS (UPDATE links SET refresh_requested_at = now()"
-	    "  WHERE client_id = $1 AND id = $2 AND (refresh_requested_at IS NULL"
-	    "   OR refresh_requested_at <= now() - make_interval(secs => $3::int))"
+	    "  WHERE " LINKS_BY_ID("", " AND (refresh_requested_at IS NULL"
+	    "   OR refresh_requested_at <= now() - make_interval(secs => $3::int))")
 	    "  RETURNING 1)"
 	    " SELECT EXISTS (SELECT 1 FROM u),"
 	    "  coalesce((SELECT ceil(extract(epoch FROM refresh_requested_at"
 	    "   + make_interval(secs => $3::int) - now()))::int FROM links"
-	    "   WHERE client_id = $1 AND id = $2), 0)" },
+	    "   WHERE " LINKS_BY_ID("", "") "), 0)" },
 };
 const struct db_stmt_set links_api_stmt_set = { "links_api", stmts, A__MAX };
 

@@ -112,9 +112,9 @@ static struct db_stmt stmts[R__MAX] = {
 	[R_STARTED] = { "rtl_started",
 	    "UPDATE request_to_links r SET status = 'IN_PROGRESS', link_token_id = t.id,"
 	    " updated_at = now() FROM link_tokens t"
-	    " WHERE t.client_id = $1 AND t.id = $2 AND r.client_id = t.client_id"
-	    " AND r.environment = t.environment AND r.id = t.request_to_link_id"
-	    " AND r.status = 'PENDING'"
+	    " WHERE t.id = $2 AND " DB_ROW_CHECK("t.client_id = $1")
+	    " AND r.id = t.request_to_link_id AND " DB_ROW_CHECK("r.client_id = t.client_id"
+	    " AND r.environment = t.environment AND r.status = 'PENDING'")
 	    " RETURNING 'PENDING', r.biller_id, " COLS("r") },
 	[R_RESOLVE] = { "rtl_resolve",
 	    "UPDATE request_to_links r SET biller_id = $3, updated_at = now()"

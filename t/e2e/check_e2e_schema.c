@@ -151,7 +151,8 @@ START_TEST(every_declared_set_is_listed)
 END_TEST
 
 /*
- * Plan-proof statements (docs/DECISIONS.md): the retrieval's statements, in
+ * Plan-proof statements (docs/DECISIONS.md): the retrieval's statements and
+ * the API's lookups by a key unique on its own (a bill, a link, a token), in
  * the generic plan PostgreSQL freezes after five runs, on tables never
  * analysed (this stack's are empty), scan only the index their key names.
  * With no statistics an index leading with client_id looks as good as a
@@ -188,6 +189,19 @@ static const struct {
 	{ "links_disconnect", "links_by_id" },
 	{ "links_completed", "links_by_id" },
 	{ "links_refresh_failed", "links_by_id" },
+	{ "bills_statement_get", "bills_by_id" },
+	{ "bills_api_get", "bills_by_id" },
+	{ "bills_api_exists", "bills_by_id" },
+	{ "ls_insert", "link_tokens_by_id" },
+	{ "ls_info", "link_tokens_by_id clients_pkey" },
+	{ "ls_finish", "link_tokens_by_id" },
+	{ "lp_extras", "link_tokens_by_id clients_pkey" },
+	{ "links_revoke", "links_by_id" },
+	{ "links_refresh", "links_by_id" },
+	{ "lt_ticket_insert", "link_tokens_by_id" },
+	{ "rtl_disc_match", "biller_discoveries_by_id" },
+	{ "rtl_started", "link_tokens_by_id request_to_links_by_id" },
+	{ "links_owner", "links_by_id clients_pkey" },
 };
 
 static struct db_stmt *
