@@ -5,13 +5,21 @@
 -- it at commit, before the revoking request is answered, so no worker
 -- serves the key to a request that starts afterwards. Creating a secret
 -- changes no cached key and notifies nothing.
+--
+-- One trigger function for every cache channel: the channel is the
+-- trigger's argument (028's billers trigger moves to it).
 
-CREATE FUNCTION keys_notify() RETURNS trigger LANGUAGE plpgsql AS $$
+CREATE FUNCTION bds_notify() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-    PERFORM pg_notify('bds_keys', '');
+    PERFORM pg_notify(TG_ARGV[0], '');
     RETURN NULL;
 END
 $$;
 
 CREATE TRIGGER keys_notify AFTER UPDATE OR DELETE OR TRUNCATE ON client_secrets
-    FOR EACH STATEMENT EXECUTE FUNCTION keys_notify();
+    FOR EACH STATEMENT EXECUTE FUNCTION bds_notify('bds_keys');
+
+DROP TRIGGER billers_notify ON billers;
+CREATE TRIGGER billers_notify AFTER INSERT OR UPDATE OR DELETE OR TRUNCATE ON billers
+    FOR EACH STATEMENT EXECUTE FUNCTION bds_notify('bds_billers');
+DROP FUNCTION billers_notify();
