@@ -7,7 +7,7 @@
  *
  * Invalidation: a statement trigger on billers notifies
  * BILLERS_CACHE_CHANNEL; the worker's connection listens on it
- * (db_listen), and its version (db_channel_version) changes with every
+ * (db_channel_version registers it), and its version changes with every
  * notification and every new connection. The entries were made under one
  * version; another one drops them all. PostgreSQL sends a notification
  * committed before a query ahead of that query's result, so once a query
@@ -111,15 +111,6 @@ find(const char *key, size_t klen, uint64_t h)
 	return NULL;
 }
 
-/* This request's view of the channel; 0: nothing may be served or kept. */
-static unsigned long long
-version(struct req *r)
-{
-	if (db_listen(r->db, BILLERS_CACHE_CHANNEL) != 0)
-		return 0;
-	return db_channel_version(r->db, BILLERS_CACHE_CHANNEL);
-}
-
 int
 billers_cache_get(struct req *r, const char *key, unsigned long long *mark)
 {
@@ -131,7 +122,7 @@ billers_cache_get(struct req *r, const char *key, unsigned long long *mark)
 
 	if (e == NULL || r->db == NULL) {
 		/* a miss costs what it did: the query confirms the key */
-		*mark = r->db != NULL ? version(r) : 0;
+		*mark = r->db != NULL ? db_channel_version(r->db, BILLERS_CACHE_CHANNEL) : 0;
 		return 0;
 	}
 	/*
@@ -147,7 +138,7 @@ billers_cache_get(struct req *r, const char *key, unsigned long long *mark)
 		if (r->key_revoked)
 			return 401;	/* the dispatcher answers it */
 	}
-	v = version(r);
+	v = db_channel_version(r->db, BILLERS_CACHE_CHANNEL);
 	revalidate(v);
 	if (v == 0 || (e = find(key, klen, h)) == NULL) {
 		*mark = v;
@@ -196,7 +187,7 @@ billers_cache_put(struct req *r, const char *key, unsigned long long mark,
 
 	if (mark == 0 || r->db == NULL)
 		return;
-	v = version(r);
+	v = db_channel_version(r->db, BILLERS_CACHE_CHANNEL);
 	revalidate(v);
 	/* changed while the query ran: its answer may predate the change */
 	if (v != mark)

@@ -21,7 +21,7 @@ struct db_stmt_set;
 #define BILLS_OF_LINK		"link_id = $2 AND " DB_ROW_CHECK("client_id = $1")
 #define BILLS_BY_STATEMENT	BILLS_OF_LINK " AND statement_ref = $3"
 /* One bill by its id ($2, bills_by_id), the tenant ($1) checked on it. */
-#define BILLS_BY_ID		"id = $2 AND " DB_ROW_CHECK("client_id = $1")
+#define BILLS_BY_ID		DB_BY_ID("", "")
 
 struct bills_money { long long minor; const char *currency; };	/* ISO 4217 */
 

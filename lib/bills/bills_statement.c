@@ -41,7 +41,7 @@ static struct db_stmt stmts[BS__MAX] = {
 	    " WHERE " BILLS_BY_STATEMENT " AND statement_sha256 IS DISTINCT FROM $4", 0 },
 	[BS_GET] = { "bills_statement_get",
 	    "SELECT has_statement, statement_sha256 FROM bills"
-	    " WHERE " BILLS_BY_ID " AND " DB_ROW_CHECK("environment = $3 AND deleted_at IS NULL"
+	    " WHERE " DB_BY_ID("", " AND environment = $3 AND deleted_at IS NULL"
 	    "   AND ($4::text IS NULL OR link_id = $4::text)"), 0 },
 	/* no credential yet: by id (bills_by_id); the signature names the client */
 	[BS_DOC] = { "bills_statement_doc",

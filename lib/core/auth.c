@@ -348,7 +348,8 @@ key_cache_put(const unsigned char hash[32], const struct req *r, unsigned long l
 	e->at = auth_now();
 }
 
-/* The secret's entries: dropped (version 0: revoked) or confirmed at version. */
+/* The secret's entries: confirmed at version, or dropped (version 0: revoked,
+ * or no version to keep them at). */
 static void
 key_cache_mark(const char *secret_id, unsigned long long version)
 {
@@ -360,16 +361,6 @@ key_cache_mark(const char *secret_id, unsigned long long version)
 		else
 			key_cache[i].version = version;
 	}
-}
-
-/* KEY_CHANNEL's version now; 0 when the worker cannot listen (no
- * connection yet): every cached key is then confirmed by a query. */
-static unsigned long long
-keys_version(struct req *r)
-{
-	if (db_listen(r->db, KEY_CHANNEL) != 0)
-		return 0;
-	return db_channel_version(r->db, KEY_CHANNEL);
 }
 
 /*
@@ -384,17 +375,18 @@ static int
 key_confirm(struct req *r, int after_query)
 {
 	const char *p[1] = { r->key_unconfirmed };
-	unsigned long long v = 0;
+	unsigned long long v;
+	int fresh;
 
 	if (p[0] == NULL)
 		return 0;
-	if (after_query || db_sync(r->db) == 0)
-		v = keys_version(r);
-	if (v != 0 && v == r->key_version) {
+	fresh = after_query || db_sync(r->db) == 0;
+	/* 0 when the worker cannot listen (no connection): asked below */
+	v = db_channel_version(r->db, KEY_CHANNEL);
+	if (fresh && v != 0 && v == r->key_version) {
 		r->key_unconfirmed = NULL;
 		return 0;
 	}
-	v = keys_version(r);
 	if (db_exec(r->db, r->arena, &stmts[AUTH_KEY_LIVE], 1, p) != NULL)
 		key_cache_mark(p[0], v);
 	else if (strcmp(db_sqlstate(r->db), "22012") == 0) {
@@ -467,7 +459,7 @@ auth_key(struct req *r)
 		r->key_version = e->version;
 		return auth_host_or_reply(r, "key");
 	}
-	version = keys_version(r);
+	version = db_channel_version(r->db, KEY_CHANNEL);
 	p[0] = crypto_hex_encode(r->arena, hash, sizeof(hash));
 	if ((res = db_query(r, &stmts[AUTH_KEY_LOOKUP], 1, p)) == NULL)
 		return api_db_error(r);

@@ -440,30 +440,32 @@ db_conn(struct db *d)
 	return d->conn;
 }
 
-int
-db_listen(struct db *d, const char *channel)
+/* channel's slot in d, registered (and LISTENed on) the first time;
+ * NULL when DB_LISTEN_MAX channels are taken or the name is too long. */
+static struct db_channel *
+channel_of(struct db *d, const char *channel)
 {
+	struct db_channel *c;
+
 	for (size_t i = 0; i < d->nchan; i++)
 		if (strcmp(d->chan[i].name, channel) == 0)
-			return 0;
+			return &d->chan[i];
 	if (d->nchan == DB_LISTEN_MAX || strlen(channel) > DB_CHANNEL_LEN)
-		return -1;
-	snprintf(d->chan[d->nchan].name, sizeof(d->chan[d->nchan].name), "%s", channel);
-	d->chan[d->nchan].version = 0;
-	d->nchan++;
+		return NULL;
+	c = &d->chan[d->nchan++];
+	snprintf(c->name, sizeof(c->name), "%s", channel);
+	c->version = 0;
 	d->listen_gen = 0;	/* LISTEN on the current connection too */
-	(void)listen_all(d);
-	return 0;
+	return c;
 }
 
 unsigned long long
 db_channel_version(struct db *d, const char *channel)
 {
-	if (!db_connected(d) || listen_all(d) != 0 || d->listen_gen != d->gen)
+	struct db_channel *c = channel_of(d, channel);
+
+	if (c == NULL || !db_connected(d) || listen_all(d) != 0 || d->listen_gen != d->gen)
 		return 0;
 	take_notifies(d);
-	for (size_t i = 0; i < d->nchan; i++)
-		if (strcmp(d->chan[i].name, channel) == 0)
-			return d->chan[i].version;
-	return 0;
+	return c->version;
 }

@@ -27,6 +27,12 @@ struct json_object;
  * rows. Inside statement text only: DB_ROW_CHECK("client_id = $1").
  */
 #define DB_ROW_CHECK(cond) "(" cond ") IS TRUE"
+/*
+ * One row by its id ($2) where the table has a unique index on id alone,
+ * the tenant ($1) and the conditions in also (" AND ...", or "") checked on
+ * the row; p is the table's prefix ("l." or ""). Inside statement text.
+ */
+#define DB_BY_ID(p, also)	p "id = $2 AND " DB_ROW_CHECK(p "client_id = $1" also)
 
 struct db_stmt {
 	const char	*name;		/* unique, used as the prepared name */
@@ -99,28 +105,27 @@ PGresult *db_query(struct req *, struct db_stmt *, int nparams,
 	    const char *const *params);
 
 /*
- * Change notification for a module's cache (LISTEN/NOTIFY). db_listen: d
- * LISTENs on channel now when connected and again on every connection it
- * makes. No extra round trip per call: PostgreSQL sends a notification
- * committed before a query was sent ahead of that query's result, and d
- * takes what libpq received after every statement it runs. A db with
- * channels owns its notifications: its users must not read PQnotifies
- * (queue_run, which does, never calls db_listen). 0 ok, -1 when
- * DB_LISTEN_MAX channels are taken or the name is longer than
- * DB_CHANNEL_LEN.
+ * Change notification for a module's cache (LISTEN/NOTIFY). The first
+ * db_channel_version of a channel registers it: d LISTENs on it now when
+ * connected and again on every connection it makes. No extra round trip
+ * per call: PostgreSQL sends a notification committed before a query was
+ * sent ahead of that query's result, and d takes what libpq received after
+ * every statement it runs. A db with channels owns its notifications: its
+ * users must not read PQnotifies (queue_run, which does, never asks for a
+ * channel's version). At most DB_LISTEN_MAX channels of at most
+ * DB_CHANNEL_LEN bytes.
  *
  * db_channel_version: a number that changes with every notification taken
  * on channel and with every new connection (what was notified while no
  * connection listened is lost: a reconnect is a change too); process-wide
  * unique, so equal values at two moments mean nothing was notified in
  * between. 0 when d does not listen on channel right now (no connection,
- * not registered, LISTEN failed): nothing may be served from a cache then.
+ * no room for it, LISTEN failed): nothing may be served from a cache then.
  * It reflects only what the queries completed so far brought: a cache
  * must look after one query of the request has returned.
  */
 #define DB_LISTEN_MAX	4
 #define DB_CHANNEL_LEN	63
-int	 db_listen(struct db *, const char *channel);
 unsigned long long db_channel_version(struct db *, const char *channel);
 
 /* Transactions: 0 ok, -1 failure. rollback is safe to call any time. */

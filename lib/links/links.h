@@ -27,13 +27,13 @@ struct arena;
 #define LINKS_ACCESS_TOKEN_TTL	3600		/* POST .../access-token: 1 h */
 #define LINKS_REFRESH_COOLDOWN	600		/* POST .../refresh: 429 within 10 min */
 /*
- * Inside statement text (core/db.h's DB_ROW_CHECK): one link by its id ($2,
+ * Inside statement text (core/db.h's DB_BY_ID): one link by its id ($2,
  * links_by_id), the tenant ($1) and the conditions in also (" AND ...", or
  * "") checked on the row, where no partial index can take them (links_due:
  * status = 'ACTIVE'); p is the table's prefix, "l." or "" (docs/DECISIONS.md
  * "Plan-proof statements").
  */
-#define LINKS_BY_ID(p, also)	p "id = $2 AND " DB_ROW_CHECK(p "client_id = $1" also)
+#define LINKS_BY_ID(p, also)	DB_BY_ID(p, also)
 
 struct links_row {
 	const char *id, *client_id, *environment, *client_user_id, *biller_id,

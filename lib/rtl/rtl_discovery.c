@@ -63,7 +63,7 @@ static struct db_stmt stmts[S__MAX] = {
 	    " RETURNING " COLS("d") },
 	[S_MATCH] = { "rtl_disc_match",
 	    "UPDATE biller_discoveries SET status = 'MATCHED', biller_id = $3, updated_at = now()"
-	    " WHERE id = $2 AND " DB_ROW_CHECK("client_id = $1") },
+	    " WHERE " DB_BY_ID("", "") },
 	/* newest first, keyset on (created_at, id); one row even when empty */
 	[S_LIST] = { "rtl_disc_list",
 	    "WITH f AS (SELECT * FROM biller_discoveries d WHERE d.client_id = $1"
