@@ -14,7 +14,7 @@
 /* While the database is away, try to reconnect at most this often. */
 #define DB_RETRY_MS 100
 
-/* A channel a module listens on (db_listen). */
+/* A channel a module listens on (db_channel_version registers it). */
 struct db_channel {
 	char			 name[DB_CHANNEL_LEN + 1];
 	unsigned long long	 version;	/* db_channel_version */
@@ -96,7 +96,7 @@ set_err(struct db *d, enum db_fail f, const PGresult *res)
  * Record the notifications libpq parsed with the last result (it reads
  * them off the socket while it waits for a result; PQnotifies only takes
  * them from its list): each bumps its channel's version. Only a db with
- * channels (db_listen) takes them: other users (queue_run) read their own.
+ * channels takes them: other users (queue_run) read their own.
  */
 static void
 take_notifies(struct db *d)
