@@ -26,13 +26,12 @@ const char *events_emit(struct req *, const char *client_id, const char *environ
 
 /*
  * A delivery id made by SQL, one per row of an INSERT ... SELECT (no
- * round trip per subscription): "dlv_" + a UUIDv7 (48-bit unix ms from
- * clock_timestamp(), version 7, the rest from gen_random_uuid(), whose
- * variant bits are kept), so delivery ids are time-ordered like every id.
+ * round trip per subscription): "dlv_" + a UUIDv7 whose 12 rand_a bits
+ * hold the microseconds within the millisecond (sql/031), so deliveries
+ * made one after another sort, and are claimed, in the order they were
+ * made.
  */
-#define EVENTS_DELIVERY_ID_SQL \
-	"('dlv_' || (lpad(to_hex(floor(extract(epoch FROM clock_timestamp()) * 1000)::bigint)," \
-	" 12, '0') || '7' || substr(replace(gen_random_uuid()::text, '-', ''), 14))::uuid::text)"
+#define EVENTS_DELIVERY_ID_SQL "bds_delivery_id()"
 
 extern const struct db_stmt_set events_stmt_set;
 

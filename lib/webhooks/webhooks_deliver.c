@@ -62,7 +62,7 @@ static struct db_stmt stmts[WD__MAX] = {
 	    " SELECT client_id, id FROM deliveries"
 	    "  WHERE status = 'pending' AND next_attempt_at <= now()"
 	    "    AND (lease_until IS NULL OR lease_until < now())"
-	    "  ORDER BY next_attempt_at LIMIT $1::int"
+	    "  ORDER BY next_attempt_at, id LIMIT $1::int"
 	    "  FOR UPDATE SKIP LOCKED),"
 	    " claimed AS ("
 	    " UPDATE deliveries d"

@@ -274,6 +274,36 @@ START_TEST(retrieval_plans_take_their_key)
 }
 END_TEST
 
+/*
+ * Delivery ids (sql/031) made by statements one after another sort in the
+ * order they were made, microseconds apart (two events of one transaction:
+ * the claim's tie-break), and each is a UUIDv7: version 7, RFC variant,
+ * the sub-millisecond fraction below 1000.
+ */
+START_TEST(delivery_ids_sort_in_order)
+{
+	PGconn *c = db_conn(db);
+	char prev[64] = "";
+
+	for (int i = 0; i < 500; i++) {
+		PGresult *res = PQexec(c, "SELECT bds_delivery_id()");
+		const char *id;
+
+		ck_assert_int_eq(PQresultStatus(res), PGRES_TUPLES_OK);
+		id = PQgetvalue(res, 0, 0);
+		ck_assert_uint_eq(strlen(id), 40);
+		ck_assert_int_eq(strncmp(id, "dlv_", 4), 0);
+		ck_assert_int_eq(id[4 + 14], '7');
+		ck_assert_msg(strtol((char[]){ id[4 + 15], id[4 + 16], id[4 + 17], '\0' }, NULL,
+		    16) < 1000, "fraction of %s", id);
+		ck_assert_msg(strchr("89ab", id[4 + 19]) != NULL, "variant of %s", id);
+		ck_assert_msg(strcmp(prev, id) < 0, "%s after %s", id, prev);
+		snprintf(prev, sizeof(prev), "%s", id);
+		PQclear(res);
+	}
+}
+END_TEST
+
 /* The last lines bdsctl wrote to bdsctl.log since offset. */
 static char *
 bdsctl_output(long offset)
@@ -363,6 +393,7 @@ schema_suite(void)
 	tcase_add_test(tc, duplicate_name_fails);
 	tcase_add_test(tc, every_declared_set_is_listed);
 	tcase_add_test(tc, bdsctl_runs_through_modules);
+	tcase_add_test(tc, delivery_ids_sort_in_order);
 	tcase_add_loop_test(tc, retrieval_plans_take_their_key, 0,
 	    sizeof(plans) / sizeof(plans[0]));
 	suite_add_tcase(s, tc);
