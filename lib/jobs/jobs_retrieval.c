@@ -366,7 +366,8 @@ store(struct run *u)
 		const struct connector_account *ac = ra->acct;
 
 		if ((ra->id = links_account_upsert(r, u->job->client_id, u->job->subject_id,
-		    ac->ref, ac->name, ac->type, ac->mask, ac->service_address)) == NULL ||
+		    ac->ref, ac->name, ac->type, ac->mask, ac->service_address,
+		    ac->closed)) == NULL ||
 		    payments_store(u, ra, "reversed") != 0)
 			return -1;
 		/* oldest first, so bill ids and change sequence follow statement

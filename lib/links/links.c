@@ -77,14 +77,16 @@ static struct db_stmt stmts[L__MAX] = {
 	    " WHERE " LINKS_BY_ID("", " AND status = 'ACTIVE'") " RETURNING " EMIT_COLS },
 	[L_ACCOUNT_UPSERT] = { "links_account_upsert",
 	    "INSERT INTO link_accounts AS a (client_id, id, link_id, external_ref, name, type,"
-	    " account_number_mask, service_address) VALUES ($1, $2, $3, $4, $5, $6, $7, $8)"
+	    " account_number_mask, service_address, status)"
+	    " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)"
 	    " ON CONFLICT (link_id, external_ref) DO UPDATE SET"
 	    "  name = EXCLUDED.name, type = EXCLUDED.type,"
 	    "  account_number_mask = EXCLUDED.account_number_mask,"
-	    "  service_address = EXCLUDED.service_address, status = 'ACTIVE',"
-	    "  updated_at = CASE WHEN (a.name, a.type, a.account_number_mask, a.service_address)"
-	    "   IS DISTINCT FROM (EXCLUDED.name, EXCLUDED.type, EXCLUDED.account_number_mask,"
-	    "   EXCLUDED.service_address) THEN now() ELSE a.updated_at END"
+	    "  service_address = EXCLUDED.service_address, status = EXCLUDED.status,"
+	    "  updated_at = CASE WHEN (a.name, a.type, a.account_number_mask, a.service_address,"
+	    "   a.status) IS DISTINCT FROM (EXCLUDED.name, EXCLUDED.type,"
+	    "   EXCLUDED.account_number_mask, EXCLUDED.service_address, EXCLUDED.status)"
+	    "   THEN now() ELSE a.updated_at END"
 	    " RETURNING id" },
 	/* A successful retrieval: the first one sets first_sync_completed_at
 	 * and ready_event_at (connection.ready, once); returns whether this
@@ -306,13 +308,13 @@ links_retrieval_load(struct req *r, const char *client_id, const char *link_id,
 const char *
 links_account_upsert(struct req *r, const char *client_id, const char *link_id,
     const char *ref, const char *name, const char *type, const char *mask,
-    const char *service_address)
+    const char *service_address, int closed)
 {
-	const char *p[8] = { client_id, crypto_id_new(r->arena, "acct"), link_id, ref, name, type,
-	    mask, service_address };
+	const char *p[9] = { client_id, crypto_id_new(r->arena, "acct"), link_id, ref, name, type,
+	    mask, service_address, closed ? "CLOSED" : "ACTIVE" };
 	PGresult *res;
 
-	if ((res = db_query(r, &stmts[L_ACCOUNT_UPSERT], 8, p)) == NULL || PQntuples(res) != 1)
+	if ((res = db_query(r, &stmts[L_ACCOUNT_UPSERT], 9, p)) == NULL || PQntuples(res) != 1)
 		return NULL;
 	return PQgetvalue(res, 0, 0);
 }

@@ -135,11 +135,12 @@ const char *links_vault_key_id(struct req *);
  * the current key, in batches; prints the count. 0 ok, -1 failure (or rows
  * that open under no key of the ring). */
 int	 links_vault_rotate(const struct config *, struct db *, struct arena *);
-/* Upsert one account of the link by the connector's ref: the account id
- * (acct_…, arena), NULL on failure. */
+/* Upsert one account of the link by the connector's ref, ACTIVE or (the
+ * biller lists it closed) CLOSED: the account id (acct_…, arena), NULL on
+ * failure. */
 const char *links_account_upsert(struct req *, const char *client_id, const char *link_id,
 	    const char *ref, const char *name, const char *type, const char *mask,
-	    const char *service_address);
+	    const char *service_address, int closed);
 /* A successful retrieval: sync fields, refresh_count + 1, bill_count; the
  * first one emits connection.ready (once per link). 0 ok, -1. */
 int	 links_sync_done(struct req *, const char *client_id, const char *link_id,

@@ -1204,6 +1204,36 @@ START_TEST(withdrawn_and_unlisted)
 }
 END_TEST
 
+/* An account the biller lists closed: the link's account says CLOSED, its
+ * bills stay; listed active again, ACTIVE. */
+START_TEST(closed_account)
+{
+	struct tenant t;
+	char *user = user_of(22), *link;
+	struct harness_resp *r;
+	struct json_object *acct, *v;
+
+	link = linked(&t, 0, POWER, user);
+	knobs("power", user, "{\"closed_accounts\":[1]}");
+	for (int pass = 0; pass < 2; pass++) {
+		refresh_done(link);
+		r = devacct_call("GET", "sandbox", harness_fmt("/v1/links/%s", link),
+		    devacct_bearer(t.key), NULL, NULL);
+		harness_expect(r, 200);
+		acct = json_object_array_get_idx(harness_json_get(r, "accounts"), 0);
+		ck_assert_msg(json_object_object_get_ex(acct, "status", &v), "%s", r->body);
+		ck_assert_str_eq(json_object_get_string(v), pass == 0 ? "CLOSED" : "ACTIVE");
+		ck_assert_pstr_eq(harness_json_string(r, "status"), "ACTIVE");
+		harness_resp_free(r);
+		ck_assert_int_eq(bills_live(link), STATEMENTS);
+		knobs("power", user, "{\"closed_accounts\":null}");
+	}
+	ck_assert_int_eq(sqln("SELECT count(*) FROM link_accounts WHERE link_id = $1 AND"
+	    " status = 'ACTIVE'", link, NULL, NULL), 1);
+	finish(&t, user, link, NULL);
+}
+END_TEST
+
 /* A corrected statement (revision 2, new figures): statement_refreshed,
  * the new figures and revision, its new document fetched. */
 START_TEST(corrected_statement)
@@ -1379,6 +1409,7 @@ portal_suite(void)
 	if (wanted("status_signals"))
 		tcase_add_loop_test(tc, status_signals, 0, (int)(sizeof(signals) / sizeof(signals[0])));
 	ADD(tc, withdrawn_and_unlisted);
+	ADD(tc, closed_account);
 	ADD(tc, corrected_statement);
 	ADD(tc, next_statement_shows_balance);
 	ADD(tc, unstructured_statement);
