@@ -143,7 +143,7 @@ const struct vfield billers_list_query[] = {
 	{ "type", NULL, VT_STRING, 0, 0, 0, billers_types },
 	{ "consent_scope", NULL, VT_STRING, 0, 0, 0, billers_consent_scopes },
 	{ "limit", NULL, VT_INT, 0, 1, BILLERS_LIMIT_MAX },
-	{ "cursor", NULL, VT_STRING, 0, 1, CURSOR_MAX_LEN },
+	CURSOR_QUERY_FIELD,
 	{ "sort_by", NULL, VT_STRING, 0, 0, 0, sort_bys },
 	{ "sort_order", NULL, VT_STRING, 0, 0, 0, sort_orders },
 	{ NULL }

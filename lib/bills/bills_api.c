@@ -88,13 +88,13 @@ const struct vfield bills_list_query[] = {
 	{ "due_after", NULL, VT_STRING, 0, 0, 0, NULL, VF_DATE },
 	{ "due_before", NULL, VT_STRING, 0, 0, 0, NULL, VF_DATE },
 	{ "limit", NULL, VT_INT, 0, 1, BILLS_LIST_LIMIT_MAX },
-	{ "cursor", NULL, VT_STRING, 0, 1, CURSOR_MAX_LEN },
+	CURSOR_QUERY_FIELD,
 	{ NULL }
 };
 
 const struct vfield bills_payments_query[] = {
 	{ "limit", NULL, VT_INT, 0, 1, BILLS_LIST_LIMIT_MAX },
-	{ "cursor", NULL, VT_STRING, 0, 1, CURSOR_MAX_LEN },
+	CURSOR_QUERY_FIELD,
 	{ NULL }
 };
 

@@ -62,8 +62,7 @@ const struct db_stmt_set bills_sync_stmt_set = { "bills_sync", stmts, S__MAX };
 
 const struct vfield bills_sync_query[] = {
 	{ "limit", NULL, VT_INT, 0, 1, BILLS_SYNC_LIMIT_MAX },
-	/* any string: what does not open is INVALID_CURSOR, not a field error */
-	{ "cursor", NULL, VT_STRING, 0, 0, 0 },
+	CURSOR_QUERY_FIELD,
 	{ NULL }
 };
 

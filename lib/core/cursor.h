@@ -14,6 +14,14 @@ struct req;
 #define CURSOR_MAX_FIELDS 8
 #define CURSOR_MAX_LEN 1024	/* longest accepted cursor string */
 
+/*
+ * The `cursor` query field of a list (core/validate.h): any text, no length
+ * limit, so a cursor too long, truncated or tampered with is answered 400
+ * INVALID_CURSOR by its decoder, never VALIDATION_ERROR. (A value that is
+ * not text at all reaches it as "%": http_query_parse.)
+ */
+#define CURSOR_QUERY_FIELD { "cursor", NULL, VT_STRING, V_OPAQUE, 0, 0 }
+
 /* Encode n (<= CURSOR_MAX_FIELDS) strings. Returns an arena string. */
 char	*cursor_encode(struct arena *, const unsigned char key[32],
 	    const char *scope, const char *const *fields, size_t n);

@@ -97,6 +97,13 @@ http_query_parse(struct arena *a, const char *qs, struct http_kv **out, size_t *
 
 			kv[cnt].key = http_pct_decode(a, p, klen, 1);
 			kv[cnt].val = eq ? http_pct_decode(a, eq + 1, len - klen - 1, 1) : "";
+			/* a cursor is opaque: one that is not text (a byte
+			 * flipped) is a cursor that does not open, "%" (no
+			 * cursor decodes it: 400 INVALID_CURSOR), not a
+			 * malformed request */
+			if (kv[cnt].val == NULL && kv[cnt].key != NULL &&
+			    strcmp(kv[cnt].key, "cursor") == 0)
+				kv[cnt].val = "%";
 			if (kv[cnt].key == NULL || kv[cnt].val == NULL || *kv[cnt].key == '\0')
 				return -1;
 			cnt++;

@@ -519,7 +519,7 @@ validate_string(struct vctx *c, const struct vfield *f, struct json_object *v,
 	}
 	cp = utf8_count(s, len);
 	lo = f->min;
-	hi = f->max > 0 ? f->max : VALIDATE_STRING_MAX;
+	hi = (f->flags & V_OPAQUE) ? -1 : f->max > 0 ? f->max : VALIDATE_STRING_MAX;
 	if (lo > 0 && cp < (unsigned long long)lo) {
 		vfail(c, p, "too_short", "must be at least %lld characters",
 		    lo);

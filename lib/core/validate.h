@@ -42,6 +42,8 @@ enum vformat {
 /* flags */
 #define V_REQUIRED	0x01u	/* absent -> "required" */
 #define V_NULLABLE	0x02u	/* JSON null accepted (kept as null) */
+#define V_OPAQUE	0x04u	/* a string of any length: the handler judges it
+				 * (a cursor: what does not open is INVALID_CURSOR) */
 
 struct verr {
 	const char	*field;

@@ -169,7 +169,7 @@ const struct vfield activity_list_query[] = {
 	{ "created_after", NULL, VT_STRING, 0, 0, 64, .format = VF_DATETIME },
 	{ "created_before", NULL, VT_STRING, 0, 0, 64, .format = VF_DATETIME },
 	{ "limit", NULL, VT_INT, 0, 1, ACTIVITY_LIMIT_MAX },
-	{ "cursor", NULL, VT_STRING, 0, 1, CURSOR_MAX_LEN },
+	CURSOR_QUERY_FIELD,
 	{ NULL }
 };
 

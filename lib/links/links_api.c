@@ -85,7 +85,7 @@ const struct vfield links_list_query[] = {
 	{ "client_user_id", NULL, VT_STRING, 0, 1, 255 },
 	{ "status", NULL, VT_STRING, 0, 0, 0, link_states },
 	{ "limit", NULL, VT_INT, 0, 1, LIST_LIMIT_MAX },
-	{ "cursor", NULL, VT_STRING, 0, 1, CURSOR_MAX_LEN },
+	CURSOR_QUERY_FIELD,
 	{ NULL }
 };
 

@@ -212,7 +212,7 @@ const struct vfield rtl_list_query[] = {
 	{ "client_user_id", NULL, VT_STRING, 0, 1, 255 },
 	{ "biller_id", NULL, VT_STRING, 0, 1, 64 },
 	{ "limit", NULL, VT_INT, 0, 1, RTL_LIMIT_MAX },
-	{ "cursor", NULL, VT_STRING, 0, 1, CURSOR_MAX_LEN },
+	CURSOR_QUERY_FIELD,
 	{ NULL }
 };
 

@@ -100,7 +100,7 @@ static const char *const disc_states[] = { "PENDING", "MATCHED", "APPROVED", "RE
 const struct vfield rtl_discoveries_query[] = {
 	{ "status", NULL, VT_STRING, 0, 0, 0, disc_states },
 	{ "limit", NULL, VT_INT, 0, 1, RTL_LIMIT_MAX },
-	{ "cursor", NULL, VT_STRING, 0, 1, CURSOR_MAX_LEN },
+	CURSOR_QUERY_FIELD,
 	{ NULL }
 };
 

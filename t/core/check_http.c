@@ -441,6 +441,24 @@ START_TEST(test_query_parse_empty)
 }
 END_TEST
 
+/* A cursor that is not text is kept as "%" (it opens as no cursor: 400
+ * INVALID_CURSOR); any other parameter that is not text fails the query. */
+START_TEST(test_query_parse_opaque_cursor)
+{
+	struct http_kv *kv;
+	size_t n;
+
+	ck_assert_int_eq(http_query_parse(&a, "limit=5&cursor=%ff%00x", &kv, &n), 0);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_str_eq(kv[1].key, "cursor");
+	ck_assert_str_eq(kv[1].val, "%");
+	ck_assert_int_eq(http_query_parse(&a, "cursor=%zz", &kv, &n), 0);
+	ck_assert_str_eq(kv[0].val, "%");
+	ck_assert_int_eq(http_query_parse(&a, "cursors=%ff", &kv, &n), -1);
+	ck_assert_int_eq(http_query_parse(&a, "limit=%ff&cursor=x", &kv, &n), -1);
+}
+END_TEST
+
 /* Method names round-trip in enum order; anything else is M__MAX. */
 START_TEST(test_methods)
 {
@@ -524,6 +542,7 @@ http_suite(void)
 	tcase_add_test(tc, test_header_fields);
 	tcase_add_loop_test(tc, test_pct_decode, 0, sizeof(pct) / sizeof(pct[0]));
 	tcase_add_test(tc, test_query_parse_empty);
+	tcase_add_test(tc, test_query_parse_opaque_cursor);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("names");

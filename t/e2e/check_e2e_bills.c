@@ -368,7 +368,7 @@ START_TEST(list_errors)
 		"page=1", "page_size=10", "page=1&page_size=10", "limit=0", "limit=501",
 		"limit=-1", "limit=abc", "limit=", "status=OPEN", "status=paid",
 		"due_after=2026-13-01", "due_before=2026-02-30", "due_after=20260101",
-		"due_before=2026-1-1", "due_after=", "account_link_id=", "cursor=",
+		"due_before=2026-1-1", "due_after=", "account_link_id=",
 		"unknown=1", "limit=1&limit=2",
 	};
 	char *c = cursor_of(ta.key, harness_fmt("/v1/bills?account_link_id=%s", ta.good.id));
@@ -378,6 +378,15 @@ START_TEST(list_errors)
 		coded(ta.key, "sandbox", harness_fmt("/v1/bills?%s", bad[i]), 400,
 		    "VALIDATION_ERROR");
 	coded(ta.key, "sandbox", "/v1/bills?cursor=garbage", 400, "INVALID_CURSOR");
+	/* empty, no text, longer than any cursor: still a cursor that does not open */
+	coded(ta.key, "sandbox", "/v1/bills?cursor=", 400, "INVALID_CURSOR");
+	coded(ta.key, "sandbox", "/v1/bills?cursor=%ff%fe", 400, "INVALID_CURSOR");
+	{
+		static char path[6000];
+
+		snprintf(path, sizeof(path), "/v1/bills?cursor=%s%05000d", c, 0);
+		coded(ta.key, "sandbox", path, 400, "INVALID_CURSOR");
+	}
 	coded(ta.key, "sandbox", harness_fmt("/v1/bills?account_link_id=%s&cursor=%.*s",
 	    ta.good.id, (int)strlen(c) / 2, c), 400, "INVALID_CURSOR");
 	flipped[strlen(flipped) / 2] = flipped[strlen(flipped) / 2] == 'A' ? 'B' : 'A';

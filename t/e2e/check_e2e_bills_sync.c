@@ -112,12 +112,17 @@ tenant_link(struct tenant *t, const char *username)
 	return sandbox_link(t, username);
 }
 
-/* GET the sync; query is appended as given ("" or "&limit=5"...). */
+/* GET the sync; query is appended as given ("" or "&limit=5"...). The
+ * path may be longer than harness_fmt's buffer (a cursor over 4 KiB). */
 static struct harness_resp *
 sync_get(const char *key, const char *link, const char *cursor, const char *query)
 {
-	return key_call(key, "GET", harness_fmt("/v1/account-links/%s/bills/sync?%s%s%s", link,
-	    cursor != NULL ? "cursor=" : "", cursor != NULL ? cursor : "", query), NULL, NULL);
+	static char path[8192];
+	int n = snprintf(path, sizeof(path), "/v1/account-links/%s/bills/sync?%s%s%s", link,
+	    cursor != NULL ? "cursor=" : "", cursor != NULL ? cursor : "", query);
+
+	ck_assert(n > 0 && (size_t)n < sizeof(path));
+	return key_call(key, "GET", path, NULL, NULL);
 }
 
 static long long
@@ -878,10 +883,11 @@ expect_invalid(const char *key, const char *link, const char *cursor, const char
 }
 
 /*
- * Truncated at every length, every bit of the decoded cursor flipped, the
- * low 7 bits of every character flipped (kept ASCII, no NUL), another
- * link's cursor, another client's cursor, random garbage: 400
- * INVALID_CURSOR each, never 500; the valid cursors still work after.
+ * Truncated at every length, every bit of the decoded cursor flipped, every
+ * bit of every character flipped (no NUL; the high bit makes it no text),
+ * longer than any cursor, another link's cursor, another client's cursor,
+ * random garbage: 400 INVALID_CURSOR each, never 500 or VALIDATION_ERROR;
+ * the valid cursors still work after.
  */
 START_TEST(cursor_property)
 {
@@ -930,7 +936,7 @@ START_TEST(cursor_property)
 			bytes[i / 8] ^= (unsigned char)(1u << (i % 8));
 		}
 		for (size_t i = 0; i < len; i++)
-			for (int bit = 0; bit < 7; bit++) {
+			for (int bit = 0; bit < 8; bit++) {
 				unsigned char s[1024];
 
 				memcpy(s, cur, len);
@@ -974,11 +980,17 @@ START_TEST(cursor_property)
 		expect_invalid(t.key, link, pct(s, n), "garbage");
 	}
 	{
+		char *huge = malloc(5001);
 		const char *fixed[] = { "", "0", "AAAA", "null", "%7B%7D", "cursor",
-		    "AQEAATA", harness_fmt("%s%s", mid, "A"), harness_fmt("%sA", end) };
+		    "AQEAATA", harness_fmt("%s%s", mid, "A"), harness_fmt("%sA", end), "%ff",
+		    "%c3%28", "%00", "%zz", huge };
+
+		memset(huge, 'A', 5000);
+		huge[5000] = '\0';
 
 		for (size_t i = 0; i < N(fixed); i++)
-			expect_invalid(t.key, link, fixed[i], fixed[i]);
+			expect_invalid(t.key, link, fixed[i], fixed[i] == huge ? "5,000 characters" : fixed[i]);
+		free(huge);
 	}
 	/* a cursor made with another key, the right scope and fields */
 	{
