@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "billers/billers.h"
+#include "bills/bills_statement.h"
 #include "bills/bills_status.h"
 #include "core/arena.h"
 #include "core/config.h"
@@ -237,6 +238,11 @@ cmd_jobs(const struct config *cfg, struct db *d, struct arena *a, int argc,
 		printf("jobs: links queued for reconciliation: %lld\n", n);
 	else
 		rc = failed(d, "reconciliation");
+	/* statement documents no row names, once a day */
+	if ((n = bills_docs_sweep(cfg, d, a)) >= 0)
+		printf("jobs: unreferenced statement documents removed: %lld\n", n);
+	else
+		rc = failed(d, "statement documents");
 	/* issue 13 rtl: open requests to link past rtl_expiry_days */
 	if ((n = rtl_expire(cfg, d, a)) >= 0)
 		printf("jobs: requests to link expired: %lld\n", n);

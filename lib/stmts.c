@@ -66,6 +66,7 @@ static const struct db_stmt_set *const bills_sets[] = {
 	&bills_stmt_set,
 	&bills_sync_stmt_set,	/* issue 11, H2 */
 	&bills_statement_stmt_set,	/* statements (issue 11, H4) */
+	&bills_docs_stmt_set,		/* the document store's sweep */
 	NULL
 };
 /* issue 11 H3: the bill status lifecycle */

@@ -21,6 +21,7 @@ struct config;
 struct json_object;
 struct req;
 struct db_stmt_set;
+struct db;
 
 #define BILLS_DOC_MAX		(20LL << 20)	/* 20 MiB, as bill imports */
 #define BILLS_STATEMENT_URL_TTL	300		/* seconds a signed URL lives */
@@ -39,6 +40,13 @@ const char *bills_docs_put(struct arena *, const struct config *,
 /* The file's path for a hex SHA-256 (arena); NULL when sha is not 64
  * lower-case hex digits. */
 const char *bills_docs_path(struct arena *, const struct config *, const char *sha);
+/*
+ * bdsctl jobs, at most once a day (<data_dir>/statements/.swept): remove the
+ * documents no row names (a rolled-back retrieval's, a corrected statement's
+ * earlier revision) and temp files of dead writers, each only when older
+ * than a day. The count removed, -1 on failure.
+ */
+long long bills_docs_sweep(const struct config *, struct db *, struct arena *);
 
 /*
  * A small valid PDF 1.4 of one statement: one A4 page in Helvetica with
@@ -85,5 +93,6 @@ int	 bills_statement_download(struct req *, struct json_object *);
 extern const struct vfield bills_statement_download_query[];
 
 extern const struct db_stmt_set bills_statement_stmt_set;
+extern const struct db_stmt_set bills_docs_stmt_set;
 
 #endif
