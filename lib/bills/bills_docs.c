@@ -134,6 +134,24 @@ dir_lock(const char *path, int how)
 	return fd;
 }
 
+/*
+ * The document's <aa> directory flock'ed shared (dir_lock), made with its
+ * parents only when missing: a put of a known directory costs no mkdir.
+ * *made is 1 when the <aa> directory is new. The fd, -1.
+ */
+static int
+put_lock(const struct config *cfg, const char *top, const char *dir, int *made)
+{
+	int lock;
+
+	*made = 0;
+	if ((lock = dir_lock(dir, LOCK_SH)) >= 0 || errno != ENOENT)
+		return lock;
+	if (mkdir_0750(cfg->data_dir) < 0 || mkdir_0750(top) < 0 || (*made = mkdir_0750(dir)) < 0)
+		return -1;
+	return dir_lock(dir, LOCK_SH);
+}
+
 static int
 is_sha_hex(const char *s)
 {
@@ -170,9 +188,8 @@ bills_docs_put(struct arena *a, const struct config *cfg, const void *bytes, siz
 	top = arena_printf(a, "%s/statements", cfg->data_dir);
 	dir = arena_printf(a, "%s/%.2s", top, sha);
 	path = bills_docs_path(a, cfg, sha);
-	if (mkdir_0750(cfg->data_dir) < 0 || mkdir_0750(top) < 0 || (made = mkdir_0750(dir)) < 0 ||
-	    (lock = dir_lock(dir, LOCK_SH)) < 0) {
-		log_msg("error", "document store: mkdir under %s: %s", cfg->data_dir,
+	if ((lock = put_lock(cfg, top, dir, &made)) < 0) {
+		log_msg("error", "document store: directory %s: %s", dir,
 		    strerror(errno));
 		return NULL;
 	}

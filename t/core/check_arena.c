@@ -9,21 +9,8 @@
 #include <check.h>
 
 #include "core/arena.h"
+#include "tarena.h"
 #include "tcheck.h"
-
-static struct arena	 a;
-
-static void
-setup(void)
-{
-	arena_init(&a);
-}
-
-static void
-teardown(void)
-{
-	arena_free(&a);
-}
 
 /* Sizes around the alignment, the big-block threshold and the block size. */
 static const size_t sizes[] = {

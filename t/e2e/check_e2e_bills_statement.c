@@ -383,7 +383,7 @@ age(const char *path, int days)
 	ck_assert_msg(utimensat(AT_FDCWD, path, t, 0) == 0, "utimensat %s", path);
 }
 
-static const char *
+static void
 made(const char *path, int days)
 {
 	FILE *f = fopen(path, "w");
@@ -392,7 +392,6 @@ made(const char *path, int days)
 	fputs("%PDF-1.4\n%%EOF\n", f);
 	ck_assert_int_eq(fclose(f), 0);
 	age(path, days);
-	return path;
 }
 
 static int
