@@ -162,7 +162,7 @@ queue_batch_run(struct db *d, struct arena *a, const struct queue_sender *s,
     volatile sig_atomic_t *stop)
 {
 	char limit[16], lease[16];
-	const char *p[2] = { limit, lease };
+	const char *p[3] = { limit, lease, s->claim_arg };
 	struct queue_job *gave_up;
 	struct queue_batch b;
 	long long t0 = now_ms();
@@ -172,7 +172,7 @@ queue_batch_run(struct db *d, struct arena *a, const struct queue_sender *s,
 
 	snprintf(limit, sizeof(limit), "%d", s->batch);
 	snprintf(lease, sizeof(lease), "%d", s->lease);
-	if ((res = db_exec(d, a, s->claim, 2, p)) == NULL) {
+	if ((res = db_exec(d, a, s->claim, s->claim_arg != NULL ? 3 : 2, p)) == NULL) {
 		log_msg("error", "queue=%s: claim failed: %s", s->name, db_errmsg(d));
 		arena_reset(a);
 		return -1;

@@ -119,8 +119,9 @@ struct queue_batch {
 
 /*
  * A queue. Statement parameters, fixed so the engine can run them:
- *   claim   ($1 limit, $2 lease seconds) UPDATE ... RETURNING id, attempts,
- *           kind, then the sender's own columns; attempts + 1 on each claim
+ *   claim   ($1 limit, $2 lease seconds, and $3 claim_arg when set)
+ *           UPDATE ... RETURNING id, attempts, kind, then the sender's own
+ *           columns; attempts + 1 on each claim
  *   sent    ($1 id, $2 attempt)
  *   retry   ($1 id, $2 attempt, $3 delay seconds, $4 error)
  *   fail    ($1 id, $2 attempt, $3 error)
@@ -136,6 +137,7 @@ struct queue_sender {
 	int		 jitter_pct;	/* delays vary by ± this percentage */
 	int		 batch;		/* rows per claim */
 	int		 lease;		/* seconds a claim holds its rows */
+	const char	*claim_arg;	/* the claim's $3, or NULL: no $3 */
 	/*
 	 * Attempt the batch's jobs (one by one or concurrently) and set their
 	 * outcomes. Before starting a job ask queue_may_start(); a job it

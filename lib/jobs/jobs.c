@@ -85,15 +85,23 @@ enum jobs_stmt {
 
 static struct db_stmt stmts[JOBS__MAX] = {
 	/* due pending rows, and running rows whose lease ended (their runner
-	 * died): the claim is the only way a row becomes running */
+	 * died): the claim is the only way a row becomes running. It passes
+	 * over the jobs of a biller with $3 (biller_max_sessions) jobs
+	 * running: those would only defer (sql/033_jobs_slot.sql). */
 	[JOBS_CLAIM] = { "jobs_claim",
-	    "WITH claimed AS ("
+	    "WITH full_billers AS ("
+	    " SELECT slot_key FROM jobs"
+	    "  WHERE status = 'running' AND slot_key IS NOT NULL AND lease_until >= now()"
+	    "  GROUP BY slot_key HAVING count(*) >= $3::int),"
+	    " claimed AS ("
 	    " UPDATE jobs SET status = 'running', updated_at = now(),"
 	    "        lease_until = now() + make_interval(secs => $2::int),"
 	    "        attempts = attempts + 1"
 	    "  WHERE id IN (SELECT id FROM jobs"
-	    "                WHERE (status = 'pending' AND next_attempt_at <= now())"
-	    "                   OR (status = 'running' AND lease_until < now())"
+	    "                WHERE ((status = 'pending' AND next_attempt_at <= now())"
+	    "                    OR (status = 'running' AND lease_until < now()))"
+	    "                  AND (slot_key IS NULL"
+	    "                       OR slot_key NOT IN (SELECT slot_key FROM full_billers))"
 	    "                ORDER BY next_attempt_at LIMIT $1::int"
 	    "                FOR UPDATE SKIP LOCKED)"
 	    "  RETURNING id, attempts, kind, client_id, environment, subject_id,"
@@ -136,6 +144,7 @@ const struct db_stmt_set jobs_stmt_set = { "jobs", stmts, JOBS__MAX };
 struct jobs_ctx {
 	const struct config *cfg;
 	int		 schedule[JOBS_SCHEDULE_MAX];
+	char		 max_sessions[16];	/* the claim's $3 */
 };
 
 /* What send left for record_batch on each job it ran. */
@@ -464,6 +473,8 @@ jobs_sender_init(struct queue_sender *s, const struct config *cfg, char *err,
 	s->jitter_pct = 10;
 	s->batch = 1;		/* one job per claim: N workers share the queue */
 	s->lease = JOBS_CLAIM_LEASE;
+	snprintf(c->max_sessions, sizeof(c->max_sessions), "%d", cfg->biller_max_sessions);
+	s->claim_arg = c->max_sessions;
 	s->send = jobs_send;
 	s->record_batch = jobs_record_batch;
 	s->ctx = c;

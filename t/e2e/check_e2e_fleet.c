@@ -62,6 +62,10 @@ check_round(long long want_logins)
 	    " AND status = 'dead'", NULL, NULL), 0);
 	ck_assert_int_eq(devacct_sql_int("SELECT count(*) FROM links WHERE client_id = $1"
 	    " AND status = 'ACTIVE' AND sync_status = 'ok'", client, NULL), FLEET);
+	/* every retrieval job named its biller for the claim (sql/033) */
+	ck_assert_int_eq(devacct_sql_int("SELECT count(*) FROM jobs j JOIN links l"
+	    " ON l.id = j.subject_id WHERE j.kind = 'retrieval' AND l.client_id = $1"
+	    " AND j.slot_key IS DISTINCT FROM l.biller_id", client, NULL), 0);
 	ck_assert_int_eq(devacct_sql_int("SELECT count(*) FROM bills WHERE client_id = $1"
 	    " AND deleted_at IS NULL", client, NULL), FLEET * STATEMENTS);
 	/* one bill per statement: never twice */

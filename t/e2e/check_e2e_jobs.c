@@ -180,7 +180,7 @@ wait_runner_sleeping(void)
 	for (;;) {
 		char *n = sql1("SELECT count(*) FROM pg_stat_activity"
 		    " WHERE application_name = 'bds-jobs' AND state = 'idle'"
-		    "   AND query LIKE 'WITH claimed AS%'", NULL);
+		    "   AND query LIKE 'WITH full_billers AS%'", NULL);
 		int ok = atoi(n) >= 1;
 
 		free(n);
@@ -243,6 +243,35 @@ START_TEST(two_runners_run_each_job_once)
 	    " WHERE id LIKE 'job_many_%'", NULL);
 	ck_assert_str_eq(v, "t");
 	free(v);
+}
+END_TEST
+
+/* The claim passes over the jobs of a biller whose sessions are all in use
+ * (sql/033_jobs_slot.sql): they would only defer. */
+START_TEST(claim_passes_over_a_full_biller)
+{
+	char *s;
+
+	/* biller_max_sessions (4) jobs of blr_full running elsewhere, a fifth
+	 * queued first, then a job of no biller */
+	sql_ok("INSERT INTO jobs (id, kind, subject_id, status, lease_until, slot_key)"
+	    " SELECT 'job_full_' || i, 'test', 'full-' || i, 'running',"
+	    "        now() + interval '1 hour', 'blr_full' FROM generate_series(1, 4) i");
+	sql_ok("INSERT INTO jobs (id, kind, subject_id, slot_key, next_attempt_at)"
+	    " VALUES ('job_full_wait', 'test', 'full-wait', 'blr_full', now() - interval '1 minute')");
+	enqueue("free", "{}");
+	free(wait_status("free", "done", 10000));
+	s = job_state("full-wait");
+	ck_assert_str_eq(s, "pending 0 0 -");
+	free(s);
+	/* a running job whose lease ended holds no session: once only three
+	 * are live, the waiting job runs (its runner woken by a notification) */
+	sql_ok("UPDATE jobs SET lease_until = now() - interval '1 second',"
+	    " payload = '{\"sleep_ms\": 0}' WHERE id = 'job_full_1'");
+	sql_ok("NOTIFY bds_jobs, 'jobs'");
+	s = wait_status("full-wait", "done", 10000);
+	ck_assert_str_eq(s, "done 1 1 -");
+	free(s);
 }
 END_TEST
 
@@ -459,6 +488,7 @@ jobs_suite(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, notify_wakes_a_sleeping_runner);
 	tcase_add_test(tc, two_runners_run_each_job_once);
+	tcase_add_test(tc, claim_passes_over_a_full_biller);
 	tcase_add_test(tc, retries_then_done);
 	tcase_add_test(tc, max_attempts_end_dead_with_the_error);
 	tcase_add_test(tc, permanent_failure_is_dead_at_once);

@@ -327,6 +327,9 @@ START_TEST(empty_ready_zero)
 	ck_assert_int_eq(bills_of(id), 0);
 	ck_assert_int_eq(events_of(&t, "bill.created"), 0);
 	ck_assert_int_eq(events_of(&t, "connection.ready"), 1);
+	/* a sandbox biller takes no session slot: its job names none */
+	ck_assert_int_eq(devacct_sql_int("SELECT count(*) FROM jobs WHERE kind = 'retrieval'"
+	    " AND subject_id = $1 AND slot_key IS NULL", id, NULL), 1);
 	deliver_all(rc, 1);
 	delivery(rc, 0, type, sizeof(type), "bill_count", val, sizeof(val));
 	ck_assert_str_eq(type, "connection.ready");
