@@ -87,7 +87,8 @@ static struct db_stmt stmts[JOBS__MAX] = {
 	/* due pending rows, and running rows whose lease ended (their runner
 	 * died): the claim is the only way a row becomes running. It passes
 	 * over the jobs of a biller with $3 (biller_max_sessions) jobs
-	 * running: those would only defer (sql/033_jobs_slot.sql). */
+	 * running: those would only defer (sql/033_jobs_slot.sql). A connect
+	 * job (someone waits on the link page) goes before queued refreshes. */
 	[JOBS_CLAIM] = { "jobs_claim",
 	    "WITH full_billers AS ("
 	    " SELECT slot_key FROM jobs"
@@ -102,7 +103,7 @@ static struct db_stmt stmts[JOBS__MAX] = {
 	    "                    OR (status = 'running' AND lease_until < now()))"
 	    "                  AND (slot_key IS NULL"
 	    "                       OR slot_key NOT IN (SELECT slot_key FROM full_billers))"
-	    "                ORDER BY next_attempt_at LIMIT $1::int"
+	    "                ORDER BY kind <> 'connect', next_attempt_at LIMIT $1::int"
 	    "                FOR UPDATE SKIP LOCKED)"
 	    "  RETURNING id, attempts, kind, client_id, environment, subject_id,"
 	    "            payload, next_attempt_at)"

@@ -275,6 +275,36 @@ START_TEST(claim_passes_over_a_full_biller)
 }
 END_TEST
 
+/* A connect job (a user waits on the link page) is claimed before work
+ * queued earlier. */
+START_TEST(connect_goes_first)
+{
+	static const char *const argv[] = {
+		"--workers", "1", "--max-seconds", "3", NULL
+	};
+	char *v;
+
+	ck_assert_msg(harness_jobs_stop() == 0, "%s", harness_error());
+	sql_ok("DELETE FROM jobs WHERE kind = 'connect' AND subject_id = 'lses_none'");
+	sql_ok("INSERT INTO jobs (id, kind, subject_id, next_attempt_at)"
+	    " SELECT 'job_before_' || i, 'test', 'before-' || i, now() - interval '1 minute'"
+	    "   FROM generate_series(1, 5) i");
+	/* a session that is gone: the job is done at once */
+	sql_ok("INSERT INTO jobs (id, kind, subject_id) VALUES ('job_connect_first', 'connect',"
+	    " 'lses_none')");
+	ck_assert_int_eq(harness_jobs_run(argv, 60000), 0);
+	v = sql1("SELECT count(*) FILTER (WHERE status = 'done') || ' ' ||"
+	    " bool_and(updated_at > (SELECT updated_at FROM jobs WHERE id = 'job_connect_first'))"
+	    " FROM jobs WHERE id LIKE 'job_before_%'", NULL);
+	ck_assert_str_eq(v, "5 true");
+	free(v);
+	v = sql1("SELECT status FROM jobs WHERE id = 'job_connect_first'", NULL);
+	ck_assert_str_eq(v, "done");
+	free(v);
+	sql_ok("DELETE FROM jobs WHERE id = 'job_connect_first'");
+}
+END_TEST
+
 START_TEST(retries_then_done)
 {
 	char *s;
@@ -489,6 +519,7 @@ jobs_suite(void)
 	tcase_add_test(tc, notify_wakes_a_sleeping_runner);
 	tcase_add_test(tc, two_runners_run_each_job_once);
 	tcase_add_test(tc, claim_passes_over_a_full_biller);
+	tcase_add_test(tc, connect_goes_first);
 	tcase_add_test(tc, retries_then_done);
 	tcase_add_test(tc, max_attempts_end_dead_with_the_error);
 	tcase_add_test(tc, permanent_failure_is_dead_at_once);
