@@ -12,16 +12,23 @@ ALTER TABLE jobs ADD COLUMN slot_key text;
 CREATE INDEX jobs_slot_running ON jobs (slot_key)
     WHERE status = 'running' AND slot_key IS NOT NULL;
 
+-- The biller whose session a job of this kind and subject takes; NULL for
+-- other kinds and for sandbox billers, which take no slot.
+CREATE FUNCTION jobs_slot_of(kind text, client text, subject text) RETURNS text
+LANGUAGE sql STABLE AS $$
+    SELECT CASE kind
+        WHEN 'retrieval' THEN
+            (SELECT l.biller_id FROM links l JOIN billers b ON b.id = l.biller_id
+              WHERE l.id = subject AND b.connector <> 'sandbox')
+        WHEN 'connect' THEN
+            (SELECT s.biller_id FROM link_sessions s JOIN billers b ON b.id = s.biller_id
+              WHERE s.client_id = client AND s.id = subject AND b.connector <> 'sandbox')
+    END
+$$;
+
 CREATE FUNCTION jobs_slot_key() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-    IF NEW.kind = 'retrieval' THEN
-        NEW.slot_key := (SELECT l.biller_id FROM links l JOIN billers b ON b.id = l.biller_id
-                          WHERE l.id = NEW.subject_id AND b.connector <> 'sandbox');
-    ELSIF NEW.kind = 'connect' THEN
-        NEW.slot_key := (SELECT s.biller_id FROM link_sessions s JOIN billers b ON b.id = s.biller_id
-                          WHERE s.client_id = NEW.client_id AND s.id = NEW.subject_id
-                            AND b.connector <> 'sandbox');
-    END IF;
+    NEW.slot_key := jobs_slot_of(NEW.kind, NEW.client_id, NEW.subject_id);
     RETURN NEW;
 END $$;
 CREATE TRIGGER jobs_slot_key BEFORE INSERT ON jobs
@@ -29,11 +36,5 @@ CREATE TRIGGER jobs_slot_key BEFORE INSERT ON jobs
     EXECUTE FUNCTION jobs_slot_key();
 
 -- Jobs queued before this migration.
-UPDATE jobs j SET slot_key = l.biller_id
-  FROM links l JOIN billers b ON b.id = l.biller_id
- WHERE j.kind = 'retrieval' AND j.status IN ('pending', 'running')
-   AND l.id = j.subject_id AND b.connector <> 'sandbox';
-UPDATE jobs j SET slot_key = s.biller_id
-  FROM link_sessions s JOIN billers b ON b.id = s.biller_id
- WHERE j.kind = 'connect' AND j.status IN ('pending', 'running')
-   AND s.client_id = j.client_id AND s.id = j.subject_id AND b.connector <> 'sandbox';
+UPDATE jobs SET slot_key = jobs_slot_of(kind, client_id, subject_id)
+ WHERE kind IN ('retrieval', 'connect') AND status IN ('pending', 'running');
