@@ -3,7 +3,8 @@
  * is replaced; PostgreSQL going away is a 503 and coming back heals without
  * a restart; SIGTERM lets the request in flight finish; SIGHUP re-executes
  * the program at its path (a new binary) and replaces every worker under
- * load with no failed request. One stack for the suite
+ * load with no failed request. nginx keeps its FastCGI connections, and
+ * idle kept connections hold no worker. One stack for the suite
  * (2 workers); each test starts from a healthy stack (checked fixture), and
  * the SIGTERM test, which ends bds-api, runs last.
  */
@@ -50,6 +51,58 @@ hold_request(void)
 	return f;
 }
 
+/*
+ * The connections open to bds-api's socket: their accepted ends carry the
+ * socket's path in /proc/net/unix, state 03 (connected; the listening
+ * socket is 01). Up to max inodes into ino; returns how many there are.
+ */
+static size_t
+app_connections(unsigned long *ino, size_t max)
+{
+	FILE *fp = fopen("/proc/net/unix", "r");
+	char line[4200], path[4096];
+	unsigned long inode;
+	unsigned st;
+	size_t n = 0;
+
+	ck_assert_ptr_nonnull(fp);
+	while (fgets(line, sizeof(line), fp) != NULL)
+		if (sscanf(line, "%*s %*s %*s %*s %*s %x %lu %4095s", &st, &inode, path) == 3 &&
+		    st == 3 && strcmp(path, harness_socket_path()) == 0) {
+			if (n < max)
+				ino[n] = inode;
+			n++;
+		}
+	fclose(fp);
+	return n;
+}
+
+static int
+ino_in(unsigned long ino, const unsigned long *set, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (set[i] == ino)
+			return 1;
+	return 0;
+}
+
+/* GET /v1/health/live on a raw FastCGI connection asking to be kept. */
+static void
+kept_request(struct harness_fcgi *f)
+{
+	struct harness_resp *r;
+
+	harness_fcgi_next(f);
+	harness_fcgi_keep_conn(f, 1);
+	harness_fcgi_params_std(f, "GET", "/v1/health/live", NULL, 0);
+	ck_assert_msg(harness_fcgi_end_params(f) == 0, "%s", harness_error());
+	ck_assert_msg(harness_fcgi_send_stdin(f, NULL, 0) == 0, "%s", harness_error());
+	r = harness_fcgi_read(f, 5000);
+	ck_assert_msg(r->fcgi_complete, "no complete response: %s", r->error);
+	harness_assert_status(r, 200);
+	harness_resp_free(r);
+}
+
 static int
 pid_in(pid_t p, const pid_t *set, size_t n)
 {
@@ -94,6 +147,75 @@ START_TEST(worker_killed_mid_request_is_respawned)
 	r = harness_get("api", "/v1/health");
 	harness_assert_status(r, 200);
 	ck_assert_pstr_eq(harness_json_string(r, "status"), "ok");
+	harness_resp_free(r);
+}
+END_TEST
+
+/*
+ * nginx keeps its connections to bds-api (fastcgi_keep_conn on, upstream
+ * keepalive): 50 requests one after another each leave a connection open,
+ * and they use only a few new connections between them.
+ */
+START_TEST(nginx_keeps_connections)
+{
+	unsigned long before[256], now[256], fresh[256];
+	size_t nbefore = app_connections(before, 256), nfresh = 0;
+
+	ck_assert_uint_le(nbefore, 256);
+	for (int i = 0; i < 50; i++) {
+		struct harness_resp *r = harness_get("api", "/v1/health/live");
+		size_t n;
+
+		harness_assert_status(r, 200);
+		harness_resp_free(r);
+		n = app_connections(now, 256);
+		ck_assert_msg(n > 0, "no connection open after request %d", i + 1);
+		ck_assert_uint_le(n, 256);
+		for (size_t j = 0; j < n; j++)
+			if (!ino_in(now[j], before, nbefore) && !ino_in(now[j], fresh, nfresh) &&
+			    nfresh < 256)
+				fresh[nfresh++] = now[j];
+	}
+	ck_assert_msg(nfresh <= 4, "%zu new connections for 50 requests", nfresh);
+}
+END_TEST
+
+/*
+ * A worker holds at most one connection, so an idle kept connection holds
+ * no worker and no request waits behind another on one worker: 3 × WORKERS
+ * raw FastCGI connections asking to be kept are each answered (a plain
+ * libfcgi loop would wait on the first WORKERS for their next request and
+ * never accept the rest), at most WORKERS of them stay open (a worker
+ * taking a new connection closes its idle one: nginx sends a read it had
+ * written on it again), and nginx's requests pass meanwhile.
+ */
+START_TEST(idle_kept_connections_hold_no_worker)
+{
+	struct harness_fcgi *f[3 * WORKERS];
+	struct harness_resp *r;
+	int i, n = 3 * WORKERS, open = 0;
+
+	for (i = 0; i < n; i++) {
+		f[i] = harness_fcgi_open();
+		ck_assert_msg(f[i] != NULL, "%s", harness_error());
+		kept_request(f[i]);
+	}
+	r = harness_get("api", "/v1/health/live");
+	harness_assert_status(r, 200);
+	harness_resp_free(r);
+	for (i = 0; i < n; i++) {
+		r = harness_fcgi_read(f[i], 200);
+		if (!r->fcgi_closed)
+			open++;
+		harness_resp_free(r);
+	}
+	ck_assert_msg(open <= WORKERS, "%d of %d kept connections open with %d workers",
+	    open, n, WORKERS);
+	ck_assert_uint_le(app_connections(NULL, 0), WORKERS);
+	for (i = 0; i < n; i++)
+		harness_fcgi_close(f[i]);
+	r = harness_get("api", "/v1/health/live");
+	harness_assert_status(r, 200);
 	harness_resp_free(r);
 }
 END_TEST
@@ -262,11 +384,18 @@ START_TEST(sighup_under_load_fails_nothing)
 {
 	pid_t master = harness_api_pid(), old[WORKERS], now[WORKERS];
 	pthread_t th[LOAD_THREADS];
+	struct harness_fcgi *idle;
+	struct harness_resp *r;
 	struct load *l;
 	int i, replaced;
 
 	ck_assert_uint_eq(harness_api_workers(old, WORKERS), WORKERS);
+	idle = harness_fcgi_open();
+	ck_assert_msg(idle != NULL, "%s", harness_error());
+	kept_request(idle);
 	l = load_start(th);
+	/* the load runs on kept connections: the reload must close them */
+	ck_assert_msg(app_connections(NULL, 0) >= 1, "no connection kept under load");
 	ck_assert_msg(harness_api_signal(SIGHUP) == 0, "%s", harness_error());
 	harness_sleep_ms(1000);
 	ck_assert_msg(harness_api_signal(SIGHUP) == 0, "%s", harness_error());
@@ -275,6 +404,12 @@ START_TEST(sighup_under_load_fails_nothing)
 	load_finish(l, th);
 
 	ck_assert_msg(replaced == 0, "workers not all replaced within 10 s of the SIGHUPs");
+	/* the idle kept connection was closed by its worker, which exited */
+	r = harness_fcgi_read(idle, 2000);
+	ck_assert_msg(r->fcgi_closed && !r->fcgi_complete, "idle kept connection: %s",
+	    r->error);
+	harness_resp_free(r);
+	harness_fcgi_close(idle);
 	ck_assert_int_eq(harness_api_pid(), master);
 	ck_assert_uint_eq(harness_api_workers(now, WORKERS), WORKERS);
 	for (i = 0; i < WORKERS; i++)
@@ -392,6 +527,8 @@ faults_suite(void)
 	tcase_add_checked_fixture(tc, harness_fixture_recover, NULL);
 	tcase_set_timeout(tc, 90);
 	tcase_add_test(tc, worker_killed_mid_request_is_respawned);
+	tcase_add_test(tc, nginx_keeps_connections);
+	tcase_add_test(tc, idle_kept_connections_hold_no_worker);
 	tcase_add_test(tc, database_down_is_503_then_heals);
 	tcase_add_test(tc, sighup_under_load_fails_nothing);
 	tcase_add_test(tc, sighup_execs_new_binary);

@@ -2365,12 +2365,14 @@ enum {
 	FCGI_STDOUT = 6,
 	FCGI_STDERR = 7,
 	FCGI_RESPONDER = 1,
+	FCGI_KEEP_CONN = 1,
 	FCGI_REQUEST_ID = 1
 };
 
 struct harness_fcgi {
 	int		 fd;
 	int		 begun;
+	int		 keep;		/* FCGI_KEEP_CONN in the next BEGIN_REQUEST */
 	struct hbuf	 params;	/* encoded name-value pairs */
 	size_t		 sent;		/* of params */
 	char		 request_id[33];
@@ -2566,6 +2568,7 @@ fcgi_begin(struct harness_fcgi *f)
 	if (f->begun)
 		return 0;
 	f->begun = 1;
+	body[2] = f->keep ? FCGI_KEEP_CONN : 0;
 	return fcgi_record(f, FCGI_BEGIN_REQUEST, body, sizeof(body));
 }
 
@@ -2700,6 +2703,21 @@ harness_fcgi_read(struct harness_fcgi *f, int timeout_ms)
 	if (!r->fcgi_complete)
 		r->status = 0;
 	return r;
+}
+
+void
+harness_fcgi_keep_conn(struct harness_fcgi *f, int on)
+{
+	f->keep = on;
+}
+
+void
+harness_fcgi_next(struct harness_fcgi *f)
+{
+	f->begun = 0;
+	f->params.len = 0;
+	f->sent = 0;
+	f->request_id[0] = '\0';
 }
 
 void

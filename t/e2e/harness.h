@@ -351,6 +351,12 @@ int	 harness_fcgi_send_stdin(struct harness_fcgi *f, const void *data, size_t le
  * tells a closed connection from a timeout; error says which).
  */
 struct harness_resp *harness_fcgi_read(struct harness_fcgi *f, int timeout_ms);
+/* Ask, in the next FCGI_BEGIN_REQUEST, that the app keep the connection
+ * open after its response (FCGI_KEEP_CONN, as nginx's fastcgi_keep_conn). */
+void	 harness_fcgi_keep_conn(struct harness_fcgi *f, int on);
+/* After a response on a kept connection: forget the request sent, so the
+ * next params_std/send_params begin a new one on the same connection. */
+void	 harness_fcgi_next(struct harness_fcgi *f);
 void	 harness_fcgi_close(struct harness_fcgi *f);
 /*
  * One whole request over raw FastCGI: params_std, headers ("Name: value"
