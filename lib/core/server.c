@@ -431,10 +431,8 @@ worker_serve(struct worker *w)
 		int keep = !worker_stop && is_read(&w->held);
 
 		serve_one(&w->held, w->cfg, w->db, &w->a, keep);
-		if (!keep)
-			w->watched = 0;	/* closed: left the epoll set */
 	}
-	worker_watch(w);
+	worker_watch(w);	/* a closed one (ipcFd -1) is no longer watched */
 }
 
 /* A new connection while one is held: its request once, then it closes. */
