@@ -51,6 +51,10 @@ struct bills_statement {
 	int		 withdrawn;		/* the biller withdrew it: the bill is deleted */
 	const char	*sha256;		/* its document, stored already (bills_docs_put):
 						 * a new bill is written with it; NULL: none */
+	const char	*matched_payment_ref;	/* the posted payment of the same answer
+						 * that names it last (bills_payment_store
+						 * matches it): a new bill not PENDING is
+						 * written matched; NULL: none */
 };
 
 struct bills_payment {
@@ -62,6 +66,8 @@ struct bills_payment {
 struct bills_link {
 	const char	*client_id, *environment, *link_id, *client_user_id,
 			*biller_id, *biller_name;
+	int		 locked;	/* the caller holds the link's sequence lock
+					 * (bills_link_lock) in its transaction */
 };
 
 /*

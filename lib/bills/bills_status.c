@@ -33,7 +33,6 @@ enum bills_status_stmt {
 	BP_BY_RULE,
 	BP_SET_BILL,
 	BP_BILL,
-	BP_JSON,
 	BR_CANDIDATES,
 	BR_SWEEP,
 	BM_BILL,
@@ -104,12 +103,14 @@ static struct db_stmt stmts[BS__MAX] = {
 	[BP_FIND] = { "bills_payment_find",
 	    "SELECT id, status, bill_id FROM observed_payments"
 	    " WHERE " PAYMENT_BY_REF " FOR UPDATE", 0 },
+	/* $14 the bill it pays, or NULL; returns payment.observed's object */
 	[BP_INSERT] = { "bills_payment_insert",
 	    "INSERT INTO observed_payments (client_id, id, environment, link_id, account_id,"
 	    " payment_ref, statement_ref, currency, amount_minor, paid_at, client_user_id,"
-	    " biller_id, status, reversed_at)"
+	    " biller_id, status, reversed_at, bill_id)"
 	    " VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9::bigint, $10::timestamptz, $11, $12,"
-	    "  $13::text, CASE WHEN $13::text = 'reversed' THEN now() END)", 0 },
+	    "  $13::text, CASE WHEN $13::text = 'reversed' THEN now() END, $14)"
+	    " RETURNING payments_json(observed_payments)::text", 0 },
 	[BP_REVERSE] = { "bills_payment_reverse",
 	    "UPDATE observed_payments SET status = 'reversed', reversed_at = now(),"
 	    " updated_at = now() WHERE " PAYMENT_BY_REF, 0 },
@@ -137,9 +138,6 @@ static struct db_stmt stmts[BS__MAX] = {
 	    " (SELECT coalesce(sum(p.amount_minor), 0) FROM observed_payments p"
 	    "   WHERE " PAID_TO("b.client_id", "b.link_id", "b.id") ")"
 	    " FROM bills b WHERE " BILLS_BY_ID, 0 },
-	[BP_JSON] = { "bills_payment_json",
-	    "SELECT payments_json(p)::text FROM observed_payments p"
-	    " WHERE " PAYMENT_BY_REF, 0 },
 
 	/* each account's bills in statement order; a PAID or PARTIALLY_PAID
 	 * one inside the window whose next statement carries its total and
@@ -242,13 +240,16 @@ bills_status_move(struct req *r, const char *client_id, const char *bill_id,
 	PGresult *res;
 	int quiet;
 
-	if ((res = db_exec(r->db, r->arena, &stmts[BS_LINK], 2, p)) == NULL)
-		return -1;
-	if (PQntuples(res) != 1)
-		return BILLS_NO_BILL;
-	link = PQgetvalue(res, 0, 0);
-	if (bills_link_lock(r, client_id, link) == NULL ||
-	    (res = db_exec(r->db, r->arena, &stmts[BS_GET], 2, p)) == NULL)
+	if ((link = m->link_id) == NULL) {
+		if ((res = db_exec(r->db, r->arena, &stmts[BS_LINK], 2, p)) == NULL)
+			return -1;
+		if (PQntuples(res) != 1)
+			return BILLS_NO_BILL;
+		link = PQgetvalue(res, 0, 0);
+		if (bills_link_lock(r, client_id, link) == NULL)
+			return -1;
+	}
+	if ((res = db_exec(r->db, r->arena, &stmts[BS_GET], 2, p)) == NULL)
 		return -1;
 	if (PQntuples(res) != 1)
 		return BILLS_NO_BILL;	/* deleted meanwhile */
@@ -337,6 +338,7 @@ payment_apply(struct req *r, const struct bills_link *l, const char *bill,
 	if ((res = db_exec(r->db, r->arena, &stmts[BP_BILL], 2, q)) == NULL ||
 	    PQntuples(res) != 1)
 		return -1;
+	m.link_id = l->link_id;
 	m.match_status = "MATCHED";
 	m.matched_payment_ref = p->ref;
 	if (is(PQgetvalue(res, 0, PB_STATUS), "PENDING")) {
@@ -360,6 +362,7 @@ payment_reversed(struct req *r, const struct bills_link *l, const char *bill)
 	struct bills_move m = { 0 };
 	int rc;
 
+	m.link_id = l->link_id;
 	m.change = "status_reverted";
 	m.revert_reason = "observed_payment_reversed";
 	m.match_status = "UNMATCHED";
@@ -374,9 +377,9 @@ bills_payment_store(struct req *r, const struct bills_link *l, const char *accou
     const struct bills_payment *p, long long since_seq)
 {
 	const char *status = p->status != NULL ? p->status : "posted";
-	/* the payment's key, then its bill: BP_FIND, REVERSE, SET_BILL, JSON */
+	/* the payment's key, then its bill: BP_FIND, REVERSE, SET_BILL */
 	const char *key[4] = { l->client_id, l->link_id, p->ref, NULL };
-	const char *q[13], *bill = NULL, *why;
+	const char *q[14], *bill = NULL, *why;
 	struct json_object *o;
 	char amount[24];
 	PGresult *res;
@@ -405,6 +408,10 @@ bills_payment_store(struct req *r, const struct bills_link *l, const char *accou
 			return -1;
 		return payment_apply(r, l, bill, p, since_seq);
 	}
+	/* a new one: its bill first, so the insert records the match */
+	if (is(status, "posted") &&
+	    (bill = payment_bill(r, l, account_id, p, &err)) == NULL && err)
+		return -1;
 	snprintf(amount, sizeof(amount), "%lld", p->amount.minor);
 	q[0] = l->client_id;
 	q[1] = payment_id(r, l->client_id, l->link_id, p->ref);
@@ -419,22 +426,13 @@ bills_payment_store(struct req *r, const struct bills_link *l, const char *accou
 	q[10] = l->client_user_id;
 	q[11] = l->biller_id;
 	q[12] = status;
-	if (db_exec(r->db, r->arena, &stmts[BP_INSERT], 13, q) == NULL)
-		return -1;
-	if (is(status, "posted")) {
-		if ((bill = payment_bill(r, l, account_id, p, &err)) == NULL && err)
-			return -1;
-		if (bill != NULL) {
-			key[3] = bill;
-			if (db_exec(r->db, r->arena, &stmts[BP_SET_BILL], 4, key) == NULL ||
-			    payment_apply(r, l, bill, p, since_seq) != 0)
-				return -1;
-		}
-	}
-	if ((res = db_exec(r->db, r->arena, &stmts[BP_JSON], 3, key)) == NULL ||
+	q[13] = bill;
+	if ((res = db_exec(r->db, r->arena, &stmts[BP_INSERT], 14, q)) == NULL ||
 	    PQntuples(res) != 1 ||
 	    (o = json_parse(r->arena, PQgetvalue(res, 0, 0), (size_t)PQgetlength(res, 0, 0),
 	    &why)) == NULL)
+		return -1;
+	if (bill != NULL && payment_apply(r, l, bill, p, since_seq) != 0)
 		return -1;
 	return events_emit(r, l->client_id, l->environment, "payment.observed", o, NULL) ==
 	    NULL ? -1 : 1;

@@ -48,6 +48,9 @@ struct bills_move {
 					 * since_seq (announced in this transaction)
 					 * records the match without number or event */
 	long long	 since_seq;
+	const char	*link_id;	/* the bill's link, whose sequence the caller
+					 * has locked (bills_link_lock) in this
+					 * transaction; NULL: looked up and locked */
 };
 
 /*
@@ -64,7 +67,8 @@ int	 bills_status_move(struct req *r, const char *client_id, const char *bill_id
 /*
  * Store one observed payment of a link's account (upsert by the biller's
  * payment ref; id "obp_" + a keyed hash of client, link and ref, so stable
- * across retries) in the caller's transaction. A new payment is matched to
+ * across retries) in the caller's transaction, which holds the link's
+ * sequence lock (bills_link_lock). A new payment is matched to
  * its bill (by statement ref, else by the amount/date rule of
  * docs/DECISIONS.md): a PENDING bill goes PAID or PARTIALLY_PAID
  * (portal_payment_observed), any other gets match_status MATCHED (folded

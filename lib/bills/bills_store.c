@@ -50,7 +50,7 @@ enum bills_stmt {
 	" $16::boolean, $17::text, $18::integer"
 #define BILLS_NFIGS	18
 #define BILLS_NUPDATE	20
-#define BILLS_NINSERT	28
+#define BILLS_NINSERT	29
 
 enum bills_find_col { BF_ID, BF_STATUS, BF_PORTAL, BF_CHANGED, BF_DELETED, BF__MAX };
 
@@ -67,15 +67,25 @@ static struct db_stmt stmts[BILLS__MAX] = {
 	[BILLS_SEQ] = { "bills_seq",
 	    "UPDATE bill_seq SET last_seq = last_seq + 1"
 	    " WHERE client_id = $1 AND link_id = $2 RETURNING last_seq", 0 },
+	/* $29: the answer's posted payment naming a new PAID or PARTIALLY_PAID
+	 * statement; its match is written with the bill unless that payment
+	 * is known already matched or reversed (bills_payment_store then
+	 * finds the match made and writes nothing) */
 	[BILLS_INSERT] = { "bills_insert",
-	    "INSERT INTO bills (client_id, link_id, statement_ref, " BILLS_FIGS ","
+	    "WITH m AS (SELECT CASE WHEN NOT EXISTS (SELECT 1 FROM observed_payments"
+	    "   WHERE link_id = $2 AND payment_ref = $29::text AND " DB_ROW_CHECK("client_id = $1")
+	    "   AND (bill_id IS NOT NULL OR status <> 'posted')) THEN $29::text END AS ref)"
+	    " INSERT INTO bills (client_id, link_id, statement_ref, " BILLS_FIGS ","
 	    "                   status, portal_status, paid_at, paid_reason, status_at,"
 	    "                   id, environment, client_user_id, biller_id, biller_name,"
-	    "                   created_seq, changed_seq, source, statement_sha256)"
+	    "                   created_seq, changed_seq, source, statement_sha256,"
+	    "                   match_status, matched_payment_ref)"
 	    " VALUES ($1, $2, $3, " BILLS_VALS ", $19::text, $19::text, $21::timestamptz,"
 	    "         $22::text, CASE WHEN $19::text <> 'PENDING' THEN now() END,"
 	    "         $23, $24, $25, $26, $27, $20::bigint, $20::bigint,"
-	    "         CASE WHEN $24 = 'sandbox' THEN 'sandbox' ELSE 'connector' END, $28)", 0 },
+	    "         CASE WHEN $24 = 'sandbox' THEN 'sandbox' ELSE 'connector' END, $28,"
+	    "         (SELECT CASE WHEN ref IS NOT NULL THEN 'MATCHED' END FROM m),"
+	    "         (SELECT ref FROM m))", 0 },
 	[BILLS_UPDATE] = { "bills_update",
 	    "UPDATE bills SET (" BILLS_FIGS ") = (" BILLS_VALS "), portal_status = $19::text,"
 	    "       changed_seq = $20::bigint, updated_at = now()"
@@ -208,6 +218,7 @@ portal_move(struct req *r, const struct bills_link *l, const char *id,
 	struct bills_move m = { 0 };
 
 	m.seq = seq;
+	m.link_id = l->link_id;	/* bills_store locked it */
 	if (strcmp(st->status, "PAID") == 0 || strcmp(st->status, "PARTIALLY_PAID") == 0) {
 		m.change = strcmp(st->status, "PAID") == 0 ? "paid" : "partially_paid";
 		m.paid_at = st->paid_at;
@@ -252,7 +263,7 @@ bills_store(struct req *r, const struct bills_link *l, const char *account_id,
 	p[17] = rev;
 	p[18] = st->status;
 
-	if (bills_link_lock(r, l->client_id, l->link_id) == NULL ||
+	if ((!l->locked && bills_link_lock(r, l->client_id, l->link_id) == NULL) ||
 	    (res = db_exec(r->db, r->arena, &stmts[BILLS_FIND], BILLS_NFIGS, p)) == NULL)
 		return -1;
 	if (PQntuples(res) == 1) {
@@ -279,6 +290,7 @@ bills_store(struct req *r, const struct bills_link *l, const char *account_id,
 			return 0;
 		m.change = "statement_refreshed";
 		m.seq = seq;
+		m.link_id = l->link_id;
 		return bills_status_move(r, l->client_id, id, &m) < 0 ? -1 : 0;
 	}
 	if ((seq = bills_link_next(r, l->client_id, l->link_id)) == NULL)
@@ -293,6 +305,7 @@ bills_store(struct req *r, const struct bills_link *l, const char *account_id,
 	p[25] = l->biller_id;
 	p[26] = l->biller_name != NULL ? l->biller_name : "";
 	p[27] = st->sha256;
+	p[28] = strcmp(st->status, "PENDING") != 0 ? st->matched_payment_ref : NULL;
 	if (db_exec(r->db, r->arena, &stmts[BILLS_INSERT], BILLS_NINSERT, p) == NULL)
 		return -1;
 	*created = 1;

@@ -183,6 +183,27 @@ paid_reasons(struct racct *ra, const char *now)
 	}
 }
 
+/*
+ * The posted payment of the answer that names each statement and is stored
+ * last (payments_store goes oldest first: the lowest index), so a new
+ * bill is written with the match that payment makes (bills_store).
+ */
+static void
+answer_matches(struct racct *ra)
+{
+	for (size_t i = 0; i < ra->nst; i++) {
+		struct bills_statement *b = &ra->st[i].b;
+
+		for (size_t j = 0; j < ra->npay && b->matched_payment_ref == NULL; j++) {
+			const struct bills_payment *p = &ra->pay[j];
+
+			if (p->statement_ref != NULL && strcmp(p->statement_ref, b->ref) == 0 &&
+			    (p->status == NULL || strcmp(p->status, "posted") == 0))
+				b->matched_payment_ref = p->ref;
+		}
+	}
+}
+
 /* Every account's statements and payments, validated; nothing written. */
 static enum connector_status
 fetch(struct run *u, const struct connector_account *accts)
@@ -206,6 +227,7 @@ fetch(struct run *u, const struct connector_account *accts)
 		    &u->q, &ra->pay, &ra->npay)) != CONN_OK)
 			return st;
 		paid_reasons(ra, arena_strdup(a, now));
+		answer_matches(ra);
 		ra->sha = arena_alloc(a, (ra->nst + 1) * sizeof(*ra->sha));
 		ra->listed = arena_alloc(a, (ra->nst + 1) * sizeof(*ra->listed));
 		for (size_t i = 0; i < ra->nst; i++) {
@@ -360,6 +382,7 @@ store(struct run *u)
 	 * announced by this run already (bills_payment_store folds its match) */
 	if ((last = bills_link_lock(r, u->job->client_id, u->job->subject_id)) == NULL)
 		return -1;
+	u->bl.locked = 1;	/* held to the end of the runner's transaction */
 	u->since_seq = strtoll(last, NULL, 10);
 	for (size_t k = 0; k < u->nacct; k++) {
 		struct racct *ra = &u->acct[k];

@@ -491,6 +491,13 @@ START_TEST(link_and_first_retrieval)
 	ck_assert_int_eq(sqln("SELECT count(*) FROM bills WHERE link_id = $1 AND status = 'PAID'"
 	    " AND paid_reason = 'portal_payment_observed' AND match_status = 'MATCHED'", link, NULL,
 	    NULL), STATEMENTS - 1);
+	/* each matched to its own payment, in the row and in the entity */
+	ck_assert_int_eq(sqln("SELECT count(*) FROM bills b JOIN observed_payments p"
+	    " ON p.bill_id = b.id AND p.payment_ref = b.matched_payment_ref"
+	    " AND p.statement_ref = b.statement_ref WHERE b.link_id = $1"
+	    " AND b.entity::jsonb ->> 'match_status' = 'MATCHED'"
+	    " AND b.entity::jsonb ->> 'matched_payment_ref' = p.payment_ref", link, NULL, NULL),
+	    STATEMENTS - 1);
 
 	/* the newest as the simulator lists it */
 	bill = bill_of(link, "power", user, 0);
