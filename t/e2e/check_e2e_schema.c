@@ -178,7 +178,7 @@ static const struct {
 	{ "bills_payment_by_rule", "bills_link_statement" },
 	{ "bills_payment_set_bill", "observed_payments_link_payment" },
 	{ "bills_payment_bill", "bills_by_id observed_payments_link_payment" },
-	{ "bills_payment_json", "observed_payments_link_payment" },
+	{ "bills_insert", "observed_payments_link_payment" },
 	{ "bills_reconcile_candidates", "bills_link_statement observed_payments_link_payment" },
 	{ "connector_known", "bills_link_statement" },
 	{ "connector_since", "links_by_id bills_link_statement" },
