@@ -146,6 +146,14 @@ ref_cmp(const void *x, const void *y)
 	return strcmp(*(const char *const *)x, *(const char *const *)y);
 }
 
+/* A posted payment (no status: posted) that names the statement ref. */
+static int
+names_posted(const struct bills_payment *p, const char *ref)
+{
+	return p->statement_ref != NULL && strcmp(p->statement_ref, ref) == 0 &&
+	    (p->status == NULL || strcmp(p->status, "posted") == 0);
+}
+
 /*
  * A statement the biller reports paid by its balance alone is paid by the
  * posted payments of the same answer that name it when they cover it
@@ -166,8 +174,7 @@ paid_reasons(struct racct *ra, const char *now)
 		for (size_t j = 0; j < ra->npay; j++) {
 			const struct bills_payment *p = &ra->pay[j];
 
-			if (p->statement_ref == NULL || strcmp(p->statement_ref, b->ref) != 0 ||
-			    (p->status != NULL && strcmp(p->status, "posted") != 0) ||
+			if (!names_posted(p, b->ref) ||
 			    strcmp(p->amount.currency, b->total.currency) != 0)
 				continue;
 			sum += p->amount.minor;
@@ -194,13 +201,9 @@ answer_matches(struct racct *ra)
 	for (size_t i = 0; i < ra->nst; i++) {
 		struct bills_statement *b = &ra->st[i].b;
 
-		for (size_t j = 0; j < ra->npay && b->matched_payment_ref == NULL; j++) {
-			const struct bills_payment *p = &ra->pay[j];
-
-			if (p->statement_ref != NULL && strcmp(p->statement_ref, b->ref) == 0 &&
-			    (p->status == NULL || strcmp(p->status, "posted") == 0))
-				b->matched_payment_ref = p->ref;
-		}
+		for (size_t j = 0; j < ra->npay && b->matched_payment_ref == NULL; j++)
+			if (names_posted(&ra->pay[j], b->ref))
+				b->matched_payment_ref = ra->pay[j].ref;
 	}
 }
 
