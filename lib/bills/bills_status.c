@@ -114,8 +114,12 @@ static struct db_stmt stmts[BS__MAX] = {
 	[BP_REVERSE] = { "bills_payment_reverse",
 	    "UPDATE observed_payments SET status = 'reversed', reversed_at = now(),"
 	    " updated_at = now() WHERE " PAYMENT_BY_REF, 0 },
+	/* and whether the payment $4 has paid it already (the bill insert
+	 * writes a new bill matched to the payment of its answer) */
 	[BP_BY_REF] = { "bills_payment_by_ref",
-	    "SELECT id FROM bills WHERE " BILLS_BY_STATEMENT " AND deleted_at IS NULL", 0 },
+	    "SELECT id, status <> 'PENDING' AND match_status = 'MATCHED'"
+	    "  AND matched_payment_ref = $4::text"
+	    " FROM bills WHERE " BILLS_BY_STATEMENT " AND deleted_at IS NULL", 0 },
 	/* the rule: same account and currency, not matched yet, the amount
 	 * is the bill's total or its amount due, paid from the statement
 	 * date to 45 days after the due date; the oldest such bill */
@@ -295,21 +299,24 @@ payment_id(struct req *r, const char *client_id, const char *link_id, const char
 }
 
 /* The bill a posted payment pays: by its statement ref, else the rule.
- * NULL when none; *err on failure. */
+ * NULL when none; *err on failure. *done: the bill is paid and matched to
+ * this payment already, so payment_apply has nothing to do. */
 static const char *
 payment_bill(struct req *r, const struct bills_link *l, const char *account_id,
-    const struct bills_payment *p, int *err)
+    const struct bills_payment *p, int *err, int *done)
 {
 	char amount[24];
-	const char *q[6] = { l->client_id, l->link_id, p->statement_ref };
+	const char *q[6] = { l->client_id, l->link_id, p->statement_ref, p->ref };
 	PGresult *res;
 
-	*err = 0;
+	*err = *done = 0;
 	if (p->statement_ref != NULL) {
-		if ((res = db_exec(r->db, r->arena, &stmts[BP_BY_REF], 3, q)) == NULL)
+		if ((res = db_exec(r->db, r->arena, &stmts[BP_BY_REF], 4, q)) == NULL)
 			goto fail;
-		if (PQntuples(res) == 1)
+		if (PQntuples(res) == 1) {
+			*done = is(PQgetvalue(res, 0, 1), "t");
 			return PQgetvalue(res, 0, 0);
+		}
 	}
 	snprintf(amount, sizeof(amount), "%lld", p->amount.minor);
 	q[2] = account_id;
@@ -383,7 +390,7 @@ bills_payment_store(struct req *r, const struct bills_link *l, const char *accou
 	struct json_object *o;
 	char amount[24];
 	PGresult *res;
-	int err;
+	int err, done = 0;
 
 	if ((res = db_exec(r->db, r->arena, &stmts[BP_FIND], 3, key)) == NULL)
 		return -1;
@@ -401,16 +408,16 @@ bills_payment_store(struct req *r, const struct bills_link *l, const char *accou
 		}
 		if (!is(was, "posted") || bill != NULL)
 			return 0;
-		if ((bill = payment_bill(r, l, account_id, p, &err)) == NULL)
+		if ((bill = payment_bill(r, l, account_id, p, &err, &done)) == NULL)
 			return err ? -1 : 0;
 		key[3] = bill;
 		if (db_exec(r->db, r->arena, &stmts[BP_SET_BILL], 4, key) == NULL)
 			return -1;
-		return payment_apply(r, l, bill, p, since_seq);
+		return done ? 0 : payment_apply(r, l, bill, p, since_seq);
 	}
 	/* a new one: its bill first, so the insert records the match */
 	if (is(status, "posted") &&
-	    (bill = payment_bill(r, l, account_id, p, &err)) == NULL && err)
+	    (bill = payment_bill(r, l, account_id, p, &err, &done)) == NULL && err)
 		return -1;
 	snprintf(amount, sizeof(amount), "%lld", p->amount.minor);
 	q[0] = l->client_id;
@@ -432,7 +439,7 @@ bills_payment_store(struct req *r, const struct bills_link *l, const char *accou
 	    (o = json_parse(r->arena, PQgetvalue(res, 0, 0), (size_t)PQgetlength(res, 0, 0),
 	    &why)) == NULL)
 		return -1;
-	if (bill != NULL && payment_apply(r, l, bill, p, since_seq) != 0)
+	if (bill != NULL && !done && payment_apply(r, l, bill, p, since_seq) != 0)
 		return -1;
 	return events_emit(r, l->client_id, l->environment, "payment.observed", o, NULL) ==
 	    NULL ? -1 : 1;
