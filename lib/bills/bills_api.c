@@ -240,7 +240,7 @@ bills_payments(struct req *r, struct json_object *out)
 }
 
 /* GET /v1/account-links/{link_id}/payments: the link's observed payments,
- * newest first; the link answers as GET /v1/links/{id} (404, 403). */
+ * newest first; a link the key may not see is 404. */
 int
 bills_link_payments(struct req *r, struct json_object *out)
 {

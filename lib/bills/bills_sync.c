@@ -46,7 +46,7 @@ enum page_col { PG_ID, PG_ENTITY, PG_CREATED, PG_CHANGED, PG_DELETED, PG__MAX };
 
 enum { S_LINK, S_PAGE, S__MAX };
 static struct db_stmt stmts[S__MAX] = {
-	/* whose link it is (403/404) and its last number, one snapshot */
+	/* whose link it is and its last number, one snapshot */
 	[S_LINK] = { "bills_sync_link",
 	    "SELECT " LINK_COLS " FROM links l"
 	    " LEFT JOIN bill_seq s ON s.client_id = l.client_id AND s.link_id = l.id"
@@ -141,8 +141,8 @@ cursor_of(struct req *r, const char *link_id, const long long *seq, size_t n)
 
 /*
  * The link by id for the key: 0 with *link_id (canonical) and *last, or
- * the status written: 404 unknown (or the client's own link in another
- * environment), 403 another client's, 503/500 database.
+ * the status written: 404 unknown, another client's or the client's own
+ * link in another environment, 503/500 database.
  */
 static int
 link_or_reply(struct req *r, const char *id, const char **link_id, long long *last)
@@ -154,13 +154,10 @@ link_or_reply(struct req *r, const char *id, const char **link_id, long long *la
 		return api_error(r, 404, "LINK_NOT_FOUND", NULL, "no link %s", id);
 	if ((res = db_query(r, &stmts[S_LINK], 1, p)) == NULL)
 		return api_db_error(r);
-	if (PQntuples(res) != 1)
-		return api_error(r, 404, "LINK_NOT_FOUND", NULL, "no link %s", id);
-	if (strcmp(PQgetvalue(res, 0, LK_CLIENT_ID), r->client_id) != 0)
-		return api_error(r, 403, "CLIENT_ID_MISMATCH", NULL,
-		    "link %s belongs to another client", id);
-	/* another environment's, or not the link a link access token names */
-	if (strcmp(PQgetvalue(res, 0, LK_ENVIRONMENT), r->env) != 0 ||
+	/* unknown, another client's (DOMAIN.md: as an unknown id), another
+	 * environment's, or not the link a link access token names */
+	if (PQntuples(res) != 1 || strcmp(PQgetvalue(res, 0, LK_CLIENT_ID), r->client_id) != 0 ||
+	    strcmp(PQgetvalue(res, 0, LK_ENVIRONMENT), r->env) != 0 ||
 	    (r->link_id != NULL && strcmp(r->link_id, p[0]) != 0))
 		return api_error(r, 404, "LINK_NOT_FOUND", NULL, "no link %s", id);
 	*link_id = p[0];

@@ -19,11 +19,11 @@ struct db_stmt_set;
 int	 links_auth_token(struct req *, const char *token);
 
 /*
- * The API key's link by id ("link_…" or a bare UUID), as GET
- * /v1/links/{id} answers it: 0 with *link_id (canonical, arena); 404
- * LINK_NOT_FOUND when no such link or the client's own link in another
- * environment; 403 CLIENT_ID_MISMATCH when it is another client's; 503.
- * The status is already written when not 0.
+ * The API key's link by id ("link_…" or a bare UUID) for the routes under
+ * /v1/account-links/{link_id}: 0 with *link_id (canonical, arena); 404
+ * LINK_NOT_FOUND when no such link, another client's (DOMAIN.md: the spec
+ * names 403 only on GET /v1/links/{id}) or the client's own link in
+ * another environment; 503. The status is already written when not 0.
  */
 int	 links_auth_link_or_reply(struct req *, const char *id, const char **link_id);
 

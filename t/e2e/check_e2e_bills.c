@@ -538,7 +538,7 @@ START_TEST(link_token_scope)
 	coded(ta.good.token, "sandbox", harness_fmt("/v1/account-links/%s/bills/sync",
 	    ta.multi.id), 404, "LINK_NOT_FOUND");
 	coded(ta.good.token, "sandbox", harness_fmt("/v1/account-links/%s/bills/sync",
-	    tb.good.id), 403, "CLIENT_ID_MISMATCH");
+	    tb.good.id), 404, "LINK_NOT_FOUND");
 
 	r = get(ta.good.token, "sandbox", harness_fmt("/v1/bills/%s/statement", own));
 	harness_expect(r, 200);
@@ -644,7 +644,7 @@ payment_add(const char *client, const char *link, const char *bill, const char *
 	" WHERE " where
 
 /* GET /v1/bills/{id}/payments and /v1/account-links/{id}/payments: newest
- * paid_at first, paged, the payment entity; the 404s, the 403, the 400s. */
+ * paid_at first, paged, the payment entity; the 404s, the 400s. */
 START_TEST(payments)
 {
 	char *bill = bill_of(ta.good.id, 1), *other = bill_of(ta.good.id, 2);
@@ -702,7 +702,7 @@ START_TEST(payments)
 	ck_assert_uint_eq(s.pages, 1);
 	ids_free(&s);
 
-	/* 404 / 403 / 401 */
+	/* 404 (another client's link too) / 401 */
 	coded(ta.key, "sandbox", "/v1/bills/bill_01900000-0000-7000-8000-000000000000/payments",
 	    404, "BILL_NOT_FOUND");
 	coded(ta.key, "sandbox", "/v1/bills/nope/payments", 404, "BILL_NOT_FOUND");
@@ -713,8 +713,8 @@ START_TEST(payments)
 	    "/v1/account-links/link_01900000-0000-7000-8000-000000000000/payments", 404,
 	    "LINK_NOT_FOUND");
 	coded(ta.key, "sandbox", "/v1/account-links/nope/payments", 404, "LINK_NOT_FOUND");
-	coded(ta.key, "sandbox", harness_fmt("/v1/account-links/%s/payments", tb.good.id), 403,
-	    "CLIENT_ID_MISMATCH");
+	coded(ta.key, "sandbox", harness_fmt("/v1/account-links/%s/payments", tb.good.id), 404,
+	    "LINK_NOT_FOUND");
 	coded(dev_key, "api", harness_fmt("/v1/account-links/%s/payments", ta.good.id), 404,
 	    "LINK_NOT_FOUND");
 	coded(NULL, "sandbox", harness_fmt("/v1/account-links/%s/payments", ta.good.id), 401,

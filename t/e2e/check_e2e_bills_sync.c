@@ -21,7 +21,7 @@
  * truncated, bit-flipped, of another link or client, or garbage: 400
  * INVALID_CURSOR, never 500; a webhook-driven client (a sync per bill.*
  * delivery, deliveries repeated and out of order) ends equal to the
- * server; the errors (404, 403, 400) and a REVOKED link's history.
+ * server; the errors (404, 400) and a REVOKED link's history.
  *
  * The per-cycle check reads the cycle's upper bound from the client's
  * persisted cursor with the stack's cursor_key (lib/core/cursor.c): the
@@ -968,7 +968,7 @@ START_TEST(cursor_property)
 	 * link the link itself is refused first */
 	expect_invalid(t.key, link, omid, "another client");
 	r = sync_get(t.key, olink, omid, "");
-	harness_assert_coded(r, 403, "CLIENT_ID_MISMATCH");
+	harness_assert_coded(r, 404, "LINK_NOT_FOUND");
 	harness_resp_free(r);
 	/* garbage: random printable text of random length, and near misses */
 	for (int i = 0; i < 200; i++, checked++) {
@@ -1152,9 +1152,9 @@ END_TEST
 /* Errors                                                              */
 
 /*
- * Unknown link (well-formed or not) 404 LINK_NOT_FOUND; another client's
- * link 403 CLIENT_ID_MISMATCH; the client's own link with its development
- * key 404; limit 0, 501 and text, page, page_size, an unknown parameter:
+ * Unknown link (well-formed or not), another client's link (DOMAIN.md:
+ * as an unknown id) and the client's own link with its development key:
+ * 404 LINK_NOT_FOUND; limit 0, 501 and text, page, page_size, an unknown parameter:
  * 400 VALIDATION_ERROR; no key 401.
  */
 START_TEST(errors)
@@ -1178,7 +1178,7 @@ START_TEST(errors)
 	harness_assert_coded(r, 404, "LINK_NOT_FOUND");
 	harness_resp_free(r);
 	r = sync_get(other.key, id, NULL, "");
-	harness_assert_coded(r, 403, "CLIENT_ID_MISMATCH");
+	harness_assert_coded(r, 404, "LINK_NOT_FOUND");
 	harness_resp_free(r);
 	r = sync_get(devk.key, id, NULL, "");
 	harness_assert_coded(r, 404, "LINK_NOT_FOUND");
