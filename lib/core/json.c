@@ -25,7 +25,9 @@ json_obj(struct arena *a)
 	return json_own(a, json_object_new_object());
 }
 
-struct json_raw_text { const char *text; size_t len; };
+/* tag: &raw_tag, which tells a json_raw value from any other object. */
+struct json_raw_text { const char *tag; const char *text; size_t len; };
+static const char raw_tag[] = "raw";
 
 static int
 raw_print(struct json_object *o, struct printbuf *pb, int level, int flags)
@@ -43,10 +45,32 @@ json_raw(struct arena *a, const char *text, size_t len)
 	struct json_raw_text *t = arena_alloc(a, sizeof(*t));
 	struct json_object *o = json_object_new_object();
 
+	t->tag = raw_tag;
 	t->text = text;
 	t->len = len;
 	json_object_set_serializer(o, raw_print, t, NULL);
 	return json_own(a, o);
+}
+
+const char *
+json_text(struct json_object *o, size_t *len)
+{
+	const struct json_raw_text *t = NULL;
+	size_t n = 0;
+	const char *s;
+
+	/* Only json_raw sets an object's userdata (json-c uses it for
+	 * doubles alone), and its own carries the tag. */
+	if (json_object_is_type(o, json_type_object))
+		t = json_object_get_userdata(o);
+	if (t != NULL && t->tag == raw_tag) {
+		*len = t->len;
+		return t->text;
+	}
+	s = json_object_to_json_string_length(o,
+	    JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &n);
+	*len = n;
+	return s;
 }
 
 struct json_object *
@@ -317,8 +341,7 @@ json_dump(struct arena *a, struct json_object *o, size_t *len)
 	size_t n = 0;
 	const char *s;
 
-	s = json_object_to_json_string_length(o,
-	    JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &n);
+	s = json_text(o, &n);
 	if (len != NULL)
 		*len = n;
 	/* The string lives inside o; copy so it outlives any later change. */

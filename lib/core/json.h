@@ -24,6 +24,12 @@ struct json_object *json_arr(struct arena *);
  * json_object_get(), or make it the whole answer.
  */
 struct json_object *json_raw(struct arena *, const char *text, size_t len);
+/*
+ * o's compact text, not copied: a json_raw value's own text (no print at
+ * all: a bill GET's whole answer), else json-c's print, which lives inside
+ * o until the arena's reset.
+ */
+const char *json_text(struct json_object *o, size_t *len);
 /* Take ownership of o (put at reset); returns o. */
 struct json_object *json_own(struct arena *, struct json_object *o);
 

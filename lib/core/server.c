@@ -203,11 +203,10 @@ write_response(struct req *r, FCGX_Request *fr)
 	const char *body = NULL, *text = http_status_text(r->status);
 	size_t blen = 0;
 
-	/* The text lives inside r->out (the arena's) until the reset: written
-	 * from there, not copied (a sync page is ~750 KB). */
+	/* Written from where the text lives until the reset, not copied (a
+	 * sync page is ~750 KB). */
 	if (r->out != NULL)
-		body = json_object_to_json_string_length(r->out,
-		    JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE, &blen);
+		body = json_text(r->out, &blen);
 	PUT_LIT("Status: ", fr->out);
 	put_num((unsigned)r->status, fr->out);
 	PUT_LIT(" ", fr->out);
