@@ -478,7 +478,7 @@ bills_reconcile_enqueue(struct db *d, struct arena *a)
 	long long n = 0;
 	int i;
 
-	req_init(&r, NULL, d, a, "bdsctl-jobs");
+	req_init(&r, NULL, d, a, REQ_ID_SWEEP);
 	if (db_begin(d) != 0)
 		return -1;
 	if ((res = db_exec(d, a, &stmts[BR_SWEEP], 0, NULL)) == NULL)

@@ -1,5 +1,6 @@
 /* Queueing bds-jobs work. See jobq.h. */
 #include <stdio.h>
+#include <string.h>
 
 #include <json-c/json.h>
 
@@ -16,9 +17,9 @@ enum jobq_stmt {
 static struct db_stmt stmts[JOBQ__MAX] = {
 	[JOBQ_ADD] = { "jobq_add",
 	    "INSERT INTO jobs (id, kind, client_id, environment, subject_id, payload,"
-	    "                  next_attempt_at)"
+	    "                  next_attempt_at, request_id, idempotency_key)"
 	    " VALUES ($1, $2, $3, $4, $5, $6::jsonb,"
-	    "         now() + make_interval(secs => $7::int))"
+	    "         now() + make_interval(secs => $7::int), $8, $9)"
 	    " ON CONFLICT (kind, subject_id) WHERE status = 'pending' DO NOTHING", 0 },
 };
 
@@ -30,7 +31,7 @@ jobq_add(struct req *r, const char *kind, const char *client_id,
     int delay_s)
 {
 	char delay[16];
-	const char *p[7];
+	const char *p[9];
 
 	snprintf(delay, sizeof(delay), "%d", delay_s < 0 ? 0 : delay_s);
 	p[0] = crypto_id_new(r->arena, "job");
@@ -41,5 +42,10 @@ jobq_add(struct req *r, const char *kind, const char *client_id,
 	p[5] = payload != NULL ? json_object_to_json_string_ext(payload,
 	    JSON_C_TO_STRING_PLAIN) : "{}";
 	p[6] = delay;
-	return db_exec(r->db, r->arena, &stmts[JOBQ_ADD], 7, p) == NULL ? -1 : 0;
+	/* the originating request, which the job's events name; none for a
+	 * scheduler's sweep */
+	p[7] = r->http.request_id != NULL && strcmp(r->http.request_id, REQ_ID_SWEEP) != 0 ?
+	    r->http.request_id : NULL;
+	p[8] = r->http.idempotency_key;
+	return db_exec(r->db, r->arena, &stmts[JOBQ_ADD], 9, p) == NULL ? -1 : 0;
 }

@@ -15,8 +15,9 @@ struct db_stmt_set;
  * transaction (r->db, in a transaction when the route is ROUTE_TX); runs no
  * earlier than delay_s seconds from now. payload may be NULL ({}). A pending
  * job of the same kind and subject makes this a no-op. client_id and
- * environment may be NULL (global kinds). 0 ok (queued or already pending),
- * -1 database failure.
+ * environment may be NULL (global kinds). The job keeps r's request id and
+ * Idempotency-Key for the events it emits (none for a sweep's). 0 ok
+ * (queued or already pending), -1 database failure.
  */
 int	 jobq_add(struct req *r, const char *kind, const char *client_id,
 	    const char *environment, const char *subject_id,

@@ -60,6 +60,9 @@ struct req {
  */
 void	 req_init(struct req *, const struct config *, struct db *, struct arena *,
 	    const char *request_id);
+/* The request id of a scheduler's sweep (bdsctl jobs, bds-jobs): not a
+ * request, so the jobs it queues name none (jobq_add). */
+#define REQ_ID_SWEEP	"bdsctl-jobs"
 /* req_init for an operator's bdsctl command: request id "bdsctl-<uuid>". */
 void	 req_init_operator(struct req *, const struct config *, struct db *, struct arena *);
 /* Add a response header (name and value copied into the arena). */

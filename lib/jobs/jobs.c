@@ -60,6 +60,8 @@ enum jobs_col {
 	JOBS_COL_ENV,
 	JOBS_COL_SUBJECT,
 	JOBS_COL_PAYLOAD,
+	JOBS_COL_REQUEST,	/* the request that queued it, or NULL */
+	JOBS_COL_IDEM,		/* that request's Idempotency-Key */
 	JOBS_COL__MAX
 };
 
@@ -106,8 +108,9 @@ static struct db_stmt stmts[JOBS__MAX] = {
 	    "                ORDER BY kind <> 'connect', next_attempt_at LIMIT $1::int"
 	    "                FOR UPDATE SKIP LOCKED)"
 	    "  RETURNING id, attempts, kind, client_id, environment, subject_id,"
-	    "            payload, next_attempt_at)"
-	    " SELECT id, attempts, kind, client_id, environment, subject_id, payload::text"
+	    "            payload, next_attempt_at, request_id, idempotency_key)"
+	    " SELECT id, attempts, kind, client_id, environment, subject_id, payload::text,"
+	    "        request_id, idempotency_key"
 	    "   FROM claimed ORDER BY next_attempt_at, id", 0 },
 	[JOBS_LEASE] = { "jobs_lease",
 	    "UPDATE jobs SET lease_until = now() + make_interval(secs => $3::int)"
@@ -289,11 +292,14 @@ run_one(struct jobs_ctx *c, struct queue_batch *b, struct queue_job *qj)
 	job.client_id = COL(JOBS_COL_CLIENT);
 	job.environment = COL(JOBS_COL_ENV);
 	job.subject_id = COL(JOBS_COL_SUBJECT);
-#undef COL
 	job.payload = payload;
 	job.attempt = qj->attempt;
 
-	req_init(&r, c->cfg, b->db, b->arena, arena_printf(b->arena, "job_%s", qj->id));
+	/* Its events name the request that queued it, else the job itself. */
+	req_init(&r, c->cfg, b->db, b->arena,
+	    COL(JOBS_COL_REQUEST) != NULL ? COL(JOBS_COL_REQUEST) : qj->id);
+	r.http.idempotency_key = COL(JOBS_COL_IDEM);
+#undef COL
 	r.client_id = job.client_id;
 	r.env = job.environment;
 

@@ -36,8 +36,10 @@ struct jobs_kind {
 	 * Runs in a forked worker inside ONE transaction the runner opens on
 	 * r->db (commit on JOBS_DONE, rollback otherwise, then the outcome is
 	 * recorded), with r a synthetic request: r->db, r->arena, r->cfg set,
-	 * r->client_id/r->env = the job's, r->http.request_id = "job_<job id>",
-	 * so events_emit(r, ...) works as in the API.
+	 * r->client_id/r->env = the job's, r->http.request_id and
+	 * idempotency_key = the request's that queued it (else the job's id,
+	 * "job_<uuid>", and none), so events_emit(r, ...) works as in the API
+	 * and its events name their originating request.
 	 */
 	enum jobs_outcome (*run)(struct req *r, struct jobs_job *job);
 	int		 max_attempts, lease_s;

@@ -88,7 +88,7 @@ links_refresh_due(const struct config *cfg, struct db *d, struct arena *a)
 	PGresult *res;
 	int got;
 
-	req_init(&r, cfg, d, a, "bdsctl-jobs");
+	req_init(&r, cfg, d, a, REQ_ID_SWEEP);
 	do {
 		if (db_begin(d) != 0)
 			return -1;

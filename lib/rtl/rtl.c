@@ -715,7 +715,7 @@ rtl_expire(const struct config *cfg, struct db *d, struct arena *a)
 	struct req r;
 	int n;
 
-	req_init(&r, cfg, d, a, "bdsctl-jobs");
+	req_init(&r, cfg, d, a, REQ_ID_SWEEP);
 	do {
 		if (db_begin(d) != 0)
 			return -1;

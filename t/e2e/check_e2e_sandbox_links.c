@@ -311,6 +311,53 @@ START_TEST(good_events_and_sync)
 }
 END_TEST
 
+/*
+ * The events of the retrieval a request queued name that request (SPEC.md
+ * "Envelope": request.id, request.idempotency_key): the POST that made the
+ * link, then the advance, each with its own X-Request-Id and key.
+ */
+START_TEST(events_name_request)
+{
+	const char *extra[] = { "Idempotency-Key: origin-key-1", NULL };
+	struct harness_resp *r;
+	struct tenant t;
+	char *id, *rid, *adv;
+
+	tenant_new(&t);
+	r = sbx_call(t.key, "POST", "/v1/sandbox/account-links",
+	    "{\"client_user_id\":\"u-origin\",\"username\":\"user_paid\"}", extra);
+	harness_expect(r, 201);
+	id = strdup(devacct_str(r, "link_id"));
+	rid = strdup(harness_header(r, "X-Request-Id"));
+	harness_resp_free(r);
+	jobs_idle();
+	ck_assert_int_eq(devacct_sql_int("SELECT count(*) FROM events WHERE client_id = $1"
+	    " AND type = 'bill.created' AND request_id = $2", t.client, rid), 12);
+	ck_assert_int_eq(devacct_sql_int("SELECT count(*) FROM events WHERE client_id = $1"
+	    " AND (request_id IS DISTINCT FROM $2 OR idempotency_key IS DISTINCT FROM"
+	    " 'origin-key-1')", t.client, rid), 0);
+	ck_assert_uint_eq(strspn(rid, "0123456789abcdef"), strlen(rid));	/* nginx's */
+
+	r = sbx_call(t.key, "POST", harness_fmt("/v1/sandbox/links/%s/advance", id), NULL, NULL);
+	harness_expect(r, 202);
+	adv = strdup(harness_header(r, "X-Request-Id"));
+	harness_resp_free(r);
+	jobs_idle();
+	ck_assert_str_ne(adv, rid);
+	ck_assert_int_eq(devacct_sql_int("SELECT count(*) FROM events WHERE client_id = $1"
+	    " AND type = 'bill.updated' AND data->'object'->>'change' = 'paid'"
+	    " AND request_id = $2 AND idempotency_key IS NULL", t.client, adv), 1);
+	/* every event names one of the two requests */
+	ck_assert_int_eq(devacct_sql_int(harness_fmt("SELECT count(*) FROM events"
+	    " WHERE client_id = $1 AND request_id IS DISTINCT FROM $2"
+	    " AND request_id IS DISTINCT FROM '%s'", rid), t.client, adv), 0);
+	free(adv);
+	free(rid);
+	free(id);
+	tenant_free(&t);
+}
+END_TEST
+
 /* user_empty: connection.ready with bill_count 0, no bill.created. */
 START_TEST(empty_ready_zero)
 {
@@ -773,6 +820,7 @@ sandbox_links_suite(void)
 	tcase_add_checked_fixture(tc, harness_fixture_recover, NULL);
 	tcase_set_timeout(tc, 180);
 	tcase_add_test(tc, good_events_and_sync);
+	tcase_add_test(tc, events_name_request);
 	tcase_add_test(tc, empty_ready_zero);
 	tcase_add_test(tc, multi_accounts);
 	tcase_add_test(tc, many_thousand);
