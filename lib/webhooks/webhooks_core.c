@@ -97,9 +97,11 @@ static struct db_stmt stmts[W__MAX] = {
 	[W_GET] = { "webhooks_get",
 	    "SELECT " ROW_COLS " FROM webhooks WHERE client_id = $1 AND id = $2"
 	    " AND ($3::text IS NULL OR environment = $3)" },
+	/* the oldest enabled one, else the oldest disabled one (so a PUT
+	 * can enable again what it disabled) */
 	[W_PRIMARY] = { "webhooks_primary",
 	    "SELECT " ROW_COLS " FROM webhooks WHERE client_id = $1 AND environment = $2"
-	    " AND enabled ORDER BY created_at, id LIMIT 1" },
+	    " ORDER BY enabled DESC, created_at, id LIMIT 1" },
 	/* Re-enabling clears why it was disabled; disabling keeps an automatic
 	 * reason (a 410) rather than overwrite it. */
 	[W_UPDATE] = { "webhooks_update",

@@ -109,7 +109,7 @@ webhooks_iam_primary_get(struct req *r, struct json_object *out)
 		return api_db_error(r);
 	if (found == 0)
 		return api_error(r, 404, "WEBHOOK_NOT_FOUND", "register one with PUT",
-		    "no enabled %s webhook for client %s", env, cid);
+		    "no %s webhook for client %s", env, cid);
 	json_set_bool(out, "success", 1);
 	json_set(out, "webhook", json_object_get(webhooks_json(r, &w, 1, NULL)));
 	return 200;

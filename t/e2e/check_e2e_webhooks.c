@@ -702,15 +702,26 @@ START_TEST(primary_webhook)
 	devacct_assert_error(r, "secret", "unknown_field");
 	harness_resp_free(r);
 
-	/* disabled: no primary any more */
+	/* disabled: still the primary (no other), shown disabled; the PUT
+	 * enables it again */
 	r = devacct_jwt(&dev_a, "PUT", path, "{\"enabled\":false}", NULL);
 	harness_expect(r, 200);
 	ck_assert(!devacct_bool(r, "webhook.enabled"));
 	ck_assert_pstr_eq(devacct_str(r, "webhook.disabledReason"), "disabled by request");
 	harness_resp_free(r);
 	r = devacct_jwt(&dev_a, "GET", path, NULL, NULL);
-	devacct_assert_iam(r, 404, "WEBHOOK_NOT_FOUND");
+	harness_expect(r, 200);
+	ck_assert_pstr_eq(devacct_str(r, "webhook.id"), id);
+	ck_assert(!devacct_bool(r, "webhook.enabled"));
 	harness_resp_free(r);
+	r = devacct_jwt(&dev_a, "PUT", path, "{\"enabled\":true}", NULL);
+	harness_expect(r, 200);
+	ck_assert_pstr_eq(devacct_str(r, "webhook.id"), id);
+	ck_assert(devacct_bool(r, "webhook.enabled"));
+	ck_assert_ptr_null(devacct_str(r, "webhook.disabledReason"));
+	harness_resp_free(r);
+	ck_assert_int_eq(devacct_sql_int("SELECT count(*) FROM webhooks WHERE client_id = $1",
+	    client, NULL), 1);
 
 	/* environments other than the three */
 	r = devacct_jwt(&dev_a, "GET", harness_fmt("/v1/iam/clients/%s/client-secrets/staging/webhook",
@@ -722,7 +733,8 @@ START_TEST(primary_webhook)
 }
 END_TEST
 
-/* The oldest enabled webhook is the primary one. */
+/* The oldest enabled webhook is the primary one; with none enabled, the
+ * oldest. */
 START_TEST(primary_is_oldest_enabled)
 {
 	char *client = devacct_client_new(&dev_a);
@@ -740,6 +752,12 @@ START_TEST(primary_is_oldest_enabled)
 	r = devacct_jwt(&dev_a, "GET", path, NULL, NULL);
 	harness_expect(r, 200);
 	ck_assert_pstr_eq(devacct_str(r, "webhook.id"), w2.id);
+	harness_resp_free(r);
+	devacct_sql_exec("UPDATE webhooks SET enabled = false WHERE id = $1", w2.id, NULL);
+	r = devacct_jwt(&dev_a, "GET", path, NULL, NULL);
+	harness_expect(r, 200);
+	ck_assert_pstr_eq(devacct_str(r, "webhook.id"), w1.id);
+	ck_assert(!devacct_bool(r, "webhook.enabled"));
 	harness_resp_free(r);
 	free(client);
 }
