@@ -273,6 +273,18 @@ commit_or_error(struct req *r)
 
 /* ---- sign-up and confirmation ---- */
 
+/* 1 when the acceptance item names doc (kind, version, date). */
+static int
+names_doc(struct json_object *it, const struct iam_legal *d)
+{
+	const char *k = json_get_str(it, "document_kind");
+	const char *v = json_get_str(it, "document_version");
+	const char *e = json_get_str(it, "document_effective_date");
+
+	return k && v && e && strcmp(k, d->kind) == 0 && strcmp(v, d->version) == 0 &&
+	    strcmp(e, d->effective_date) == 0;
+}
+
 /* 1 when the body accepts exactly doc (kind, version, date, accepted). */
 static int
 accepts(struct json_object *body, const struct iam_legal *d)
@@ -284,13 +296,8 @@ accepts(struct json_object *body, const struct iam_legal *d)
 	    json_object_is_type(arr, json_type_array)) {
 		for (size_t i = 0; i < json_object_array_length(arr); i++) {
 			struct json_object *it = json_object_array_get_idx(arr, i);
-			const char *k = json_get_str(it, "document_kind");
-			const char *v = json_get_str(it, "document_version");
-			const char *e = json_get_str(it, "document_effective_date");
 
-			if (k && v && e && strcmp(k, d->kind) == 0 &&
-			    strcmp(v, d->version) == 0 && strcmp(e, d->effective_date) == 0 &&
-			    json_get_bool(it, "accepted", 0))
+			if (names_doc(it, d) && json_get_bool(it, "accepted", 0))
 				return 1;
 		}
 		return 0;
@@ -305,6 +312,33 @@ accepts(struct json_object *body, const struct iam_legal *d)
 	if (strcmp(d->kind, "privacy") == 0)
 		return pv != NULL && strcmp(pv, d->version) == 0;
 	return 0;
+}
+
+/*
+ * Each acceptance must echo a document the registry returns now (SPEC.md:
+ * "echoing exactly the metadata returned by the legal-documents
+ * endpoint"): one naming anything else is an error, not ignored.
+ */
+static void
+unknown_acceptances(struct req *r, struct json_object *body, const struct iam_legal *docs,
+    size_t ndocs, struct verrs *errs)
+{
+	struct json_object *arr;
+
+	if (!json_object_object_get_ex(body, "legal_acceptances", &arr) ||
+	    !json_object_is_type(arr, json_type_array))
+		return;
+	for (size_t i = 0; i < json_object_array_length(arr); i++) {
+		struct json_object *it = json_object_array_get_idx(arr, i);
+		size_t k = 0;
+
+		while (k < ndocs && !names_doc(it, &docs[k]))
+			k++;
+		if (k == ndocs)
+			verrs_add(r->arena, errs, arena_printf(r->arena, "legal_acceptances[%zu]", i),
+			    "unknown_document", "names no current legal document: send what"
+			    " GET /v1/iam/auth/legal-documents returns");
+	}
 }
 
 static int
@@ -338,6 +372,7 @@ iam_signup(struct req *r, struct json_object *out)
 			verrs_add(r->arena, &errs, "legal_acceptances", "legal_acceptance_missing",
 			    "accept %s version %s effective %s", docs[i].kind,
 			    docs[i].version, docs[i].effective_date);
+	unknown_acceptances(r, b, docs, ndocs, &errs);
 	pw = json_get_str(b, "password");
 	if (!iam_password_acceptable(pw))
 		verrs_add(r->arena, &errs, "password", "weak_password", "%s", iam_password_rule);

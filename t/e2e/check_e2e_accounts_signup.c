@@ -191,7 +191,9 @@ START_TEST(legal_newest_version_per_kind)
 	    u.email, u.password);
 	acct_assert_iam(r, 400, "VALIDATION_ERROR");
 	acct_assert_error(r, "legal_acceptances", "legal_acceptance_missing");
-	ck_assert_uint_eq(json_object_array_length(acct_json(r, "errors")), 1);
+	/* and the old version's item itself names no current document */
+	acct_assert_error(r, "legal_acceptances[0]", "unknown_document");
+	ck_assert_uint_eq(json_object_array_length(acct_json(r, "errors")), 2);
 	ck_assert_msg(strstr(acct_str(r, "errors.0.message"), "terms") &&
 	    strstr(acct_str(r, "errors.0.message"), "t-new"), "%s", r->body);
 	harness_resp_free(r);
@@ -406,11 +408,20 @@ START_TEST(signup_flat_legal_form)
 END_TEST
 
 /* Every current document must be accepted, exactly as listed; the 400
- * names each one missing. */
+ * names each one missing, and each item that names no current document
+ * (legal_acceptances[i] unknown_document). */
+#define ACCEPT_ALL \
+	"{\"document_kind\":\"terms\",\"document_version\":\"" ACCT_TERMS_VERSION "\"," \
+	"\"document_effective_date\":\"" ACCT_TERMS_DATE "\",\"accepted\":true}," \
+	"{\"document_kind\":\"privacy\",\"document_version\":\"" ACCT_PRIVACY_VERSION "\"," \
+	"\"document_effective_date\":\"" ACCT_PRIVACY_DATE "\",\"accepted\":true}," \
+	"{\"document_kind\":\"dpa\",\"document_version\":\"" ACCT_DPA_VERSION "\"," \
+	"\"document_effective_date\":\"" ACCT_DPA_DATE "\",\"accepted\":true}"
 static const struct {
 	const char	*name;
 	const char	*legal;		/* members after email and password */
 	const char	*missing[3];	/* kinds named */
+	const char	*unknown;	/* the item named unknown_document, if any */
 } legal_missing[] = {
 	{ "no acceptance at all", "", { "terms", "privacy", "dpa" } },
 	{ "empty array", ",\"legal_acceptances\":[]", { "terms", "privacy", "dpa" } },
@@ -429,7 +440,7 @@ static const struct {
 	  "\"document_effective_date\":\"" ACCT_PRIVACY_DATE "\",\"accepted\":true},"
 	  "{\"document_kind\":\"dpa\",\"document_version\":\"" ACCT_DPA_VERSION "\","
 	  "\"document_effective_date\":\"" ACCT_DPA_DATE "\",\"accepted\":true}]",
-	  { "privacy" } },
+	  { "privacy" }, "legal_acceptances[1]" },
 	{ "dpa absent", ",\"legal_acceptances\":["
 	  "{\"document_kind\":\"terms\",\"document_version\":\"" ACCT_TERMS_VERSION "\","
 	  "\"document_effective_date\":\"" ACCT_TERMS_DATE "\",\"accepted\":true},"
@@ -443,7 +454,11 @@ static const struct {
 	  "\"document_effective_date\":\"" ACCT_PRIVACY_DATE "\",\"accepted\":true},"
 	  "{\"document_kind\":\"dpa\",\"document_version\":\"" ACCT_DPA_VERSION "\","
 	  "\"document_effective_date\":\"" ACCT_DPA_DATE "\",\"accepted\":true}]",
-	  { "terms" } },
+	  { "terms" }, "legal_acceptances[0]" },
+	{ "a kind the registry has not", ",\"legal_acceptances\":[" ACCEPT_ALL ","
+	  "{\"document_kind\":\"cookies\",\"document_version\":\"" ACCT_TERMS_VERSION "\","
+	  "\"document_effective_date\":\"" ACCT_TERMS_DATE "\",\"accepted\":true}]",
+	  { NULL }, "legal_acceptances[3]" },
 	{ "flat form while a DPA is current", ",\"terms_accepted\":true,"
 	  "\"terms_version\":\"" ACCT_TERMS_VERSION "\","
 	  "\"privacy_version\":\"" ACCT_PRIVACY_VERSION "\"", { "dpa" } },
@@ -480,6 +495,10 @@ START_TEST(signup_legal_acceptance_missing)
 		}
 		ck_assert_msg(named, "%s: %s %s not named: %s", legal_missing[_i].name, kind,
 		    version, r->body);
+		want++;
+	}
+	if (legal_missing[_i].unknown != NULL) {
+		acct_assert_error(r, legal_missing[_i].unknown, "unknown_document");
 		want++;
 	}
 	ck_assert_msg(json_object_array_length(acct_json(r, "errors")) == want,
