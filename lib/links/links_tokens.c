@@ -24,6 +24,7 @@
 enum {
 	LT_REDIRECT_OK, LT_BILLER, LT_LINK, LT_INSERT, LT_TICKET_INSERT, LT_BEARER,
 	LT_END_RTL,	/* issue 13 rtl */
+	LT_RTL,
 	LT__MAX
 };
 static struct db_stmt stmts[LT__MAX] = {
@@ -31,6 +32,10 @@ static struct db_stmt stmts[LT__MAX] = {
 	[LT_REDIRECT_OK] = { "lt_redirect_ok",
 	    "SELECT redirect_uris ? $2 FROM clients WHERE id = $1" },
 	[LT_BILLER] = { "lt_biller", "SELECT status FROM billers WHERE id = $1" },
+	/* request_to_link_id: the key's own request to link */
+	[LT_RTL] = { "lt_rtl",
+	    "SELECT client_user_id, status FROM request_to_links"
+	    " WHERE client_id = $1 AND environment = $2 AND id = $3" },
 	/* by id across clients: another client's link is 403, not 404 */
 	[LT_LINK] = { "lt_link",
 	    "SELECT client_id, environment, client_user_id, status, biller_id FROM links"
@@ -238,10 +243,12 @@ update_link_or_reply(struct req *r, const char **id, const char *user, const cha
 	    strcmp(PQgetvalue(res, 0, LINK_COL_ENV), r->env) != 0))
 		return api_field_error(r, 404, "LINK_NOT_FOUND", "update.link_id", "not_found",
 		    "no such link");
-	if (strcmp(PQgetvalue(res, 0, LINK_COL_CLIENT), r->client_id) != 0 ||
-	    strcmp(PQgetvalue(res, 0, LINK_COL_USER), user) != 0)
+	if (strcmp(PQgetvalue(res, 0, LINK_COL_CLIENT), r->client_id) != 0)
+		return api_field_error(r, 403, "CLIENT_ID_MISMATCH", "update.link_id", "forbidden",
+		    "the link belongs to another client");
+	if (strcmp(PQgetvalue(res, 0, LINK_COL_USER), user) != 0)
 		return api_field_error(r, 403, "LINK_FORBIDDEN", "update.link_id", "forbidden",
-		    "the link belongs to another client or end user");
+		    "the link belongs to another end user");
 	if (strcmp(PQgetvalue(res, 0, LINK_COL_STATUS), "REVOKED") == 0)
 		return api_field_error(r, 400, "VALIDATION_ERROR", "update.link_id",
 		    "link_revoked", "a revoked link cannot be updated; create a new link");
@@ -250,6 +257,36 @@ update_link_or_reply(struct req *r, const char **id, const char *user, const cha
 		    "an update token is for the link's own biller");
 	*biller = arena_strdup(r->arena, PQgetvalue(res, 0, LINK_COL_BILLER));
 	*id = canon;
+	return 0;
+}
+
+/*
+ * request_to_link_id: 0 when it names an open request to link of the key's
+ * client and environment for this end user (its hosted flow then completes
+ * it), else the 400 written. Another client's is unknown, as any foreign id.
+ */
+static int
+rtl_or_reply(struct req *r, const char *rtl, const char *user)
+{
+	const char *p[3] = { r->client_id, r->env, rtl };
+	const char *status;
+	PGresult *res;
+
+	if (rtl == NULL)
+		return 0;
+	if ((res = db_query(r, &stmts[LT_RTL], 3, p)) == NULL)
+		return api_db_error(r);
+	if (PQntuples(res) != 1)
+		return api_field_error(r, 400, "VALIDATION_ERROR", "request_to_link_id",
+		    "unknown_request_to_link", "no such request to link");
+	if (strcmp(PQgetvalue(res, 0, 0), user) != 0)
+		return api_field_error(r, 400, "VALIDATION_ERROR", "request_to_link_id",
+		    "other_user", "the request to link is for another client_user_id");
+	status = PQgetvalue(res, 0, 1);
+	if (strcmp(status, "PENDING") != 0 && strcmp(status, "IN_PROGRESS") != 0)
+		return api_field_error(r, 400, "VALIDATION_ERROR", "request_to_link_id",
+		    "request_to_link_closed", arena_printf(r->arena, "the request to link is %s",
+		    status));
 	return 0;
 }
 
@@ -284,7 +321,13 @@ links_token_create(struct req *r, struct json_object *out)
 		if (PQntuples(res) != 1)
 			return api_field_error(r, 400, "VALIDATION_ERROR", "biller_id",
 			    "unknown_biller", "no such biller");
+		/* no session could ever connect to it */
+		if (strcmp(PQgetvalue(res, 0, 0), "UNSUPPORTED") == 0)
+			return api_field_error(r, 400, "VALIDATION_ERROR", "biller_id",
+			    "biller_unsupported", "the biller is not supported; choose another");
 	}
+	if ((rc = rtl_or_reply(r, json_get_str(b, "request_to_link_id"), user)) != 0)
+		return rc;
 	if (redirect != NULL) {
 		p[0] = r->client_id;
 		p[1] = redirect;

@@ -208,24 +208,29 @@ START_TEST(token_create)
 {
 	struct tenant t;
 	struct harness_resp *r;
-	char *lt;
+	char *lt, *rtl;
 	const char *p[1];
 
 	tenant_new(&dev_a, &t);
+	r = key_call(&t, "POST", "/v1/request-to-links", "{\"client_user_id\":\"user-1\","
+	    "\"biller_id\":\"" SANDBOX_BILLER "\"}");
+	harness_expect(r, 201);
+	rtl = strdup(devacct_str(r, "id"));
+	harness_resp_free(r);
 	r = key_call(&t, "POST", "/v1/link-tokens", harness_fmt(
 	    "{\"client_user_id\":\"user-1\",\"consents\":[\"bills\",\"usage\"],"
 	    "\"client_id\":\"%s\",\"biller_id\":\"" SANDBOX_BILLER "\","
 	    "\"connectivity_type\":\"credentials\",\"redirect_uri\":\"" APP_REDIRECT "\","
-	    "\"request_to_link_id\":\"rtl_01900000-0000-7000-8000-000000000009\","
+	    "\"request_to_link_id\":\"%s\","
 	    "\"metadata_json\":\"{\\\"cart\\\":42}\",\"hosted\":true,\"language\":\"fr-CA\","
-	    "\"webhook_url\":\"https://ignored.example/hook\"}", t.client));
+	    "\"webhook_url\":\"https://ignored.example/hook\"}", t.client, rtl));
 	harness_expect(r, 201);
 	ck_assert_msg(strncmp(devacct_str(r, "link_token"), "lt_", 3) == 0, "%s", r->body);
 	ck_assert_pstr_eq(devacct_str(r, "mode"), "create");
 	ck_assert_pstr_eq(devacct_str(r, "client_user_id"), "user-1");
 	ck_assert_pstr_eq(devacct_str(r, "biller_id"), SANDBOX_BILLER);
-	ck_assert_pstr_eq(devacct_str(r, "request_to_link_id"),
-	    "rtl_01900000-0000-7000-8000-000000000009");
+	ck_assert_pstr_eq(devacct_str(r, "request_to_link_id"), rtl);
+	free(rtl);
 	ck_assert_pstr_eq(devacct_str(r, "language"), "fr-CA");
 	ck_assert_pstr_eq(devacct_str(r, "metadata_json"), "{\"cart\":42}");
 	ck_assert_ptr_nonnull(devacct_str(r, "expiration"));
@@ -282,6 +287,9 @@ static const struct {
 	{ "{\"client_user_id\":\"u\",\"metadata_json\":{\"a\":1}}", 400, "VALIDATION_ERROR",
 	  "metadata_json" },
 	{ "{\"client_user_id\":\"u\",\"request_to_link_id\":\"req_1\"}", 400, "VALIDATION_ERROR",
+	  "request_to_link_id" },
+	{ "{\"client_user_id\":\"u\",\"request_to_link_id\":"
+	  "\"rtl_01900000-0000-7000-8000-000000000009\"}", 400, "VALIDATION_ERROR",
 	  "request_to_link_id" },
 	{ "{\"client_user_id\":\"u\",\"language\":\"e\"}", 400, "VALIDATION_ERROR", "language" },
 	{ "{\"client_user_id\":\"u\",\"language\":\"en_US\"}", 400, "VALIDATION_ERROR",
@@ -347,7 +355,8 @@ START_TEST(token_metadata_size)
 }
 END_TEST
 
-/* update.link_id: another client's or another end user's link is 403, a
+/* update.link_id: another client's link is 403 CLIENT_ID_MISMATCH (the
+ * spec's code), another end user's 403 LINK_FORBIDDEN, a
  * REVOKED one 400; the owner's gets an update token (30 min) pinned to the
  * link's biller. */
 START_TEST(token_update_mode)
@@ -365,11 +374,11 @@ START_TEST(token_update_mode)
 
 	r = key_call(&a, "POST", "/v1/link-tokens", harness_fmt(
 	    "{\"client_user_id\":\"user-1\",\"update\":{\"link_id\":\"%s\"}}", theirs));
-	ck_assert_int_eq(r->status, 403);
+	harness_assert_coded(r, 403, "CLIENT_ID_MISMATCH");
 	harness_resp_free(r);
 	r = key_call(&a, "POST", "/v1/link-tokens", harness_fmt(
 	    "{\"client_user_id\":\"user-2\",\"update\":{\"link_id\":\"%s\"}}", mine));
-	ck_assert_int_eq(r->status, 403);
+	harness_assert_coded(r, 403, "LINK_FORBIDDEN");
 	harness_resp_free(r);
 	r = key_call(&a, "POST", "/v1/link-tokens", harness_fmt(
 	    "{\"client_user_id\":\"user-1\",\"update\":{\"link_id\":\"%s\"}}", revoked));

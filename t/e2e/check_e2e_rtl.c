@@ -1143,6 +1143,68 @@ START_TEST(expiry)
 }
 END_TEST
 
+#define BIND_BODY "{\"client_user_id\":\"%s\",\"request_to_link_id\":\"%s\"}"
+
+/*
+ * A link token's request_to_link_id must be an open request of the key's
+ * own client, environment and end user (else a 400 naming it: another
+ * client's request answers as an unknown one); its biller_id must be one a
+ * session can connect to (not UNSUPPORTED). Nothing is made on a 400.
+ */
+START_TEST(link_token_request_checked)
+{
+	struct tenant t, o;
+	struct harness_resp *r;
+	char *own, *dev, *theirs, *closed;
+
+	tenant_new(&dev_a, &t);
+	tenant_new(&dev_b, &o);
+	own = take(sbx(&t, "POST", "/v1/request-to-links", "{\"client_user_id\":\"u-bind\","
+	    "\"biller_id\":\"" SANDBOX_BILLER "\"}"), 201, "id");
+	closed = take(sbx(&t, "POST", "/v1/request-to-links", "{\"client_user_id\":\"u-bind\","
+	    "\"biller_id\":\"" SANDBOX_BILLER "\"}"), 201, "id");
+	theirs = take(sbx(&o, "POST", "/v1/request-to-links", "{\"client_user_id\":\"u-bind\","
+	    "\"biller_id\":\"" SANDBOX_BILLER "\"}"), 201, "id");
+	dev = rtl_simple(&t, "u-bind");	/* development */
+	devacct_sql_exec("UPDATE request_to_links SET status = 'CANCELLED' WHERE id = $1",
+	    closed, NULL);
+
+	r = sbx(&t, "POST", "/v1/link-tokens", harness_fmt(BIND_BODY, "u-bind", own));
+	harness_expect(r, 201);
+	ck_assert_pstr_eq(devacct_str(r, "request_to_link_id"), own);
+	harness_resp_free(r);
+	r = sbx(&t, "POST", "/v1/link-tokens", harness_fmt(BIND_BODY, "u-other", own));
+	harness_assert_coded(r, 400, "VALIDATION_ERROR");
+	devacct_assert_error(r, "request_to_link_id", "other_user");
+	harness_resp_free(r);
+	r = sbx(&t, "POST", "/v1/link-tokens", harness_fmt(BIND_BODY, "u-bind", closed));
+	harness_assert_coded(r, 400, "VALIDATION_ERROR");
+	devacct_assert_error(r, "request_to_link_id", "request_to_link_closed");
+	harness_resp_free(r);
+	r = sbx(&t, "POST", "/v1/link-tokens", harness_fmt(BIND_BODY, "u-bind", theirs));
+	harness_assert_coded(r, 400, "VALIDATION_ERROR");
+	devacct_assert_error(r, "request_to_link_id", "unknown_request_to_link");
+	harness_resp_free(r);
+	r = sbx(&t, "POST", "/v1/link-tokens", harness_fmt(BIND_BODY, "u-bind", dev));
+	harness_assert_coded(r, 400, "VALIDATION_ERROR");
+	devacct_assert_error(r, "request_to_link_id", "unknown_request_to_link");
+	harness_resp_free(r);
+	r = sbx(&t, "POST", "/v1/link-tokens", "{\"client_user_id\":\"u-bind\","
+	    "\"biller_id\":\"" UNSUPPORTED_BILLER "\"}");
+	harness_assert_coded(r, 400, "VALIDATION_ERROR");
+	devacct_assert_error(r, "biller_id", "biller_unsupported");
+	harness_resp_free(r);
+	ck_assert_int_eq(devacct_sql_int("SELECT count(*) FROM link_tokens WHERE client_id = $1",
+	    t.client, NULL), 1);
+	free(own);
+	free(closed);
+	free(theirs);
+	free(dev);
+	tenant_free(&t);
+	tenant_free(&o);
+}
+END_TEST
+
 /* bdsctl billers set-status UNSUPPORTED tells the clients with an open
  * request on the biller (no link needed); closed requests do not count. */
 START_TEST(biller_unsupported_open_requests)
@@ -1687,6 +1749,7 @@ rtl_suite(void)
 	tcase_add_test(tc, flow_completes);
 	tcase_add_test(tc, cancel_ends_flow);
 	tcase_add_test(tc, events_at_receiver);
+	tcase_add_test(tc, link_token_request_checked);
 	tcase_add_test(tc, expiry);
 	tcase_add_test(tc, biller_unsupported_open_requests);
 	tcase_add_loop_test(tc, disc_refused, 0, N(refused_urls));
