@@ -497,6 +497,7 @@ jobs_retrieval_run(struct req *r, struct jobs_job *job)
 	if ((rc = links_credentials_open(r, job->client_id, job->subject_id, &cred)) <= 0)
 		return rc == 0 ? JOBS_DONE : retry(job, "credentials unavailable");	/* 0: revoked */
 	u.q.refresh = cred.refresh_count;
+	u.q.repairs = cred.repairs;
 	if (connector_since(r, job->client_id, job->subject_id, r->cfg->portal_since_days,
 	    &u.q.since) != 0) {
 		links_credentials_wipe(&cred);

@@ -55,7 +55,7 @@ static struct db_stmt stmts[L__MAX] = {
 	[L_REPAIR] = { "links_repair",
 	    "UPDATE links SET credentials = decode($3, 'hex'), credentials_key_id = $4,"
 	    " status = 'ACTIVE', disconnect_reason = NULL, credential_rejection_reason = NULL,"
-	    " sync_status = 'pending', updated_at = now()"
+	    " sync_status = 'pending', repairs = repairs + 1, updated_at = now()"
 	    " WHERE " LINKS_BY_ID("", " AND status <> 'REVOKED'") " RETURNING environment" },
 	[L_TOKEN] = { "links_token",
 	    "INSERT INTO link_access_tokens (token_sha256, client_id, link_id, environment,"

@@ -110,6 +110,7 @@ struct links_credentials {
 	const char *device_token;	/* NULL when none was stored */
 	size_t ulen, plen, dlen;
 	int refresh_count;	/* successful retrievals so far */
+	int repairs;		/* update-mode repairs so far */
 };
 /* Lock the link's row and open its credentials: 1 (c filled), 0 none (no
  * link or no credentials: revoked), -1 failure (database, or a sealed value

@@ -26,7 +26,7 @@
 #define ROTATE_BATCH	500
 #define ROTATE_BATCH_S	"500"
 
-enum secret_col { S_SEALED, S_KEY_ID, S_REFRESH_COUNT, S__MAX };
+enum secret_col { S_SEALED, S_KEY_ID, S_REFRESH_COUNT, S_REPAIRS, S__MAX };
 enum stale_col { ST_CLIENT, ST_ID, ST_SEALED, ST_KEY_ID };
 
 enum { V_SECRETS, V_RESEAL, V_STALE, V__MAX };
@@ -35,7 +35,8 @@ static struct db_stmt stmts[V__MAX] = {
 	 * one link at once. NO KEY: the foreign-key checks of rows that name
 	 * the link (exchange, tokens) do not wait for a whole retrieval. */
 	[V_SECRETS] = { "links_vault_secrets",
-	    "SELECT encode(credentials, 'hex'), credentials_key_id, refresh_count FROM links"
+	    "SELECT encode(credentials, 'hex'), credentials_key_id, refresh_count, repairs"
+	    " FROM links"
 	    " WHERE " LINKS_BY_ID("", "") " FOR NO KEY UPDATE" },
 	[V_RESEAL] = { "links_vault_reseal",
 	    "UPDATE links SET credentials = decode($3, 'hex'), credentials_key_id = $4"
@@ -135,6 +136,7 @@ links_credentials_open(struct req *r, const char *client_id, const char *link_id
 	if (PQntuples(res) != 1 || PQgetisnull(res, 0, S_SEALED))
 		return 0;
 	c->refresh_count = (int)strtol(PQgetvalue(res, 0, S_REFRESH_COUNT), NULL, 10);
+	c->repairs = (int)strtol(PQgetvalue(res, 0, S_REPAIRS), NULL, 10);
 	return vault_open(r, link_id, PQgetisnull(res, 0, S_KEY_ID) ? NULL :
 	    PQgetvalue(res, 0, S_KEY_ID), PQgetvalue(res, 0, S_SEALED), c);
 }

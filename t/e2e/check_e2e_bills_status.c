@@ -711,7 +711,7 @@ START_TEST(refreshed_and_withdrawn)
 {
 	static const struct connector_target target;
 	const struct connector *c = connector_find("sandbox");
-	const struct connector_query q = { 0, NULL };
+	const struct connector_query q = { .refresh = 0 };
 	struct connector_session s;
 	struct connector_statement *cs;
 	struct bills_statement *st;

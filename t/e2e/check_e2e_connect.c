@@ -1046,6 +1046,68 @@ START_TEST(update_mode_repairs)
 }
 END_TEST
 
+/*
+ * The fixtures that fail on the next refresh (user_expiring: expired,
+ * user_rejects_later: credentials_rejected) stop failing once update mode
+ * repairs the link: the repair's retrieval and the next refresh keep it
+ * ACTIVE, and link.disconnected fired once.
+ */
+static const char *const later_fixtures[] = { "user_expiring", "user_rejects_later" };
+
+START_TEST(update_mode_repairs_fixture)
+{
+	const char *user = later_fixtures[_i];
+	const char *idem[] = { harness_idem_header(), NULL };
+	struct tenant t;
+	struct harness_resp *r;
+	char *link, *lt, *st, *pub;
+
+	tenant_new(&dev_a, &t);
+	r = devacct_call("POST", "sandbox", "/v1/sandbox/account-links", devacct_bearer(t.key),
+	    harness_fmt("{\"client_user_id\":\"user-f\",\"username\":\"%s\"}", user), idem);
+	harness_expect(r, 201);
+	link = strdup(devacct_str(r, "link_id"));
+	harness_resp_free(r);
+	drive_connect(t.client);
+	for (int round = 0; round < 2; round++) {
+		r = key_call(&t, "POST", harness_fmt("/v1/sandbox/links/%s/advance", link), NULL);
+		harness_expect(r, 202);
+		harness_resp_free(r);
+		drive_connect(t.client);
+		r = key_call(&t, "GET", harness_fmt("/v1/links/%s", link), NULL);
+		harness_expect(r, 200);
+		/* broken by the first refresh, repaired below, fine after */
+		ck_assert_pstr_eq(devacct_str(r, "status"), round == 0 ? "DISCONNECTED" : "ACTIVE");
+		harness_resp_free(r);
+		if (round > 0)
+			break;
+		lt = link_token(&t, harness_fmt("{\"client_user_id\":\"user-f\",\"update\":"
+		    "{\"link_id\":\"%s\"}}", link));
+		st = session(lt);
+		connect_as(st, user, "pass_good");
+		r = current(t.client, st);
+		ck_assert_pstr_eq(devacct_str(r, "status"), "connected");
+		pub = strdup(devacct_str(r, "public_token"));
+		harness_resp_free(r);
+		r = key_call(&t, "POST", harness_fmt("/v1/link-tokens/%s/exchange", pub), NULL);
+		harness_expect(r, 200);
+		harness_resp_free(r);
+		drive_connect(t.client);	/* the repair's retrieval */
+		r = key_call(&t, "GET", harness_fmt("/v1/links/%s", link), NULL);
+		harness_expect(r, 200);
+		ck_assert_pstr_eq(devacct_str(r, "status"), "ACTIVE");
+		ck_assert_pstr_eq(devacct_str(r, "sync.status"), "ok");
+		harness_resp_free(r);
+		free(pub);
+		free(st);
+		free(lt);
+	}
+	ck_assert_int_eq(events_count(t.client, "link.disconnected"), 1);
+	free(link);
+	tenant_free(&t);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ */
 
 /* bdsctl jobs wipes the sealed secrets of sessions that expired unfinished,
@@ -1135,6 +1197,7 @@ connect_suite(void)
 	tcase_add_test(tc, hosted_flow);
 	tcase_add_test(tc, failed_logins);
 	tcase_add_test(tc, update_mode_repairs);
+	tcase_add_loop_test(tc, update_mode_repairs_fixture, 0, 2);
 	tcase_add_test(tc, sweep_expired_sessions);
 	suite_add_tcase(s, tc);
 	return s;

@@ -405,7 +405,7 @@ sandbox_statements(const char *user, int refresh, size_t *n)
 {
 	static const struct connector_target target;
 	const struct connector *c = connector_find("sandbox");
-	struct connector_query q = { refresh, NULL };
+	struct connector_query q = { .refresh = refresh };
 	struct connector_session s;
 	struct connector_statement *cs;
 	struct bills_statement *st;

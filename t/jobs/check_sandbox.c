@@ -44,7 +44,7 @@ static enum connector_status
 stmts(struct connector_session *s, const char *ref, int refresh, struct bills_statement **out,
     size_t *n)
 {
-	struct connector_query q = { refresh, NULL };
+	struct connector_query q = { .refresh = refresh };
 	struct connector_statement *cs;
 	enum connector_status rc = c->statements(&a, s, ref, &q, &cs, n);
 
@@ -61,7 +61,7 @@ static enum connector_status
 pays(struct connector_session *s, const char *ref, int refresh, struct bills_payment **out,
     size_t *n)
 {
-	struct connector_query q = { refresh, NULL };
+	struct connector_query q = { .refresh = refresh };
 
 	return c->payments(&a, s, ref, &q, out, n);
 }

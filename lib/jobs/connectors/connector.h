@@ -90,6 +90,7 @@ struct connector_query {
 	int		 refresh;	/* the link's successful retrievals so far:
 					 * sandbox fixtures change "on the next refresh" */
 	const char	*since;		/* YYYY-MM-DD, or NULL for all */
+	int		 repairs;	/* its update-mode repairs so far */
 };
 
 struct connector {

@@ -38,8 +38,10 @@
  *   user_empty     1 account, no statements, no payments.
  *   user_many      1,000 statements.
  *   user_locked    login ACCOUNT_LOCKED.
- *   user_expiring  as user_good; statements at refresh >= 1: EXPIRED.
- *   user_rejects_later  as user_good; at refresh >= 1: INVALID_CREDENTIALS.
+ *   user_expiring  as user_good; statements at refresh >= 1: EXPIRED, until
+ *                  update mode repairs the link (then as user_good).
+ *   user_rejects_later  as user_good; at refresh >= 1: INVALID_CREDENTIALS,
+ *                  until update mode repairs the link.
  *   user_degraded  login OK; statements DEGRADED at every retrieval.
  *   user_paid      refresh >= 1: statement 0 PAID, amount_due 0, paid_reason
  *                  portal_balance_zero, paid_at as the formula's.
@@ -349,7 +351,7 @@ all_statements(struct arena *a, const struct connector_session *s, int k, int re
 
 /* The failures some fixtures answer with at retrieval. */
 static enum connector_status
-retrieval_status(const struct connector_session *s, int refresh)
+retrieval_status(const struct connector_session *s, const struct connector_query *q)
 {
 	const struct sbx_state *st = s->priv;
 
@@ -357,9 +359,10 @@ retrieval_status(const struct connector_session *s, int refresh)
 		return CONN_INVALID_CREDENTIALS;
 	if (st->f == SBX_DEGRADED)
 		return CONN_DEGRADED;
-	if (st->f == SBX_EXPIRING && refresh >= 1)
+	/* until update mode repairs the link: then it retrieves again */
+	if (st->f == SBX_EXPIRING && q->refresh >= 1 && q->repairs == 0)
 		return CONN_EXPIRED;
-	if (st->f == SBX_REJECTS_LATER && refresh >= 1)
+	if (st->f == SBX_REJECTS_LATER && q->refresh >= 1 && q->repairs == 0)
 		return CONN_INVALID_CREDENTIALS;
 	return CONN_OK;
 }
@@ -376,7 +379,7 @@ sbx_statements(struct arena *a, struct connector_session *s, const char *account
 
 	*out = NULL;
 	*n = 0;
-	if ((rc = retrieval_status(s, q->refresh)) != CONN_OK)
+	if ((rc = retrieval_status(s, q)) != CONN_OK)
 		return rc;
 	if ((k = account_index(s, account_ref)) < 0)
 		return CONN_UNAVAILABLE;
@@ -405,7 +408,7 @@ sbx_payments(struct arena *a, struct connector_session *s, const char *account_r
 
 	*out = NULL;
 	*n = 0;
-	if ((rc = retrieval_status(s, q->refresh)) != CONN_OK)
+	if ((rc = retrieval_status(s, q)) != CONN_OK)
 		return rc;
 	if ((k = account_index(s, account_ref)) < 0)
 		return CONN_UNAVAILABLE;
