@@ -250,7 +250,7 @@ links_completed(struct req *r, const char *client_id, const char *link_id)
 int
 links_disconnected_emit(struct req *r, const char *client_id, const char *environment,
     const char *link_id, const char *user_id, const char *biller_id, const char *reason,
-    const char *rejection)
+    const char *rejection, const char *link_token_id, const char *link_request_id)
 {
 	struct json_object *o = json_obj(r->arena);
 
@@ -260,6 +260,10 @@ links_disconnected_emit(struct req *r, const char *client_id, const char *enviro
 	json_set_str(o, "reason", reason);
 	if (rejection != NULL)
 		json_set_str(o, "credential_rejection_reason", rejection);
+	if (link_token_id != NULL) {
+		json_set_str(o, "link_token_id", link_token_id);
+		json_set_str(o, "link_request_id", link_request_id);
+	}
 	json_set_str(o, "biller_id", biller_id);
 	return events_emit(r, client_id, environment, "link.disconnected", o, NULL) == NULL ?
 	    -1 : 0;
@@ -278,7 +282,7 @@ links_disconnect(struct req *r, const char *client_id, const char *link_id,
 		return 0;
 	if (links_disconnected_emit(r, client_id, PQgetvalue(res, 0, EM_ENVIRONMENT), link_id,
 	    PQgetvalue(res, 0, EM_USER_ID), PQgetvalue(res, 0, EM_BILLER_ID), reason,
-	    rejection) != 0)
+	    rejection, NULL, NULL) != 0)
 		return -1;
 	return 1;
 }

@@ -170,10 +170,15 @@ int	 links_biller_slot(struct req *, const char *biller_id);
 int	 links_refresh_admin(const struct config *, struct db *, struct arena *, const char *id);
 int	 links_correct_reason(const struct config *, struct db *, struct arena *,
 	    const char *id, const char *family, const char *reason);
-/* Emit link.disconnected (data.object as the spec's table). 0 ok, -1. */
+/*
+ * Emit link.disconnected (data.object as the spec's table). A rejection
+ * before any link exists (pre-completion) has link_id "" and names the
+ * link token and its request to link (NULL: none); NULL link_token_id for a
+ * link's own disconnection. 0 ok, -1.
+ */
 int	 links_disconnected_emit(struct req *, const char *client_id, const char *environment,
 	    const char *link_id, const char *user_id, const char *biller_id, const char *reason,
-	    const char *rejection);
+	    const char *rejection, const char *link_token_id, const char *link_request_id);
 /* links_access_token_new that also gives the expiry (ISO 8601, arena; NULL
  * when the token does not expire). */
 const char *links_token_mint(struct req *, const char *client_id, const char *environment,

@@ -220,7 +220,7 @@ links_delete(struct req *r, struct json_object *out)
 		    idem_forget_link(r, req_owner(r), row.id) != 0 ||
 		    links_disconnected_emit(r, r->client_id, r->env, row.id,
 		    PQgetvalue(res, 0, RV_USER_ID), PQgetvalue(res, 0, RV_BILLER_ID), "revoked",
-		    NULL) != 0)
+		    NULL, NULL, NULL) != 0)
 			return api_db_error(r);
 	}
 	if ((rc = entity_or_reply(r, row.id, out)) != 0)

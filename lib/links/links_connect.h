@@ -99,7 +99,9 @@ int	 links_connect_job_mfa(struct req *, const struct links_connect_job *,
 	    const char *type, const char *prompt, const char *error_code);
 /* The login failed: status failed with error_code (INVALID_CREDENTIALS,
  * ACCOUNT_LOCKED, BILLER_UNAVAILABLE, MFA_FAILED); counts_login adds one
- * failed login (the fifth ends the session). Credentials wiped. 0 ok, -1. */
+ * failed login (the fifth ends the session). Credentials wiped. A create
+ * session's INVALID_CREDENTIALS also emits the pre-completion
+ * link.disconnected. 0 ok, -1. */
 int	 links_connect_job_failed(struct req *, const struct links_connect_job *,
 	    const char *error_code, int counts_login);
 /*

@@ -613,7 +613,17 @@ links_connect_job_failed(struct req *r, const struct links_connect_job *j,
 	const char *p[5] = { j->client_id, j->session_id, error_code, counts_login ? "1" : "0",
 		arena_printf(r->arena, "%d", LINKS_FAILED_LOGINS_MAX) };
 
-	return db_exec_count(r->db, r->arena, &stmts[LS_JOB_FAILED], 5, p) == 1 ? 0 : -1;
+	if (db_exec_count(r->db, r->arena, &stmts[LS_JOB_FAILED], 5, p) != 1)
+		return -1;
+	/* The biller rejected the credentials before any link exists: the
+	 * spec's pre-completion link.disconnected (no id; the link token and
+	 * its request to link), one per rejected login. A repair's rejection
+	 * leaves its link as it was (already disconnected): no event. */
+	if (strcmp(error_code, "INVALID_CREDENTIALS") != 0 || strcmp(j->mode, "create") != 0)
+		return 0;
+	return links_disconnected_emit(r, j->client_id, j->environment, "", j->client_user_id,
+	    j->biller_id, "credentials_rejected", "INVALID_CREDENTIALS", j->link_token_id,
+	    j->request_to_link_id);
 }
 
 int

@@ -954,12 +954,15 @@ START_TEST(hosted_flow)
 END_TEST
 
 /* Wrong credentials fail and may be retried; the fifth failed login ends
- * the session. A locked account is ACCOUNT_LOCKED. */
+ * the session. Each rejected login is the spec's pre-completion
+ * link.disconnected (no id; the link token, no request to link). A locked
+ * account is ACCOUNT_LOCKED, no event. */
 START_TEST(failed_logins)
 {
 	struct tenant t;
 	struct harness_resp *r;
 	char *lt, *st;
+	const char *p[2];
 
 	tenant_new(&dev_a, &t);
 	lt = link_token(&t, "{\"client_user_id\":\"user-1\"}");
@@ -978,6 +981,18 @@ START_TEST(failed_logins)
 	harness_assert_coded(r, 409, "SESSION_ENDED");
 	harness_resp_free(r);
 	ck_assert_int_eq(events_count(t.client, "link.completed"), 0);
+	p[0] = t.client;
+	p[1] = lt;
+	ck_assert_int_eq(sql_int("SELECT count(*) FROM events WHERE client_id = $1"
+	    " AND type = 'link.disconnected' AND data->'object'->>'id' = ''"
+	    " AND data->>'link_id' = '' AND data->'object'->>'object' = 'link'"
+	    " AND data->'object'->>'link_token_id' = $2"
+	    " AND data->'object'->'link_request_id' = 'null'::jsonb"
+	    " AND data->'object'->>'reason' = 'credentials_rejected'"
+	    " AND data->'object'->>'credential_rejection_reason' = 'INVALID_CREDENTIALS'"
+	    " AND data->'object'->>'user_id' = 'user-1'"
+	    " AND data->'object'->>'biller_id' = '" SANDBOX_BILLER "'", 2, p), 5);
+	ck_assert_int_eq(events_count(t.client, "link.disconnected"), 5);
 	free(st);
 
 	st = session(lt);
@@ -991,6 +1006,7 @@ START_TEST(failed_logins)
 	r = current(t.client, st);
 	ck_assert_pstr_eq(devacct_str(r, "status"), "connected");
 	harness_resp_free(r);
+	ck_assert_int_eq(events_count(t.client, "link.disconnected"), 5);
 	free(st);
 	free(lt);
 	tenant_free(&t);

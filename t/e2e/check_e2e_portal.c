@@ -697,7 +697,11 @@ START_TEST(connect_failures)
 	r = connect_as(st, POWER, user, pass_of(user));
 	ck_assert_pstr_eq(devacct_str(r, "status"), "connected");
 	harness_resp_free(r);
-	ck_assert_int_eq(evn(t.client, "link.disconnected", "{}"), 0);
+	/* only the wrong password's pre-completion one (no link id) */
+	ck_assert_int_eq(evn(t.client, "link.disconnected", "{}"), 1);
+	ck_assert_int_eq(evn(t.client, "link.disconnected", harness_fmt("{\"id\":\"\","
+	    "\"link_token_id\":\"%s\",\"reason\":\"credentials_rejected\","
+	    "\"credential_rejection_reason\":\"INVALID_CREDENTIALS\"}", lt)), 1);
 	free(st);
 	free(lt);
 	free(user);
