@@ -1143,6 +1143,17 @@ START_TEST(expiry)
 }
 END_TEST
 
+/* POST /v1/link-tokens with body: 400 VALIDATION_ERROR naming field/code. */
+static void
+token_refused(const struct tenant *t, const char *body, const char *field, const char *code)
+{
+	struct harness_resp *r = sbx(t, "POST", "/v1/link-tokens", body);
+
+	harness_assert_coded(r, 400, "VALIDATION_ERROR");
+	devacct_assert_error(r, field, code);
+	harness_resp_free(r);
+}
+
 #define BIND_BODY "{\"client_user_id\":\"%s\",\"request_to_link_id\":\"%s\"}"
 
 /*
@@ -1173,27 +1184,16 @@ START_TEST(link_token_request_checked)
 	harness_expect(r, 201);
 	ck_assert_pstr_eq(devacct_str(r, "request_to_link_id"), own);
 	harness_resp_free(r);
-	r = sbx(&t, "POST", "/v1/link-tokens", harness_fmt(BIND_BODY, "u-other", own));
-	harness_assert_coded(r, 400, "VALIDATION_ERROR");
-	devacct_assert_error(r, "request_to_link_id", "other_user");
-	harness_resp_free(r);
-	r = sbx(&t, "POST", "/v1/link-tokens", harness_fmt(BIND_BODY, "u-bind", closed));
-	harness_assert_coded(r, 400, "VALIDATION_ERROR");
-	devacct_assert_error(r, "request_to_link_id", "request_to_link_closed");
-	harness_resp_free(r);
-	r = sbx(&t, "POST", "/v1/link-tokens", harness_fmt(BIND_BODY, "u-bind", theirs));
-	harness_assert_coded(r, 400, "VALIDATION_ERROR");
-	devacct_assert_error(r, "request_to_link_id", "unknown_request_to_link");
-	harness_resp_free(r);
-	r = sbx(&t, "POST", "/v1/link-tokens", harness_fmt(BIND_BODY, "u-bind", dev));
-	harness_assert_coded(r, 400, "VALIDATION_ERROR");
-	devacct_assert_error(r, "request_to_link_id", "unknown_request_to_link");
-	harness_resp_free(r);
-	r = sbx(&t, "POST", "/v1/link-tokens", "{\"client_user_id\":\"u-bind\","
-	    "\"biller_id\":\"" UNSUPPORTED_BILLER "\"}");
-	harness_assert_coded(r, 400, "VALIDATION_ERROR");
-	devacct_assert_error(r, "biller_id", "biller_unsupported");
-	harness_resp_free(r);
+	token_refused(&t, harness_fmt(BIND_BODY, "u-other", own), "request_to_link_id",
+	    "other_user");
+	token_refused(&t, harness_fmt(BIND_BODY, "u-bind", closed), "request_to_link_id",
+	    "request_to_link_closed");
+	token_refused(&t, harness_fmt(BIND_BODY, "u-bind", theirs), "request_to_link_id",
+	    "unknown_request_to_link");
+	token_refused(&t, harness_fmt(BIND_BODY, "u-bind", dev), "request_to_link_id",
+	    "unknown_request_to_link");
+	token_refused(&t, "{\"client_user_id\":\"u-bind\",\"biller_id\":\"" UNSUPPORTED_BILLER
+	    "\"}", "biller_id", "biller_unsupported");
 	ck_assert_int_eq(devacct_sql_int("SELECT count(*) FROM link_tokens WHERE client_id = $1",
 	    t.client, NULL), 1);
 	free(own);
