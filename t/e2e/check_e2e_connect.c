@@ -1013,6 +1013,37 @@ START_TEST(failed_logins)
 }
 END_TEST
 
+/*
+ * Repair link in update mode as the end user user with the fixture
+ * username (update token with body's extra members, session, login, the
+ * embedded flow's exchange): the session says connected in update mode and
+ * the exchange names the same link.
+ */
+static void
+repair(const struct tenant *t, const char *link, const char *user, const char *username,
+    const char *extra)
+{
+	struct harness_resp *r;
+	char *lt, *st, *pub;
+
+	lt = link_token(t, harness_fmt("{\"client_user_id\":\"%s\",\"update\":"
+	    "{\"link_id\":\"%s\"%s}}", user, link, extra));
+	st = session(lt);
+	connect_as(st, username, "pass_good");
+	r = current(t->client, st);
+	ck_assert_pstr_eq(devacct_str(r, "status"), "connected");
+	ck_assert_pstr_eq(devacct_str(r, "mode"), "update");
+	pub = strdup(devacct_str(r, "public_token"));
+	harness_resp_free(r);
+	r = key_call(t, "POST", harness_fmt("/v1/link-tokens/%s/exchange", pub), NULL);
+	harness_expect(r, 200);
+	ck_assert_pstr_eq(devacct_str(r, "link_id"), link);
+	harness_resp_free(r);
+	free(pub);
+	free(st);
+	free(lt);
+}
+
 /* Update mode repairs a DISCONNECTED link in place: the same link id,
  * ACTIVE again, no link.completed. */
 START_TEST(update_mode_repairs)
@@ -1020,7 +1051,7 @@ START_TEST(update_mode_repairs)
 	struct tenant t;
 	struct harness_resp *r;
 	const char *idem[] = { harness_idem_header(), NULL };
-	char *link, *lt, *st, *pub;
+	char *link;
 
 	tenant_new(&dev_a, &t);
 	r = devacct_call("POST", "sandbox", "/v1/sandbox/account-links", devacct_bearer(t.key),
@@ -1036,27 +1067,12 @@ START_TEST(update_mode_repairs)
 	ck_assert_pstr_eq(devacct_str(r, "status"), "DISCONNECTED");
 	harness_resp_free(r);
 
-	lt = link_token(&t, harness_fmt("{\"client_user_id\":\"user-u\",\"update\":"
-	    "{\"link_id\":\"%s\",\"reason\":\"credentials_invalid\"}}", link));
-	st = session(lt);
-	connect_as(st, "user_good", "pass_good");
-	r = current(t.client, st);
-	ck_assert_pstr_eq(devacct_str(r, "status"), "connected");
-	ck_assert_pstr_eq(devacct_str(r, "mode"), "update");
-	pub = strdup(devacct_str(r, "public_token"));
-	harness_resp_free(r);
-	r = key_call(&t, "POST", harness_fmt("/v1/link-tokens/%s/exchange", pub), NULL);
-	harness_expect(r, 200);
-	ck_assert_pstr_eq(devacct_str(r, "link_id"), link);
-	harness_resp_free(r);
+	repair(&t, link, "user-u", "user_good", ",\"reason\":\"credentials_invalid\"");
 	r = key_call(&t, "GET", harness_fmt("/v1/links/%s", link), NULL);
 	harness_expect(r, 200);
 	ck_assert_pstr_eq(devacct_str(r, "status"), "ACTIVE");
 	harness_resp_free(r);
 	ck_assert_int_eq(events_count(t.client, "link.completed"), 0);
-	free(pub);
-	free(st);
-	free(lt);
 	free(link);
 	tenant_free(&t);
 }
@@ -1076,7 +1092,7 @@ START_TEST(update_mode_repairs_fixture)
 	const char *idem[] = { harness_idem_header(), NULL };
 	struct tenant t;
 	struct harness_resp *r;
-	char *link, *lt, *st, *pub;
+	char *link;
 
 	tenant_new(&dev_a, &t);
 	r = devacct_call("POST", "sandbox", "/v1/sandbox/account-links", devacct_bearer(t.key),
@@ -1097,26 +1113,13 @@ START_TEST(update_mode_repairs_fixture)
 		harness_resp_free(r);
 		if (round > 0)
 			break;
-		lt = link_token(&t, harness_fmt("{\"client_user_id\":\"user-f\",\"update\":"
-		    "{\"link_id\":\"%s\"}}", link));
-		st = session(lt);
-		connect_as(st, user, "pass_good");
-		r = current(t.client, st);
-		ck_assert_pstr_eq(devacct_str(r, "status"), "connected");
-		pub = strdup(devacct_str(r, "public_token"));
-		harness_resp_free(r);
-		r = key_call(&t, "POST", harness_fmt("/v1/link-tokens/%s/exchange", pub), NULL);
-		harness_expect(r, 200);
-		harness_resp_free(r);
+		repair(&t, link, "user-f", user, "");
 		drive_connect(t.client);	/* the repair's retrieval */
 		r = key_call(&t, "GET", harness_fmt("/v1/links/%s", link), NULL);
 		harness_expect(r, 200);
 		ck_assert_pstr_eq(devacct_str(r, "status"), "ACTIVE");
 		ck_assert_pstr_eq(devacct_str(r, "sync.status"), "ok");
 		harness_resp_free(r);
-		free(pub);
-		free(st);
-		free(lt);
 	}
 	ck_assert_int_eq(events_count(t.client, "link.disconnected"), 1);
 	free(link);
