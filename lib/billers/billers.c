@@ -126,11 +126,12 @@ static struct db_stmt stmts[B__MAX] = {
 	/* issue 13 rtl: linkable billers with a domain equal to $1 or below
 	 * it on a label boundary (the catalog is small: a scan); two rows are
 	 * enough to know it is not one */
+	/* the linkable ones first, then an UNSUPPORTED one */
 	[B_UNDER_DOMAIN] = { "billers_under_domain",
-	    "SELECT b.id FROM billers b WHERE b.status IN ('ACTIVE', 'DEGRADED')"
-	    " AND EXISTS (SELECT 1 FROM unnest(b.domains) d WHERE d = $1"
+	    "SELECT b.id, b.status = 'UNSUPPORTED' FROM billers b"
+	    " WHERE EXISTS (SELECT 1 FROM unnest(b.domains) d WHERE d = $1"
 	    "  OR right(d, length($1) + 1) = '.' || $1)"
-	    " ORDER BY b.id LIMIT 2" },
+	    " ORDER BY b.status = 'UNSUPPORTED', b.id LIMIT 2" },
 };
 const struct db_stmt_set billers_stmt_set = { "billers", stmts, B__MAX };
 
@@ -428,14 +429,22 @@ billers_picker(struct req *r, const char *search_term, int limit)
 
 /* issue 13 rtl */
 int
-billers_under_domain(struct req *r, const char *domain, const char **id)
+billers_under_domain(struct req *r, const char *domain, const char **id,
+    const char **unsupported)
 {
 	const char *p[1] = { domain };
 	PGresult *res;
+	int n = 0;
 
+	*unsupported = NULL;
 	if ((res = db_query(r, &stmts[B_UNDER_DOMAIN], 1, p)) == NULL)
 		return -1;
-	if (PQntuples(res) == 1)
+	for (int i = 0; i < PQntuples(res); i++)
+		if (strcmp(PQgetvalue(res, i, 1), "t") != 0)
+			n++;
+		else if (n == 0)
+			*unsupported = arena_strdup(r->arena, PQgetvalue(res, i, 0));
+	if (n == 1)
 		*id = arena_strdup(r->arena, PQgetvalue(res, 0, 0));
-	return PQntuples(res);
+	return n;
 }

@@ -30,6 +30,7 @@ enum {
 	BA_UPSERT,
 	BA_STATUS,
 	BA_TENANTS,
+	BA_DOMAIN,
 	BA__MAX
 };
 static struct db_stmt stmts[BA__MAX] = {
@@ -58,11 +59,14 @@ static struct db_stmt stmts[BA__MAX] = {
 	    "  EXCLUDED.consent_scopes, EXCLUDED.capabilities, EXCLUDED.connector,"
 	    "  EXCLUDED.base_url, EXCLUDED.search_text)"
 	    " RETURNING (b.xmax = 0) AS inserted" },
-	/* The old status comes from the locked row before the update. */
+	/* The old status comes from the locked row before the update. A
+	 * portal biller without a base_url (one an operator's discovery
+	 * rejection added) stays UNSUPPORTED: no row. */
 	[BA_STATUS] = { "billers_set_status",
 	    "UPDATE billers b SET status = $2, updated_at = now()"
 	    " FROM (SELECT id, status FROM billers WHERE id = $1 FOR UPDATE) o"
-	    " WHERE b.id = o.id RETURNING " STATUS_COLS },
+	    " WHERE b.id = o.id AND ($2 = 'UNSUPPORTED' OR b.connector <> 'portal'"
+	    "  OR b.base_url IS NOT NULL) RETURNING " STATUS_COLS },
 	/*
 	 * Who hears that a biller is unsupported: every client and
 	 * environment with a link on it that is not revoked, or (issue 13
@@ -73,6 +77,11 @@ static struct db_stmt stmts[BA__MAX] = {
 	    " UNION SELECT " TENANT_COLS " FROM request_to_links WHERE biller_id = $1"
 	    "  AND status IN ('PENDING', 'IN_PROGRESS')"
 	    " ORDER BY client_id, environment" },
+	[BA_DOMAIN] = { "billers_add_domain",
+	    "UPDATE billers SET domains = array_append(domains, $2::text),"
+	    " search_text = billers_fold(name || ' ' ||"
+	    "  array_to_string(array_append(domains, $2::text), ' ')), updated_at = now()"
+	    " WHERE id = $1 AND NOT ($2::text = ANY (domains))" },
 };
 const struct db_stmt_set billers_admin_stmt_set = { "billers_admin", stmts, BA__MAX };
 
@@ -236,7 +245,8 @@ billers_set_status(const struct config *cfg, struct db *d, struct arena *a, cons
 		goto dbfail;
 	if (PQntuples(res) != 1) {
 		db_rollback(d);
-		fprintf(stderr, "billers set-status: no biller %s\n", id);
+		fprintf(stderr, "billers set-status: no biller %s (or a portal biller without a"
+		    " base_url: import its row with one)\n", id);
 		return -1;
 	}
 	/* Only the change to UNSUPPORTED is news; setting it again is not. */
@@ -267,6 +277,15 @@ dbfail:
 	fprintf(stderr, "billers set-status: %s\n", db_errmsg(d));
 	db_rollback(d);
 	return -1;
+}
+
+int
+billers_add_domain(struct db *d, struct arena *a, const char *id, const char *domain)
+{
+	const char *p[2] = { id, domain };
+	PGresult *res = db_exec(d, a, &stmts[BA_DOMAIN], 2, p);
+
+	return res == NULL ? -1 : atoi(PQcmdTuples(res)) > 0;
 }
 
 /* issue 13 rtl: bdsctl discovery approve adds a biller as an import row would */

@@ -352,7 +352,10 @@ billers_csv_row_check(struct arena *a, char **f, size_t n, const char **field,
 			    "is not an https URL (or http on a loopback address, for development)" :
 			    "is not an https URL");
 	}
-	if (strcmp(f[BC_CONNECTOR], "portal") == 0 && f[BC_BASE_URL] == NULL)
-		return bad(field, msg, BC_BASE_URL, "is required for a portal biller");
+	/* an UNSUPPORTED biller is never connected: it may have none */
+	if (strcmp(f[BC_CONNECTOR], "portal") == 0 && f[BC_BASE_URL] == NULL &&
+	    strcmp(f[BC_STATUS], "UNSUPPORTED") != 0)
+		return bad(field, msg, BC_BASE_URL, "is required for a portal biller that is not"
+		    " UNSUPPORTED");
 	return 0;
 }

@@ -29,12 +29,12 @@ static struct db_stmt stmts[I__MAX] = {
 	    "SELECT " I_GET_COLS " FROM idempotency_keys WHERE owner_id = $1 AND route = $2 AND key = $3"
 	    " FOR UPDATE" },
 	[I_FINISH] = { "idem_finish",
-	    "UPDATE idempotency_keys SET status = $4::int, response = $5::jsonb,"
+	    "UPDATE idempotency_keys SET status = $4::int, response = $5::json,"
 	    " replayable = $6::bool WHERE owner_id = $1 AND route = $2 AND key = $3" },
 	[I_SWEEP] = { "idem_sweep",
 	    "DELETE FROM idempotency_keys WHERE expires_at < now()" },
 	[I_FORGET] = { "idem_forget",
-	    "DELETE FROM idempotency_keys WHERE owner_id = $1 AND response ? 'link_id'"
+	    "DELETE FROM idempotency_keys WHERE owner_id = $1 AND (response ->> 'link_id') IS NOT NULL"
 	    " AND response ->> 'link_id' = $2" },
 };
 const struct db_stmt_set idem_stmt_set = { "idem", stmts, I__MAX };

@@ -135,6 +135,29 @@ vtype_name(enum vtype t)
 	return (unsigned)t < VT__MAX ? names[t] : "a value";
 }
 
+int
+validate_name(struct arena *a, struct json_object **v, const char **code, const char **msg)
+{
+	const unsigned char	*s = (const unsigned char *)json_object_get_string(*v), *p;
+
+	(void)a;
+	for (p = s; *p == ' ' || (*p >= '\t' && *p <= '\r'); p++)
+		;
+	if (*p == '\0') {
+		*code = "blank";
+		*msg = "must not be only spaces";
+		return -1;
+	}
+	/* C0, DEL, and C1 (U+0080-U+009F: 0xC2 0x80-0x9F in UTF-8) */
+	for (p = s; *p != '\0'; p++)
+		if (*p < 0x20 || *p == 0x7f || (p[0] == 0xc2 && p[1] >= 0x80 && p[1] <= 0x9f)) {
+			*code = "control_character";
+			*msg = "must not contain control characters";
+			return -1;
+		}
+	return 0;
+}
+
 /* ---- UTF-8 and formats ---- */
 
 /* 1 when the n bytes are well-formed UTF-8 (RFC 3629) without NUL. */
@@ -681,6 +704,24 @@ validate_members(struct vctx *c, const struct vfield *spec,
 	return 0;
 }
 
+/* 1 (after failing item p) when string item r is already in out. */
+static int
+vrepeats(struct vctx *c, struct json_object *out, struct json_object *r,
+    const struct vpath *p)
+{
+	size_t	i, n = json_object_array_length(out);
+
+	if (!json_object_is_type(r, json_type_string))
+		return 0;
+	for (i = 0; i < n; i++)
+		if (strcmp(json_object_get_string(json_object_array_get_idx(out, i)),
+		    json_object_get_string(r)) == 0) {
+			vfail(c, p, "duplicate_item", "repeats item %zu", i);
+			return 1;
+		}
+	return 0;
+}
+
 static int
 validate_array(struct vctx *c, const struct vfield *f, struct json_object *v,
     const struct vpath *p, struct json_object **res)
@@ -728,7 +769,10 @@ validate_array(struct vctx *c, const struct vfield *f, struct json_object *v,
 		if (validate_value(c, &item, json_object_array_get_idx(v, i),
 		    &ip, &r) != 0)
 			failed = 1;
-		else if (!failed)
+		else if ((f->flags & V_UNIQUE) && vrepeats(c, out, r, &ip)) {
+			json_object_put(r);
+			failed = 1;
+		} else if (!failed)
 			json_object_array_add(out, r);
 		else
 			json_object_put(r);

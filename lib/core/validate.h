@@ -44,6 +44,8 @@ enum vformat {
 #define V_NULLABLE	0x02u	/* JSON null accepted (kept as null) */
 #define V_OPAQUE	0x04u	/* a string of any length: the handler judges it
 				 * (a cursor: what does not open is INVALID_CURSOR) */
+#define V_UNIQUE	0x08u	/* an array of strings: an item twice ->
+				 * "duplicate_item" */
 
 struct verr {
 	const char	*field;
@@ -116,6 +118,10 @@ void	 verrs_add(struct arena *, struct verrs *, const char *field,
 
 /* 1 when the n bytes are valid UTF-8 with no NUL, else 0. */
 int	 validate_utf8(const char *, size_t);
+/* A .check for a name people read: not only white space ("blank"), no
+ * control characters ("control_character"). */
+int	 validate_name(struct arena *, struct json_object **, const char **,
+	    const char **);
 
 /* Format checks, exposed for handlers and tests: 1 when s matches. */
 int	 validate_format(enum vformat, const char *s);

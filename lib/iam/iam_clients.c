@@ -166,21 +166,8 @@ check_origin(struct arena *a, struct json_object **v, const char **code,
 	return 0;
 }
 
-/* A name that says something: not only white space. */
-static int
-check_name(struct arena *a, struct json_object **v, const char **code, const char **msg)
-{
-	(void)a;
-	for (const unsigned char *p = (const unsigned char *)json_object_get_string(*v); *p; p++)
-		if (!isspace(*p))
-			return 0;
-	*code = "blank";
-	*msg = "must not be only spaces";
-	return -1;
-}
-
 #define CLIENT_FIELDS(name_flags)						\
-	{ "name", NULL, VT_STRING, name_flags, 1, 100, .check = check_name },	\
+	{ "name", NULL, VT_STRING, name_flags, 1, 100, .check = validate_name },	\
 	{ "description", NULL, VT_STRING, V_NULLABLE, 0, 1000 },		\
 	{ "redirectUris", "redirect_uris", VT_ARRAY, 0, 0, CLIENTS_LIST_MAX,	\
 	  .items = VT_STRING, .format = VF_URL, .check = check_redirect_uri },	\

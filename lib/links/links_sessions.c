@@ -30,10 +30,13 @@
 #define LS_PUBLIC_PREFIX	"bds_pub_"
 #define LS_IDLE			"interval '30 minutes'"
 
-/* A session with its link token, as every session route reads it. */
+/* A session with its link token, as every session route reads it. It is
+ * live while both are: a token ended early (its request to link closed)
+ * ends its sessions at once. */
 #define LS_COLS \
 	"s.client_id, s.id, s.environment, s.link_token_id, s.status," \
-	" s.expires_at > now(), " DB_ISO("s.expires_at") ", t.mode, t.biller_id, t.hosted," \
+	" s.expires_at > now() AND t.expires_at > now(), " DB_ISO("s.expires_at") "," \
+	" t.mode, t.biller_id, t.hosted," \
 	" t.client_user_id, t.update_link_id, s.biller_id, s.mfa_type, s.mfa_prompt," \
 	" s.error_code, s.ended, encode(s.public_token, 'hex'), s.link_id, s.failed_logins," \
 	" s.exit_reason" \

@@ -170,7 +170,7 @@ static const struct vfield update_fields[] = {
 
 const struct vfield links_token_create_fields[] = {
 	{ "client_user_id", NULL, VT_STRING, V_REQUIRED, 1, 255 },
-	{ "consents", NULL, VT_ARRAY, 0, 0, 16, scopes, .items = VT_STRING },
+	{ "consents", NULL, VT_ARRAY, V_UNIQUE, 0, 16, scopes, .items = VT_STRING },
 	{ "client_id", NULL, VT_STRING, 0, 1, 64 },
 	{ "biller_id", NULL, VT_STRING, 0, 1, 64 },
 	{ "connectivity_type", NULL, VT_STRING, 0, 0, 0, connectivity },

@@ -3,10 +3,11 @@
  * makes (links_connect.h's hooks), expiry, and the link_request.* events.
  *
  * Events: link_request.created when a request is made with a known biller
- * (given, or matched at once from its onboarding URL); link_request.updated
- * whenever a request's status or biller changes afterwards (the flow,
- * PATCH, expiry, a discovery resolved by an operator); link_request.cancelled
- * from the cancel route, with its reason.
+ * (given, or matched at once from its onboarding URL); link_request.cancelled
+ * when an open request is cancelled (the cancel route with its reason, or
+ * PATCH to CANCELLED); link_request.updated whenever else a request's
+ * status, biller or link token changes afterwards (the flow, PATCH, expiry,
+ * a discovery resolved by an operator).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -31,6 +32,7 @@
 #define RTL_REASON_MAX		500
 #define RTL_EXPIRE_BATCH	1000	/* per `bdsctl jobs` run */
 #define RTL_SEARCH_MAX		100
+#define FIELD_URL		"onboarding.biller_url"
 
 /* A cursor position: the exact timestamp (PostgreSQL keeps microseconds). */
 #define POS(col) "to_char(" col " AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"')"
@@ -47,9 +49,9 @@ enum rtl_col {
 	C_METADATA, C_ONB_NAME, C_ONB_URL, C_DISCOVERY, C_REASON, C_CREATED, C_UPDATED,
 	C_POS, C__MAX
 };
-/* A move returns the status and biller before it, then COLS. */
-#define MOVED_COLS(o, x) o ".status, " o ".biller_id, " COLS(x)
-enum { MV_OLD_STATUS, MV_OLD_BILLER, MV__MAX };
+/* A move returns the status, biller and link token before it, then COLS. */
+#define MOVED_COLS(o, x) o ".status, " o ".biller_id, " o ".link_token_id, " COLS(x)
+enum { MV_OLD_STATUS, MV_OLD_BILLER, MV_OLD_LT, MV__MAX };
 /* The list: the filtered total, then COLS of the page's rows. */
 enum { L_TOTAL, L__MAX };
 
@@ -101,10 +103,11 @@ static struct db_stmt stmts[R__MAX] = {
 	[R_MOVE] = { "rtl_move",
 	    "UPDATE request_to_links r SET status = $4, biller_id = coalesce($5, r.biller_id),"
 	    " link_token_id = coalesce($6, r.link_token_id),"
-	    " cancel_reason = CASE WHEN $4 = 'CANCELLED' THEN $7 END,"
+	    " cancel_reason = CASE WHEN $4 = 'CANCELLED' THEN coalesce($7,"
+	    "  CASE WHEN o.status = 'CANCELLED' THEN r.cancel_reason END) END,"
 	    " session_url = CASE WHEN $4 IN " RTL_OPEN_SQL " THEN r.session_url END,"
 	    " updated_at = now()"
-	    " FROM (SELECT client_id, id, status, biller_id FROM request_to_links"
+	    " FROM (SELECT client_id, id, status, biller_id, link_token_id FROM request_to_links"
 	    "  WHERE client_id = $1 AND environment = $2 AND id = $3 FOR UPDATE) o"
 	    " WHERE r.client_id = o.client_id AND r.id = o.id AND o.status = ANY ($8::text[])"
 	    " RETURNING " MOVED_COLS("o", "r") },
@@ -115,12 +118,12 @@ static struct db_stmt stmts[R__MAX] = {
 	    " WHERE t.id = $2 AND " DB_ROW_CHECK("t.client_id = $1")
 	    " AND r.id = t.request_to_link_id AND " DB_ROW_CHECK("r.client_id = t.client_id"
 	    " AND r.environment = t.environment AND r.status = 'PENDING'")
-	    " RETURNING 'PENDING', r.biller_id, " COLS("r") },
+	    " RETURNING 'PENDING', r.biller_id, r.link_token_id, " COLS("r") },
 	[R_RESOLVE] = { "rtl_resolve",
 	    "UPDATE request_to_links r SET biller_id = $3, updated_at = now()"
 	    " WHERE r.client_id = $1 AND r.discovery_id = $2 AND r.biller_id IS NULL"
 	    " AND r.status IN " RTL_OPEN_SQL
-	    " RETURNING r.status, NULL::text, " COLS("r") },
+	    " RETURNING r.status, NULL::text, r.link_token_id, " COLS("r") },
 	[R_WAITING] = { "rtl_waiting",
 	    "SELECT id FROM request_to_links WHERE client_id = $1 AND discovery_id = $2"
 	    " AND biller_id IS NULL AND status IN " RTL_OPEN_SQL " ORDER BY id" },
@@ -130,16 +133,18 @@ static struct db_stmt stmts[R__MAX] = {
 	    " RETURNING " COLS("r") },
 	/* the oldest open requests past the age, a batch at a time */
 	[R_EXPIRE] = { "rtl_expire",
-	    "WITH due AS (SELECT client_id, id, status, biller_id FROM request_to_links"
+	    "WITH due AS (SELECT client_id, id, status, biller_id, link_token_id"
+	    "  FROM request_to_links"
 	    "  WHERE status IN " RTL_OPEN_SQL
 	    "  AND created_at < now() - make_interval(days => $1::int)"
 	    "  ORDER BY created_at LIMIT $2::int FOR UPDATE SKIP LOCKED)"
 	    " UPDATE request_to_links r SET status = 'EXPIRED', session_url = NULL,"
 	    " updated_at = now() FROM due WHERE r.client_id = due.client_id AND r.id = due.id"
 	    " RETURNING " MOVED_COLS("due", "r") },
-	/* PATCH's link_token_id: one of the key's own tokens */
+	/* PATCH's link_token_id: one of the key's own tokens, and its end user */
 	[R_TOKEN_OWNED] = { "rtl_token_owned",
-	    "SELECT 1 FROM link_tokens WHERE client_id = $1 AND environment = $2 AND id = $3" },
+	    "SELECT client_user_id FROM link_tokens"
+	    " WHERE client_id = $1 AND environment = $2 AND id = $3" },
 };
 const struct db_stmt_set rtl_stmt_set = { "rtl", stmts, R__MAX };
 
@@ -190,7 +195,7 @@ check_lt(struct arena *a, struct json_object **v, const char **code, const char 
 }
 
 static const struct vfield onboarding_fields[] = {
-	{ "biller_name", NULL, VT_STRING, V_REQUIRED, 1, 200 },
+	{ "biller_name", NULL, VT_STRING, V_REQUIRED, 1, 200, .check = validate_name },
 	{ "biller_url", NULL, VT_STRING, V_REQUIRED, 1, 2048 },
 	{ NULL }
 };
@@ -201,7 +206,7 @@ const struct vfield rtl_create_fields[] = {
 	{ "onboarding", NULL, VT_OBJECT, 0, .fields = onboarding_fields },
 	{ "client_id", NULL, VT_STRING, 0, 1, 64 },
 	/* as the link tokens' consents */
-	{ "consents", NULL, VT_ARRAY, 0, 0, 16, billers_consent_scopes, .items = VT_STRING },
+	{ "consents", NULL, VT_ARRAY, V_UNIQUE, 0, 16, billers_consent_scopes, .items = VT_STRING },
 	{ "metadata", NULL, VT_ANY, 0, .check = check_metadata },
 	{ NULL }
 };
@@ -232,7 +237,7 @@ const struct vfield rtl_cancel_fields[] = {
 
 struct rtl_row {
 	const char	*v[C__MAX];
-	const char	*old_status, *old_biller;	/* a move's "before" */
+	const char	*old_status, *old_biller, *old_lt;	/* a move's "before" */
 };
 
 /* Row i of res into *w, its COLS starting at column off (arena strings). */
@@ -242,11 +247,13 @@ row_fill(struct req *r, PGresult *res, int i, int off, struct rtl_row *w)
 	for (int c = 0; c < C__MAX; c++)
 		w->v[c] = PQgetisnull(res, i, off + c) ? NULL :
 		    arena_strdup(r->arena, PQgetvalue(res, i, off + c));
-	w->old_status = w->old_biller = NULL;
+	w->old_status = w->old_biller = w->old_lt = NULL;
 	if (off == MV__MAX) {
 		w->old_status = arena_strdup(r->arena, PQgetvalue(res, i, MV_OLD_STATUS));
 		w->old_biller = PQgetisnull(res, i, MV_OLD_BILLER) ? NULL :
 		    arena_strdup(r->arena, PQgetvalue(res, i, MV_OLD_BILLER));
+		w->old_lt = PQgetisnull(res, i, MV_OLD_LT) ? NULL :
+		    arena_strdup(r->arena, PQgetvalue(res, i, MV_OLD_LT));
 	}
 }
 
@@ -332,12 +339,21 @@ is_open(const struct rtl_row *w)
 	return strcmp(w->v[C_STATUS], "PENDING") == 0 || strcmp(w->v[C_STATUS], "IN_PROGRESS") == 0;
 }
 
-/* After a move: link_request.updated when the status or the biller changed,
- * and a request no longer open ends its live link tokens (except keep). */
+/*
+ * After a move: link_request.cancelled when it cancelled an open request
+ * (the cancel route, or PATCH to CANCELLED), else link_request.updated when
+ * the status, the biller or the link token changed; and a request no
+ * longer open ends its live link tokens (except keep).
+ */
 static int
 moved(struct req *r, const struct rtl_row *w, const char *keep)
 {
-	if (!same(w->old_status, w->v[C_STATUS]) || !same(w->old_biller, w->v[C_BILLER]))
+	if (strcmp(w->v[C_STATUS], "CANCELLED") == 0 && (strcmp(w->old_status, "PENDING") == 0 ||
+	    strcmp(w->old_status, "IN_PROGRESS") == 0)) {
+		if (emit(r, w, "link_request.cancelled") != 0)
+			return -1;
+	} else if (!same(w->old_status, w->v[C_STATUS]) || !same(w->old_biller, w->v[C_BILLER]) ||
+	    !same(w->old_lt, w->v[C_LT]))
 		if (emit(r, w, "link_request.updated") != 0)
 			return -1;
 	if (!is_open(w))
@@ -428,7 +444,8 @@ rtl_create(struct req *r, struct json_object *out)
 		    "send exactly one of biller_id or onboarding");
 	if (o.biller_id != NULL && (rc = biller_or_reply(r, o.biller_id, "biller_id")) != 0)
 		return rc;
-	if (onb != NULL && (rc = rtl_onboard_or_reply(r, onb, &o)) != 0)
+	if (onb != NULL && ((rc = rtl_onboard_or_reply(r, onb, &o)) != 0 ||
+	    (o.biller_id != NULL && (rc = biller_or_reply(r, o.biller_id, FIELD_URL)) != 0)))
 		return rc;
 	p[0] = r->client_id;
 	p[1] = crypto_id_new(r->arena, "rtl");
@@ -545,6 +562,10 @@ rtl_status(struct req *r, struct json_object *out)
 		if (PQntuples(res) != 1)
 			return api_field_error(r, 400, "VALIDATION_ERROR", "link_token_id",
 			    "unknown_link_token", "no such link token");
+		/* as POST /v1/link-tokens refuses the pairing the other way */
+		if (strcmp(PQgetvalue(res, 0, 0), w.v[C_USER]) != 0)
+			return api_field_error(r, 400, "VALIDATION_ERROR", "link_token_id",
+			    "other_user", "the link token is for another end user");
 	}
 	if ((rc = move_or_reply(r, &w, json_get_str(r->body, "status"), biller, lt, NULL)) != 0)
 		return rc;
@@ -581,8 +602,7 @@ rtl_cancel(struct req *r, struct json_object *out)
 	if ((rc = move_or_reply(r, &w, "CANCELLED", NULL, NULL,
 	    json_get_str(r->body, "reason"))) != 0)
 		return rc;
-	if (emit(r, &w, "link_request.cancelled") != 0 ||
-	    links_tokens_end_rtl(r, w.v[C_CLIENT], w.v[C_ID], NULL) < 0)
+	if (moved(r, &w, NULL) != 0)
 		return api_db_error(r);
 	json_merge(out, entity(r, &w));
 	return 201;

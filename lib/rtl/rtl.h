@@ -84,14 +84,16 @@ struct rtl_approve {
 /* bdsctl discovery list [--all]: the records waiting for a decision (all
  * of them with all), one a line. 0, or -1. */
 int	 rtl_discovery_list(const struct config *, struct db *, struct arena *, int all);
-/* bdsctl discovery approve ID: the record (and every other PENDING record
- * of its registrable domain) bound to a catalog biller, every waiting
- * request resolved (link_request.updated). 0, or -1 after saying why. */
+/* bdsctl discovery approve ID: the record (and every other PENDING or
+ * REJECTED record of its registrable domain) bound to a catalog biller that
+ * holds the domain from then on, every waiting request resolved
+ * (link_request.updated). 0, or -1 after saying why. */
 int	 rtl_discovery_approve(const struct config *, struct db *, struct arena *,
 	    const char *id, const struct rtl_approve *);
-/* bdsctl discovery reject ID: the record (and every other PENDING record
- * of its domain) REJECTED; biller.unsupported to each client environment
- * with a request waiting on one. 0, or -1 after saying why. */
+/* bdsctl discovery reject ID: the domain an UNSUPPORTED catalog biller,
+ * the record (and every other PENDING record of its domain) REJECTED with
+ * it; biller.unsupported to each client environment with a request waiting
+ * on one. 0, or -1 after saying why. */
 int	 rtl_discovery_reject(const struct config *, struct db *, struct arena *,
 	    const char *id);
 

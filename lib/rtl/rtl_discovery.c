@@ -86,11 +86,12 @@ static struct db_stmt stmts[S__MAX] = {
 	    " ORDER BY d.created_at, d.id" },
 	[S_OP_LOCK] = { "rtl_disc_op_lock",
 	    "SELECT " COLS("d") " FROM biller_discoveries d WHERE d.id = $1 FOR UPDATE" },
-	/* a decision on record $1 and on every other PENDING record of its
-	 * domain $2: $3 the status, $4 the biller (NULL for a rejection) */
+	/* a decision on record $1 and on every other record of its domain $2
+	 * in one of the states $5 (every client's: the decision is the
+	 * catalog's): $3 the status, $4 the biller */
 	[S_OP_DECIDE] = { "rtl_disc_op_decide",
 	    "UPDATE biller_discoveries d SET status = $3, biller_id = $4, decided_at = now(),"
-	    " updated_at = now() WHERE d.id = $1 OR (d.domain = $2 AND d.status = 'PENDING')"
+	    " updated_at = now() WHERE d.id = $1 OR (d.domain = $2 AND d.status = ANY ($5::text[]))"
 	    " RETURNING " COLS("d") },
 };
 const struct db_stmt_set rtl_discovery_stmt_set = { "rtl_discovery", stmts, S__MAX };
@@ -215,7 +216,7 @@ resolves_public(struct req *r, const struct rtl_canon *c, const char **code, con
 int
 rtl_onboard_or_reply(struct req *r, struct json_object *onb, struct rtl_onboarding *o)
 {
-	const char *code, *why, *p[6], *id;
+	const char *code, *why, *p[6], *id, *unsupported;
 	struct rtl_canon c;
 	struct disc d;
 	PGresult *res;
@@ -239,10 +240,14 @@ rtl_onboard_or_reply(struct req *r, struct json_object *onb, struct rtl_onboardi
 	o->name = p[3];
 	o->url = c.url;
 	o->discovery_id = d.v[D_ID];
-	o->biller_id = d.v[D_BILLER];
-	if (o->biller_id != NULL)
-		return 0;	/* matched or approved before */
-	if ((n = billers_under_domain(r, c.domain, &id)) < 0)
+	if (strcmp(d.v[D_STATUS], "REJECTED") == 0)
+		return api_field_error(r, 400, "VALIDATION_ERROR", FIELD, "biller_unsupported",
+		    "this biller was reviewed and is not supported");
+	/* matched or approved before (the caller checks it is still
+	 * linkable) */
+	if ((o->biller_id = d.v[D_BILLER]) != NULL)
+		return 0;
+	if ((n = billers_under_domain(r, c.domain, &id, &unsupported)) < 0)
 		return api_db_error(r);
 	if (n == 1) {
 		p[1] = d.v[D_ID];
@@ -252,9 +257,9 @@ rtl_onboard_or_reply(struct req *r, struct json_object *onb, struct rtl_onboardi
 		o->biller_id = id;
 		return 0;
 	}
-	if (strcmp(d.v[D_STATUS], "REJECTED") == 0)
+	if (n == 0 && unsupported != NULL)
 		return api_field_error(r, 400, "VALIDATION_ERROR", FIELD, "biller_unsupported",
-		    "this biller was reviewed and is not supported");
+		    "the catalog lists this biller as not supported");
 	return 0;	/* it waits for an operator */
 }
 
@@ -358,14 +363,14 @@ op_lock(struct req *r, const char *cmd, const char *id, struct disc *d)
 	return 0;
 }
 
-/* Record id and the PENDING ones of its domain to status (biller): the
- * decided records, or NULL after saying why. */
+/* Record id and the ones of its domain in the states from ("{…}") to
+ * status (biller): the decided records, or NULL after saying why. */
 static PGresult *
-op_decide(struct req *r, const char *cmd, const struct disc *d, const char *status,
-    const char *biller)
+op_decide(struct req *r, const char *cmd, const struct disc *d, const char *from,
+    const char *status, const char *biller)
 {
-	const char *p[4] = { d->v[D_ID], d->v[D_DOMAIN], status, biller };
-	PGresult *res = db_query(r, &stmts[S_OP_DECIDE], 4, p);
+	const char *p[5] = { d->v[D_ID], d->v[D_DOMAIN], status, biller, from };
+	PGresult *res = db_query(r, &stmts[S_OP_DECIDE], 5, p);
 
 	if (res == NULL)
 		fprintf(stderr, "discovery %s: %s\n", cmd, db_errmsg(r->db));
@@ -394,20 +399,23 @@ csv_field(struct arena *a, const char *s)
 
 /*
  * A catalog row for the record (DOMAIN.md's CSV columns: a portal biller
- * at ap->base_url), checked as an import checks it and added: the new
- * biller's id, or NULL after saying why. The row is printed for the
- * operator to keep in data/billers.csv, the catalog's source of truth.
+ * at ap->base_url; an approval's ACTIVE, a rejection's UNSUPPORTED with no
+ * base_url), checked as an import checks it and upserted under id (NULL:
+ * a new one): the biller's id, or NULL after saying why. The row is
+ * printed for the operator to keep in data/billers.csv, the catalog's
+ * source of truth.
  */
 static const char *
-op_add_biller(struct req *r, const struct disc *d, const struct rtl_approve *ap)
+op_put_biller(struct req *r, const char *cmd, const char *id, const char *status,
+    const struct disc *d, const struct rtl_approve *ap)
 {
 	char **f = arena_alloc(r->arena, BC__MAX * sizeof(*f));
 	const char *field, *msg, *line = "";
 
-	f[BC_ID] = crypto_id_new(r->arena, "blr");
+	f[BC_ID] = id != NULL ? arena_strdup(r->arena, id) : crypto_id_new(r->arena, "blr");
 	f[BC_NAME] = arena_strdup(r->arena, ap->name != NULL ? ap->name : d->v[D_NAME]);
 	f[BC_TYPE] = arena_strdup(r->arena, ap->type != NULL ? ap->type : "other");
-	f[BC_STATUS] = arena_strdup(r->arena, "ACTIVE");
+	f[BC_STATUS] = arena_strdup(r->arena, status);
 	f[BC_DOMAINS] = arena_strdup(r->arena, d->v[D_DOMAIN]);
 	f[BC_WEBSITE] = arena_printf(r->arena, "https://%s", d->v[D_DOMAIN]);
 	f[BC_LOGIN_URL] = arena_strdup(r->arena, d->v[D_URL]);
@@ -415,7 +423,7 @@ op_add_biller(struct req *r, const struct disc *d, const struct rtl_approve *ap)
 	f[BC_COUNTRY] = arena_strdup(r->arena, ap->country != NULL ? ap->country : "US");
 	f[BC_CONNECTIVITY] = arena_strdup(r->arena, "credentials");
 	f[BC_CONSENTS] = arena_strdup(r->arena, "bills|statements|payment_history");
-	f[BC_CAPABILITIES] = arena_strdup(r->arena, "bills|statements");
+	f[BC_CAPABILITIES] = arena_strdup(r->arena, "bills|statements|payment_history");
 	f[BC_CONNECTOR] = arena_strdup(r->arena, "portal");
 	f[BC_BASE_URL] = arena_strdup(r->arena, ap->base_url != NULL ? ap->base_url : "");
 	/* before the check rewrites the lists as array literals */
@@ -423,17 +431,34 @@ op_add_biller(struct req *r, const struct disc *d, const struct rtl_approve *ap)
 		line = arena_printf(r->arena, "%s%s%s", line, i ? "," : "", csv_field(r->arena,
 		    f[i]));
 	if (billers_csv_row_check(r->arena, f, BC__MAX, &field, &msg) != 0) {
-		fprintf(stderr, "discovery approve: the new biller's %s %s (see --name, --type,"
-		    " --country, --base-url; or bind an existing one with --biller)\n", field, msg);
+		fprintf(stderr, "discovery %s: the new biller's %s %s (see --name, --type,"
+		    " --country, --base-url; or bind an existing one with --biller)\n", cmd, field,
+		    msg);
 		return NULL;
 	}
 	if (billers_row_upsert(r->db, r->arena, f) < 0) {
-		fprintf(stderr, "discovery approve: %s\n", db_errmsg(r->db));
+		fprintf(stderr, "discovery %s: %s\n", cmd, db_errmsg(r->db));
 		return NULL;
 	}
-	printf("discovery approve: added %s; its row for data/billers.csv:\n%s\n", f[BC_ID],
-	    line);
+	printf("discovery %s: %s %s %s; its row for data/billers.csv:\n%s\n", cmd,
+	    id != NULL ? "updated" : "added", status, f[BC_ID], line);
 	return f[BC_ID];
+}
+
+/*
+ * The biller a rejected record's domain had from the rejection (an
+ * UNSUPPORTED portal biller without a base_url), or NULL: an approval with
+ * --base-url makes that one ACTIVE rather than add a second.
+ */
+static const char *
+rejected_biller(struct req *r, const struct disc *d)
+{
+	struct billers_row b;
+
+	if (strcmp(d->v[D_STATUS], "REJECTED") != 0 || d->v[D_BILLER] == NULL ||
+	    billers_get(r, d->v[D_BILLER], &b) != 1 || strcmp(b.status, "UNSUPPORTED") != 0)
+		return NULL;
+	return d->v[D_BILLER];
 }
 
 int
@@ -461,9 +486,19 @@ rtl_discovery_approve(const struct config *cfg, struct db *db, struct arena *a, 
 			    "no such biller" : "the biller is UNSUPPORTED");
 			goto fail;
 		}
-	} else if ((biller = op_add_biller(&r, &d, ap)) == NULL)
+		/* the domain is the biller's from now on: later requests
+		 * naming it match at once */
+		if ((rc = billers_add_domain(db, a, biller, d.v[D_DOMAIN])) < 0) {
+			fprintf(stderr, "discovery approve: %s\n", db_errmsg(db));
+			goto fail;
+		}
+		if (rc == 1)
+			printf("discovery approve: %s added to the domains of %s (add it to its row"
+			    " in data/billers.csv)\n", d.v[D_DOMAIN], biller);
+	} else if ((biller = op_put_biller(&r, "approve", rejected_biller(&r, &d), "ACTIVE", &d,
+	    ap)) == NULL)
 		goto fail;
-	if ((res = op_decide(&r, "approve", &d, "APPROVED", biller)) == NULL)
+	if ((res = op_decide(&r, "approve", &d, "{PENDING,REJECTED}", "APPROVED", biller)) == NULL)
 		goto fail;
 	for (int i = 0; i < PQntuples(res); i++, n += rc) {
 		disc_fill(a, res, i, 0, &k);
@@ -483,9 +518,19 @@ fail:
 	return -1;
 }
 
+/*
+ * Reject: the domain's biller is not supported. The catalog gets it as an
+ * UNSUPPORTED biller (or keeps the one it has), so every later request
+ * naming the domain is refused at once, whoever sends it; every PENDING
+ * record of the domain is REJECTED with that biller, and each client
+ * environment with requests waiting on one hears biller.unsupported.
+ */
 int
 rtl_discovery_reject(const struct config *cfg, struct db *db, struct arena *a, const char *id)
 {
+	struct rtl_approve named = { 0 };
+	const char *biller, *active;
+	struct billers_row b;
 	struct json_object *ids, *o;
 	struct disc d, k;
 	PGresult *res;
@@ -499,7 +544,16 @@ rtl_discovery_reject(const struct config *cfg, struct db *db, struct arena *a, c
 		fprintf(stderr, "discovery reject: %s is %s, not PENDING\n", id, d.v[D_STATUS]);
 		goto fail;
 	}
-	if ((res = op_decide(&r, "reject", &d, "REJECTED", NULL)) == NULL)
+	if (billers_under_domain(&r, d.v[D_DOMAIN], &active, &biller) < 0)
+		goto dbfail;
+	/* named by its domain: a client's own words stay out of the catalog */
+	named.name = d.v[D_DOMAIN];
+	if (biller == NULL && (biller = op_put_biller(&r, "reject", NULL, "UNSUPPORTED", &d,
+	    &named)) == NULL)
+		goto fail;
+	if (billers_get(&r, biller, &b) != 1)
+		goto dbfail;
+	if ((res = op_decide(&r, "reject", &d, "{PENDING}", "REJECTED", biller)) == NULL)
 		goto fail;
 	for (int i = 0; i < PQntuples(res); i++) {
 		disc_fill(a, res, i, 0, &k);
@@ -507,9 +561,15 @@ rtl_discovery_reject(const struct config *cfg, struct db *db, struct arena *a, c
 			goto dbfail;
 		if (json_object_array_length(ids) == 0)
 			continue;
-		/* no catalog biller: the record stands for it */
-		o = disc_entity(a, &k);
+		/* as billers set-status tells it, with the record and requests */
+		o = json_obj(a);
+		json_set_str(o, "id", biller);
+		json_set_str(o, "object", "biller");
+		json_set_str(o, "biller_id", biller);
+		json_set_str(o, "name", b.name);
+		json_set_str(o, "status", "UNSUPPORTED");
 		json_set_str(o, "biller_discovery_id", k.v[D_ID]);
+		json_set_str(o, "registrable_domain", k.v[D_DOMAIN]);
 		json_set(o, "request_to_link_ids", json_object_get(ids));
 		if (events_emit(&r, k.v[D_CLIENT], k.v[D_ENV], "biller.unsupported", o, NULL) == NULL)
 			goto dbfail;
@@ -517,9 +577,9 @@ rtl_discovery_reject(const struct config *cfg, struct db *db, struct arena *a, c
 	}
 	if (db_commit(db) != 0)
 		goto dbfail;
-	printf("discovery reject: %d record%s of %s rejected; biller.unsupported sent to %d"
-	    " client environment(s)\n", PQntuples(res), PQntuples(res) == 1 ? "" : "s",
-	    d.v[D_DOMAIN], told);
+	printf("discovery reject: %d record%s of %s rejected (biller %s UNSUPPORTED);"
+	    " biller.unsupported sent to %d client environment(s)\n", PQntuples(res),
+	    PQntuples(res) == 1 ? "" : "s", d.v[D_DOMAIN], biller, told);
 	return 0;
 dbfail:
 	fprintf(stderr, "discovery reject: %s\n", db_errmsg(db));

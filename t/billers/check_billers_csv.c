@@ -189,6 +189,13 @@ START_TEST(row_good)
 	f[BC_BASE_URL] = "";
 	ck_assert_int_eq(billers_csv_row_check(&a, f, BC__MAX, &field, &msg), 0);
 	ck_assert_str_eq(f[BC_DOMAINS], "{}");
+	/* a portal biller that is UNSUPPORTED (never connected) needs no
+	 * base_url; bad_rows has the ACTIVE one without */
+	f = row(good);
+	f[BC_STATUS] = "UNSUPPORTED";
+	f[BC_BASE_URL] = "";
+	ck_assert_int_eq(billers_csv_row_check(&a, f, BC__MAX, &field, &msg), 0);
+	ck_assert_ptr_null(f[BC_BASE_URL]);
 }
 END_TEST
 

@@ -240,6 +240,7 @@ static const struct {
 	{ "{\"name\":\"\"}",				0, "VALIDATION_ERROR", "name", "too_short" },
 	{ "{\"name\":\"   \"}",				0, "VALIDATION_ERROR", "name", "blank" },
 	{ "{\"name\":\" \\t\\n \"}",			0, "VALIDATION_ERROR", "name", "blank" },
+	{ "{\"name\":\"Acme\\u0007 app\"}",		0, "VALIDATION_ERROR", "name", "control_character" },
 	{ "{\"name\":\"@LONG@\"}",			101, "VALIDATION_ERROR", "name", "too_long" },
 	{ "{\"name\":\"@LONG@\"}",			5000, "VALIDATION_ERROR", "name", "too_long" },
 	{ "{\"name\":\"a\",\"description\":7}",		0, "VALIDATION_ERROR", "description", "invalid_type" },

@@ -365,6 +365,15 @@ static const struct {
 	  "example/\"}}", 400, "VALIDATION_ERROR", "onboarding.biller_name", "required" },
 	{ "{\"client_user_id\":\"u\",\"onboarding\":{\"biller_name\":\"Acme\"}}", 400,
 	  "VALIDATION_ERROR", "onboarding.biller_url", "required" },
+	{ "{\"client_user_id\":\"u\",\"onboarding\":{\"biller_name\":\"   \",\"biller_url\":"
+	  "\"https://www.acme-power.example/\"}}", 400, "VALIDATION_ERROR",
+	  "onboarding.biller_name", "blank" },
+	{ "{\"client_user_id\":\"u\",\"onboarding\":{\"biller_name\":\"a\\tb\",\"biller_url\":"
+	  "\"https://www.acme-power.example/\"}}", 400, "VALIDATION_ERROR",
+	  "onboarding.biller_name", "control_character" },
+	{ "{\"client_user_id\":\"u\",\"biller_id\":\"" SANDBOX_BILLER "\",\"consents\":"
+	  "[\"bills\",\"usage\",\"bills\"]}", 400, "VALIDATION_ERROR", "consents[2]",
+	  "duplicate_item" },
 	{ "{\"client_user_id\":\"u\",\"biller_id\":\"" SANDBOX_BILLER "\",\"client_id\":"
 	  "\"cli_someone_else\"}", 403, "CLIENT_ID_MISMATCH", NULL, NULL },
 };
@@ -426,7 +435,9 @@ END_TEST
 START_TEST(idempotency)
 {
 	const char *key = harness_idem_header(), *extra[] = { key, NULL };
-	const char *body = "{\"client_user_id\":\"u-idem\",\"biller_id\":\"" SANDBOX_BILLER "\"}";
+	/* metadata's members out of order: the replay keeps them as sent */
+	const char *body = "{\"client_user_id\":\"u-idem\",\"biller_id\":\"" SANDBOX_BILLER "\","
+	    "\"metadata\":{\"zeta\":1,\"a\":{\"y\":2,\"b\":3}}}";
 	struct tenant t;
 	struct harness_resp *r1, *r2;
 	char *id;
@@ -434,9 +445,12 @@ START_TEST(idempotency)
 	tenant_new(&dev_a, &t);
 	r1 = live_x(&t, "POST", "/v1/request-to-links", body, extra);
 	harness_expect(r1, 201);
+	ck_assert_msg(strstr(r1->body, "{\"zeta\":1,\"a\":{\"y\":2,\"b\":3}}") != NULL, "%s",
+	    r1->body);
 	r2 = live_x(&t, "POST", "/v1/request-to-links", body, extra);
 	harness_expect(r2, 201);
-	ck_assert_msg(json_object_equal(r1->json, r2->json), "%s\n%s", r1->body, r2->body);
+	/* the same answer, byte for byte */
+	ck_assert_str_eq(r1->body, r2->body);
 	id = strdup(devacct_str(r1, "id"));
 	harness_resp_free(r1);
 	harness_resp_free(r2);
@@ -749,6 +763,17 @@ START_TEST(patch_status)
 	harness_assert_coded(r, 400, "VALIDATION_ERROR");
 	ck_assert_pstr_eq(devacct_str(r, "errors.0.code"), "unknown_link_token");
 	harness_resp_free(r);
+	/* the key's own token, but for another end user: refused as
+	 * POST /v1/link-tokens refuses the pairing */
+	v = take(live(&t, "POST", "/v1/link-tokens", "{\"client_user_id\":\"u-someone-else\"}"),
+	    201, "link_token");
+	r = live(&t, "PATCH", path, harness_fmt("{\"status\":\"PENDING\",\"link_token_id\":\"%s\"}",
+	    v));
+	harness_assert_coded(r, 400, "VALIDATION_ERROR");
+	ck_assert_pstr_eq(devacct_str(r, "errors.0.field"), "link_token_id");
+	ck_assert_pstr_eq(devacct_str(r, "errors.0.code"), "other_user");
+	harness_resp_free(r);
+	free(v);
 	ck_assert_int_eq(events_of(t.client, "link_request.updated", id), 0);
 
 	/* same status, nothing else: stored, no event */
@@ -757,6 +782,17 @@ START_TEST(patch_status)
 	ck_assert_pstr_eq(devacct_str(r, "status"), "PENDING");
 	harness_resp_free(r);
 	ck_assert_int_eq(events_of(t.client, "link_request.updated", id), 0);
+	/* only the link token changes: that is an update too */
+	v = take(live(&t, "POST", "/v1/link-tokens", "{\"client_user_id\":\"u-patch\"}"), 201,
+	    "link_token");
+	r = live(&t, "PATCH", path, harness_fmt("{\"status\":\"PENDING\",\"link_token_id\":\"%s\"}",
+	    v));
+	harness_expect(r, 200);
+	ck_assert_pstr_eq(devacct_str(r, "link_token_id"), v);
+	harness_resp_free(r);
+	ck_assert_int_eq(events_of(t.client, "link_request.updated", id), 1);
+	assert_event_member(t.client, "link_request.updated", id, "link_token_id", v);
+	free(v);
 
 	/* a biller change is an update; the link token is stored */
 	url = proceed(&t, id, &lt);
@@ -767,7 +803,7 @@ START_TEST(patch_status)
 	ck_assert_pstr_eq(devacct_str(r, "biller_id"), PGE_BILLER);
 	ck_assert_pstr_eq(devacct_str(r, "link_token_id"), lt);
 	harness_resp_free(r);
-	ck_assert_int_eq(events_of(t.client, "link_request.updated", id), 1);
+	ck_assert_int_eq(events_of(t.client, "link_request.updated", id), 2);
 	assert_event_member(t.client, "link_request.updated", id, "previous_status", "PENDING");
 	assert_event_member(t.client, "link_request.updated", id, "biller_id", PGE_BILLER);
 
@@ -776,22 +812,30 @@ START_TEST(patch_status)
 	harness_expect(r, 200);
 	assert_null(r, "session_url");	/* wiped when closed */
 	harness_resp_free(r);
-	ck_assert_int_eq(events_of(t.client, "link_request.updated", id), 2);
+	ck_assert_int_eq(events_of(t.client, "link_request.updated", id), 3);
 	/* closed: its session_url's ticket no longer opens a session */
 	ck_assert_int_eq(open_session("api", url, NULL), 400);
 	r = live(&t, "PATCH", path, "{\"status\":\"PENDING\"}");
 	harness_expect(r, 200);
 	harness_resp_free(r);
-	ck_assert_int_eq(events_of(t.client, "link_request.updated", id), 3);
+	ck_assert_int_eq(events_of(t.client, "link_request.updated", id), 4);
 	v = event_member(t.client, "link_request.updated", id, "previous_status");
 	ck_assert_str_eq(v, "COMPLETED");
 	free(v);
-	/* PATCH may cancel too: an update, not a cancel event */
+	/* PATCH may cancel too: an open request cancelled, so the cancel
+	 * event (no reason), as the cancel route sends it */
 	r = live(&t, "PATCH", path, "{\"status\":\"CANCELLED\"}");
 	harness_expect(r, 200);
 	assert_null(r, "cancel_reason");
 	harness_resp_free(r);
-	ck_assert_int_eq(events_of(t.client, "link_request.cancelled", id), 0);
+	ck_assert_int_eq(events_of(t.client, "link_request.cancelled", id), 1);
+	ck_assert_int_eq(events_of(t.client, "link_request.updated", id), 4);
+	assert_event_member(t.client, "link_request.cancelled", id, "previous_status", "PENDING");
+	/* CANCELLED again: no change, no event */
+	r = live(&t, "PATCH", path, "{\"status\":\"CANCELLED\"}");
+	harness_expect(r, 200);
+	harness_resp_free(r);
+	ck_assert_int_eq(events_of(t.client, "link_request.cancelled", id), 1);
 	ck_assert_int_eq(events_of(t.client, "link_request.updated", id), 4);
 	free(url);
 	free(lt);
@@ -1022,7 +1066,17 @@ START_TEST(cancel_ends_flow)
 	harness_expect(r, 201);
 	harness_resp_free(r);
 	ck_assert_int_eq(open_session("api", url, NULL), 400);
-	status = connect_and_wait("api", st, NULL);
+	/* the open session ended with its token: a login is refused at once */
+	r = devacct_call("POST", "api", "/v1/link-sessions/connect", devacct_bearer(st),
+	    "{\"username\":\"user_good\",\"password\":\"pass_good\"}", NULL);
+	harness_assert_coded(r, 401, "SESSION_EXPIRED");
+	harness_resp_free(r);
+	ck_assert_int_eq(devacct_sql_int("SELECT count(*) FROM jobs WHERE kind = 'connect'"
+	    " AND client_id = $1", t.client, NULL), 0);
+	r = devacct_call("GET", "api", "/v1/link-sessions/current", devacct_bearer(st), NULL, NULL);
+	harness_expect(r, 200);
+	status = strdup(devacct_str(r, "status"));
+	harness_resp_free(r);
 	ck_assert_str_eq(status, "expired");
 	ck_assert_int_eq(devacct_sql_int("SELECT count(*) FROM links WHERE client_id = $1",
 	    t.client, NULL), 0);
@@ -1490,6 +1544,20 @@ START_TEST(disc_approve_bind)
 		ck_assert_pstr_eq(devacct_str(r, "biller_discovery_id"), disc);
 		harness_resp_free(r);
 	}
+	/* the approval is the catalog's: the domain is the biller's now, so
+	 * a record that did not exist then (b's development one) matches at
+	 * once */
+	ck_assert_int_eq(devacct_sql_int("SELECT count(*) FROM billers WHERE id = '"
+	    SANDBOX_BILLER "' AND 'nope.example' = ANY (domains)", NULL, NULL), 1);
+	{
+		struct harness_resp *r = live(&b, "POST", "/v1/request-to-links",
+		    "{\"client_user_id\":\"u\",\"onboarding\":{\"biller_name\":\"Nope\","
+		    "\"biller_url\":\"https://portal.nope.example/\"}}");
+
+		harness_expect(r, 201);
+		ck_assert_pstr_eq(devacct_str(r, "biller_id"), SANDBOX_BILLER);
+		harness_resp_free(r);
+	}
 	receiver_stop(rc);
 	free(ida1);
 	free(ida2);
@@ -1552,21 +1620,24 @@ START_TEST(disc_approve_add)
 }
 END_TEST
 
-/* bdsctl discovery reject: the record REJECTED, biller.unsupported to the
- * client with a request waiting on it (at the webhook), the requests stay
- * PENDING without a biller (PATCH can give one); a later onboarding of the
- * domain is refused; only PENDING records can be rejected; a rejected one
- * can still be approved. */
+/* bdsctl discovery reject: the catalog gets an UNSUPPORTED biller for the
+ * domain (named by it), the record is REJECTED with it, biller.unsupported
+ * carries its biller_id to the client with a request waiting (at the
+ * webhook); the requests stay PENDING without a biller (PATCH can give
+ * one); a later onboarding of the domain is refused, another client's too;
+ * only PENDING records can be rejected; a rejected one can still be
+ * approved, and then the domain matches the approved biller. */
 START_TEST(disc_reject)
 {
 	struct receiver *rc = receiver_start(NULL);
-	struct tenant t;
+	struct tenant t, other;
 	struct harness_resp *r;
-	char *id, *disc;
+	char *id, *disc, *biller;
 	const char *b;
 
 	ck_assert_msg(rc != NULL, "receiver: %s", receiver_error());
 	tenant_new(&dev_a, &t);
+	tenant_new(&dev_b, &other);
 	devacct_subscribe(t.sbx, rc);
 	id = onboard_ok(&t, "Acme Pages", "https://acme.github.io/");
 	disc = rtl_sql(id, "discovery_id");
@@ -1579,12 +1650,19 @@ START_TEST(disc_reject)
 		ck_assert(bdsctl_said("biller.unsupported sent to 1 client environment(s)"));
 		ck_assert_int_eq(bdsctl(rej), 1);	/* not PENDING any more */
 	}
+	biller = devacct_sql_value("SELECT biller_id FROM biller_discoveries WHERE id = $1"
+	    " AND status = 'REJECTED'", disc, NULL);
+	ck_assert_msg(biller != NULL && strncmp(biller, "blr_", 4) == 0, "no biller");
+	ck_assert_int_eq(devacct_sql_int("SELECT count(*) FROM billers WHERE id = $1"
+	    " AND status = 'UNSUPPORTED' AND name = 'acme.github.io'"
+	    " AND domains = '{acme.github.io}' AND base_url IS NULL", biller, NULL), 1);
 	b = devacct_received(rc, "biller.unsupported", disc);
 	ck_assert_msg(b != NULL, "no biller.unsupported");
 	ck_assert_msg(strstr(b, harness_fmt("\"request_to_link_ids\":[\"%s\"]", id)) != NULL,
 	    "%s", b);
-	ck_assert_msg(strstr(b, "\"biller_id\":null") != NULL, "%s", b);
-	ck_assert_msg(strstr(b, "\"status\":\"REJECTED\"") != NULL, "%s", b);
+	ck_assert_msg(strstr(b, harness_fmt("\"biller_id\":\"%s\"", biller)) != NULL, "%s", b);
+	ck_assert_msg(strstr(b, "\"object\":\"biller\"") != NULL, "%s", b);
+	ck_assert_msg(strstr(b, "\"status\":\"UNSUPPORTED\"") != NULL, "%s", b);
 	{
 		char *s = rtl_sql(id, "status"), *bl = rtl_sql(id, "biller_id");
 
@@ -1594,11 +1672,23 @@ START_TEST(disc_reject)
 	}
 	r = sbx(&t, "GET", harness_fmt("/v1/biller-discoveries/%s", disc), NULL);
 	ck_assert_pstr_eq(devacct_str(r, "status"), "REJECTED");
+	ck_assert_pstr_eq(devacct_str(r, "biller_id"), biller);
+	harness_resp_free(r);
+	r = sbx(&t, "GET", harness_fmt("/v1/billers/%s", biller), NULL);
+	harness_expect(r, 200);
+	ck_assert_pstr_eq(devacct_str(r, "status"), "UNSUPPORTED");
 	harness_resp_free(r);
 	r = onboard(&t, "Acme Pages", "https://acme.github.io/other");
 	harness_assert_coded(r, 400, "VALIDATION_ERROR");
 	ck_assert_pstr_eq(devacct_str(r, "errors.0.code"), "biller_unsupported");
 	harness_resp_free(r);
+	/* another client: the catalog says unsupported; no record waits */
+	r = onboard(&other, "Acme", "https://acme.github.io/x");
+	harness_assert_coded(r, 400, "VALIDATION_ERROR");
+	ck_assert_pstr_eq(devacct_str(r, "errors.0.code"), "biller_unsupported");
+	harness_resp_free(r);
+	ck_assert_int_eq(devacct_sql_int("SELECT count(*) FROM biller_discoveries WHERE"
+	    " client_id = $1", other.client, NULL), 0);
 	/* the operator changes their mind */
 	{
 		const char *ok[] = { "discovery", "approve", disc, "--biller", SANDBOX_BILLER, NULL };
@@ -1611,10 +1701,16 @@ START_TEST(disc_reject)
 		ck_assert_pstr_eq(bl, SANDBOX_BILLER);
 		free(bl);
 	}
+	r = onboard(&other, "Acme", "https://acme.github.io/x");
+	harness_expect(r, 201);
+	ck_assert_pstr_eq(devacct_str(r, "biller_id"), SANDBOX_BILLER);
+	harness_resp_free(r);
 	receiver_stop(rc);
 	free(id);
 	free(disc);
+	free(biller);
 	tenant_free(&t);
+	tenant_free(&other);
 }
 END_TEST
 
