@@ -66,6 +66,8 @@ struct bills_payment {
 struct bills_link {
 	const char	*client_id, *environment, *link_id, *client_user_id,
 			*biller_id, *biller_name;
+	const char	*source;	/* a new bill's source (connector, sandbox);
+					 * NULL: sandbox in the sandbox environment */
 	int		 locked;	/* the caller holds the link's sequence lock
 					 * (bills_link_lock) in its transaction */
 };
@@ -81,8 +83,10 @@ struct bills_link {
  * reports PENDING again), else statement_refreshed when the figures or the
  * revision changed. The status moves only when the portal's report
  * changed, so a bill reverted here or marked paid by the client keeps its
- * status against the same report. A withdrawn statement is bills_withdraw.
- * *created = 1 when new. 0 ok, -1 database failure.
+ * status against the same report. A withdrawn statement is bills_withdraw;
+ * a deleted one the portal lists again comes back (bill.created, its id and
+ * status as they stood). An older revision than the stored one changes
+ * nothing. *created = 1 when new or back. 0 ok, -1 database failure.
  */
 int	 bills_store(struct req *r, const struct bills_link *l, const char *account_id,
 	    const char *account_mask, const struct bills_statement *st, int *created);

@@ -118,7 +118,7 @@ static struct db_stmt stmts[BS__MAX] = {
 	 * writes a new bill matched to the payment of its answer) */
 	[BP_BY_REF] = { "bills_payment_by_ref",
 	    "SELECT id, status <> 'PENDING' AND match_status = 'MATCHED'"
-	    "  AND matched_payment_ref = $4::text"
+	    "  AND matched_payment_ref = $4::text, currency = $5::text"
 	    " FROM bills WHERE " BILLS_BY_STATEMENT " AND deleted_at IS NULL", 0 },
 	/* the rule: same account and currency, not matched yet, the amount
 	 * is the bill's total or its amount due, paid from the statement
@@ -306,14 +306,18 @@ payment_bill(struct req *r, const struct bills_link *l, const char *account_id,
     const struct bills_payment *p, int *err, int *done)
 {
 	char amount[24];
-	const char *q[6] = { l->client_id, l->link_id, p->statement_ref, p->ref };
+	const char *q[6] = { l->client_id, l->link_id, p->statement_ref, p->ref,
+	    p->amount.currency };
 	PGresult *res;
 
 	*err = *done = 0;
 	if (p->statement_ref != NULL) {
-		if ((res = db_exec(r->db, r->arena, &stmts[BP_BY_REF], 4, q)) == NULL)
+		if ((res = db_exec(r->db, r->arena, &stmts[BP_BY_REF], 5, q)) == NULL)
 			goto fail;
 		if (PQntuples(res) == 1) {
+			/* in another currency it pays nothing of the bill it names */
+			if (!is(PQgetvalue(res, 0, 2), "t"))
+				return NULL;
 			*done = is(PQgetvalue(res, 0, 1), "t");
 			return PQgetvalue(res, 0, 0);
 		}

@@ -50,9 +50,9 @@ enum bills_stmt {
 	" $16::boolean, $17::text, $18::integer"
 #define BILLS_NFIGS	18
 #define BILLS_NUPDATE	20
-#define BILLS_NINSERT	29
+#define BILLS_NINSERT	30
 
-enum bills_find_col { BF_ID, BF_STATUS, BF_PORTAL, BF_CHANGED, BF_DELETED, BF__MAX };
+enum bills_find_col { BF_ID, BF_STATUS, BF_PORTAL, BF_CHANGED, BF_DELETED, BF_REVISION, BF__MAX };
 
 static struct db_stmt stmts[BILLS__MAX] = {
 	/* lock the link's sequence row (created at 0), return the last number */
@@ -62,7 +62,8 @@ static struct db_stmt stmts[BILLS__MAX] = {
 	    " RETURNING last_seq", 0 },
 	[BILLS_FIND] = { "bills_find",
 	    "SELECT id, status, coalesce(portal_status, status),"
-	    "       (" BILLS_FIGS ") IS DISTINCT FROM (" BILLS_VALS "), deleted_at IS NOT NULL"
+	    "       (" BILLS_FIGS ") IS DISTINCT FROM (" BILLS_VALS "), deleted_at IS NOT NULL,"
+	    "       revision"
 	    "  FROM bills WHERE " BILLS_BY_STATEMENT, 0 },
 	[BILLS_SEQ] = { "bills_seq",
 	    "UPDATE bill_seq SET last_seq = last_seq + 1"
@@ -83,12 +84,15 @@ static struct db_stmt stmts[BILLS__MAX] = {
 	    " VALUES ($1, $2, $3, " BILLS_VALS ", $19::text, $19::text, $21::timestamptz,"
 	    "         $22::text, CASE WHEN $19::text <> 'PENDING' THEN now() END,"
 	    "         $23, $24, $25, $26, $27, $20::bigint, $20::bigint,"
-	    "         CASE WHEN $24 = 'sandbox' THEN 'sandbox' ELSE 'connector' END, $28,"
+	    "         coalesce($30::text, CASE WHEN $24 = 'sandbox' THEN 'sandbox'"
+	    "          ELSE 'connector' END), $28,"
 	    "         (SELECT CASE WHEN ref IS NOT NULL THEN 'MATCHED' END FROM m),"
 	    "         (SELECT ref FROM m))", 0 },
 	[BILLS_UPDATE] = { "bills_update",
+	/* a tombstone listed again is the bill again */
 	    "UPDATE bills SET (" BILLS_FIGS ") = (" BILLS_VALS "), portal_status = $19::text,"
-	    "       changed_seq = $20::bigint, updated_at = now()"
+	    "       changed_seq = $20::bigint, deleted_at = NULL, deleted_seq = NULL,"
+	    "       updated_at = now()"
 	    " WHERE " BILLS_BY_STATEMENT, 0 },
 	[BILLS_COUNT] = { "bills_count",
 	    "SELECT count(*) FROM bills"
@@ -269,11 +273,13 @@ bills_store(struct req *r, const struct bills_link *l, const char *account_id,
 	if (PQntuples(res) == 1) {
 		int figs = strcmp(PQgetvalue(res, 0, BF_CHANGED), "t") == 0;
 		int reported = strcmp(PQgetvalue(res, 0, BF_PORTAL), st->status) != 0;
+		int gone = strcmp(PQgetvalue(res, 0, BF_DELETED), "t") == 0;
 		struct bills_move m = { 0 };
 		int rc = 0;
 
-		/* withdrawn once (a tombstone), or the same statement again */
-		if (strcmp(PQgetvalue(res, 0, BF_DELETED), "t") == 0 || (!figs && !reported))
+		/* the same statement again, or an older revision of it */
+		if ((!gone && !figs && !reported) ||
+		    (st->revision > 0 && st->revision < atoi(PQgetvalue(res, 0, BF_REVISION))))
 			return 0;
 		id = PQgetvalue(res, 0, BF_ID);
 		if ((seq = bills_link_next(r, l->client_id, l->link_id)) == NULL)
@@ -281,6 +287,18 @@ bills_store(struct req *r, const struct bills_link *l, const char *account_id,
 		p[19] = seq;
 		if (db_exec(r->db, r->arena, &stmts[BILLS_UPDATE], BILLS_NUPDATE, p) == NULL)
 			return -1;
+		/* deleted (withdrawn or unlisted) and listed again: the bill is
+		 * back with its id, announced as new (the client removed it),
+		 * with its status as it stood; then the report's status move */
+		if (gone) {
+			struct bills_statement was = *st;
+
+			was.status = PQgetvalue(res, 0, BF_STATUS);
+			*created = 1;
+			if (emit(r, l, id, &was, NULL) != 0)
+				return -1;
+			figs = 0;
+		}
 		/* one event for the write: the status move the report makes,
 		 * else the corrected figures */
 		if (reported && strcmp(PQgetvalue(res, 0, BF_STATUS), st->status) != 0 &&
@@ -306,6 +324,7 @@ bills_store(struct req *r, const struct bills_link *l, const char *account_id,
 	p[26] = l->biller_name != NULL ? l->biller_name : "";
 	p[27] = st->sha256;
 	p[28] = strcmp(st->status, "PENDING") != 0 ? st->matched_payment_ref : NULL;
+	p[29] = l->source;
 	if (db_exec(r->db, r->arena, &stmts[BILLS_INSERT], BILLS_NINSERT, p) == NULL)
 		return -1;
 	*created = 1;

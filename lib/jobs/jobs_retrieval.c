@@ -146,12 +146,41 @@ ref_cmp(const void *x, const void *y)
 	return strcmp(*(const char *const *)x, *(const char *const *)y);
 }
 
-/* A posted payment (no status: posted) that names the statement ref. */
+/* A posted payment (no status: posted) that names the statement b, in its
+ * currency (a payment in another one pays nothing of it). */
 static int
-names_posted(const struct bills_payment *p, const char *ref)
+names_posted(const struct bills_payment *p, const struct bills_statement *b)
 {
-	return p->statement_ref != NULL && strcmp(p->statement_ref, ref) == 0 &&
-	    (p->status == NULL || strcmp(p->status, "posted") == 0);
+	return p->statement_ref != NULL && strcmp(p->statement_ref, b->ref) == 0 &&
+	    (p->status == NULL || strcmp(p->status, "posted") == 0) &&
+	    strcmp(p->amount.currency, b->total.currency) == 0;
+}
+
+/* Newest first, whatever order the biller answered in (PORTAL.md gives
+ * none): statements by statement date, payments by paid_at; then by ref. */
+static int
+newest(const char *a, const char *b, const char *ra, const char *rb)
+{
+	int c = strcmp(b != NULL ? b : "", a != NULL ? a : "");
+
+	return c != 0 ? c : strcmp(ra, rb);
+}
+
+static int
+statement_newest(const void *x, const void *y)
+{
+	const struct bills_statement *a = &((const struct connector_statement *)x)->b,
+	    *b = &((const struct connector_statement *)y)->b;
+
+	return newest(a->statement_date, b->statement_date, a->ref, b->ref);
+}
+
+static int
+payment_newest(const void *x, const void *y)
+{
+	const struct bills_payment *a = x, *b = y;
+
+	return newest(a->paid_at, b->paid_at, a->ref, b->ref);
 }
 
 /*
@@ -174,8 +203,7 @@ paid_reasons(struct racct *ra, const char *now)
 		for (size_t j = 0; j < ra->npay; j++) {
 			const struct bills_payment *p = &ra->pay[j];
 
-			if (!names_posted(p, b->ref) ||
-			    strcmp(p->amount.currency, b->total.currency) != 0)
+			if (!names_posted(p, b))
 				continue;
 			sum += p->amount.minor;
 			if (latest == NULL || strcmp(p->paid_at, latest) > 0)
@@ -202,9 +230,37 @@ answer_matches(struct racct *ra)
 		struct bills_statement *b = &ra->st[i].b;
 
 		for (size_t j = 0; j < ra->npay && b->matched_payment_ref == NULL; j++)
-			if (names_posted(&ra->pay[j], b->ref))
+			if (names_posted(&ra->pay[j], b))
 				b->matched_payment_ref = ra->pay[j].ref;
 	}
+}
+
+/*
+ * A statement id is the biller's, across its accounts (PORTAL.md: stable
+ * per statement; its document is /statements/{id}/document): one listed
+ * under two accounts is a malformed answer, refused whole, never one bill
+ * moved between them.
+ */
+static enum connector_status
+unique_refs(struct run *u)
+{
+	size_t n = 0, k, i;
+	const char **all;
+
+	for (k = 0; k < u->nacct; k++)
+		n += u->acct[k].nst;
+	all = arena_alloc(u->r->arena, (n + 1) * sizeof(*all));
+	for (n = 0, k = 0; k < u->nacct; k++)
+		for (i = 0; i < u->acct[k].nst; i++)
+			all[n++] = u->acct[k].listed[i];
+	qsort(all, n, sizeof(*all), ref_cmp);
+	for (i = 1; i < n; i++)
+		if (strcmp(all[i - 1], all[i]) == 0) {
+			u->s.error = arena_printf(u->r->arena, "malformed statements answer:"
+			    " statement %s listed under two accounts", all[i]);
+			return CONN_TRANSIENT;
+		}
+	return CONN_OK;
 }
 
 /* Every account's statements and payments, validated; nothing written. */
@@ -229,6 +285,9 @@ fetch(struct run *u, const struct connector_account *accts)
 		if (u->conn->payments != NULL && (st = u->conn->payments(a, &u->s, accts[k].ref,
 		    &u->q, &ra->pay, &ra->npay)) != CONN_OK)
 			return st;
+		qsort(ra->st, ra->nst, sizeof(*ra->st), statement_newest);
+		if (ra->npay > 0)
+			qsort(ra->pay, ra->npay, sizeof(*ra->pay), payment_newest);
 		paid_reasons(ra, arena_strdup(a, now));
 		answer_matches(ra);
 		ra->sha = arena_alloc(a, (ra->nst + 1) * sizeof(*ra->sha));
@@ -239,7 +298,7 @@ fetch(struct run *u, const struct connector_account *accts)
 		}
 		qsort(ra->listed, ra->nst, sizeof(*ra->listed), ref_cmp);
 	}
-	return CONN_OK;
+	return unique_refs(u);
 }
 
 /*
@@ -274,7 +333,9 @@ documents(struct run *u, const char **why)
 				continue;
 			if (cs->structured) {
 				kn = connector_known_find(u->known, u->nknown, cs->b.ref);
-				if (kn != NULL && kn->has_document && kn->revision == rev)
+				/* held, or an older revision (not stored) */
+				if (kn != NULL && (kn->revision > rev ||
+				    (kn->has_document && kn->revision == rev)))
 					continue;
 			} else if (connector_unstructured_sha(r, u->job->client_id,
 			    u->job->subject_id, cs->b.ref, rev, &err) != NULL || err) {
@@ -492,6 +553,8 @@ jobs_retrieval_run(struct req *r, struct jobs_job *job)
 	u.bl.client_user_id = lr.client_user_id;
 	u.bl.biller_id = lr.biller_id;
 	u.bl.biller_name = lr.biller_name;
+	/* a portal biller's bills come from a real portal, whatever the key */
+	u.bl.source = strcmp(u.conn->name, "sandbox") == 0 ? "sandbox" : "connector";
 
 	/* Locks the link's row until the runner commits or rolls back. */
 	if ((rc = links_credentials_open(r, job->client_id, job->subject_id, &cred)) <= 0)

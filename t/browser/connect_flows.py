@@ -425,6 +425,11 @@ def mfa(b):
     login(b, 'user_mfa', 'pass_good')
     check(until_outcome(b, shot_progress=False) == 'mfa', 'no MFA screen: %s' % b.screen_now())
     check(b.active_id() == 'mfa-code', 'focus %s' % b.active_id())
+    # the catalog's words, and the biller's own prompt beside them
+    check(b.text('#mfa-prompt') == 'Sandbox Power & Light sent you a code. Enter it below.',
+          b.text('#mfa-prompt'))
+    check(b.text('#mfa-biller-prompt').startswith('The biller says: ') and
+          '1234' in b.text('#mfa-biller-prompt'), b.text('#mfa-biller-prompt'))
     b.shot('mfa')
     b.type('#mfa-code', '0000')
     b.click('#mfa-submit')
@@ -604,6 +609,14 @@ def spanish(b):
     b.screen('picker')
     check(b.text('label[for=biller-search]') == 'Busca tu proveedor', 'picker label')
     b.shot('picker')
+    pick(b, 'sandbox power', 'Sandbox Power & Light', shot=False)
+    login(b, 'user_mfa', 'pass_good')
+    check(until_outcome(b, shot_progress=False) == 'mfa', 'no MFA screen: %s' % b.screen_now())
+    # the page's language; the biller's English prompt only beside it
+    check('te envió un código' in b.text('#mfa-prompt'), b.text('#mfa-prompt'))
+    check(b.text('#mfa-biller-prompt').startswith('Mensaje de la empresa: '),
+          b.text('#mfa-biller-prompt'))
+    b.shot('mfa')
     b.click('#close')
     b.screen('exit')
     check(b.text('#exit-title') == 'Saliste sin vincular', b.text('#exit-title'))
@@ -632,6 +645,48 @@ def refused(b):
     return {'link_token': lt['link_token']}
 
 
+# The page's next POST to a path answers status instead (once): after
+# sending it for real (send) or without sending it.
+FAKE_JS = """
+const [path, status, send] = arguments;
+const real = window.fetch.bind(window);
+window.fetch = function (url, init) {
+  if (String(url).endsWith(path) && init && init.method === 'POST') {
+    window.fetch = real;
+    const fake = () => new Response('{"error_code":"FAKE"}',
+        {status: status, headers: {'Content-Type': 'application/json'}});
+    return send ? real(url, init).then(fake) : Promise.resolve(fake());
+  }
+  return real(url, init);
+};
+"""
+
+
+def unsure(b):
+    """An answer the page cannot trust (a 502 after the login was taken; an
+    exit refused with 409 while MFA waits) is settled by asking the session:
+    the page follows it (progress, then success; the MFA screen again),
+    never shows a failure or an exit that did not happen."""
+    lt = link_token(client_user_id='web-unsure', hosted=True)
+    b.get(lt['hosted_url'])
+    consent(b, shot=False)
+    pick(b, 'sandbox power', 'Sandbox Power & Light', shot=False)
+    b.screen('credentials')
+    b.js(FAKE_JS, '/v1/link-sessions/connect', 502, True)
+    login(b, 'user_mfa', 'pass_good')
+    check(until_outcome(b, shot_progress=False) == 'mfa', 'after a lost login answer: %s'
+          % b.screen_now())
+    b.js(FAKE_JS, '/v1/link-sessions/exit', 409, False)
+    b.click('#close')
+    time.sleep(1.5)
+    check(b.screen_now() == 'mfa', 'a refused exit left the MFA screen: %s' % b.screen_now())
+    b.type('#mfa-code', '1234')
+    b.click('#mfa-submit')
+    b.screen('success')
+    b.assert_clean([LINK])
+    return {'link_token': lt['link_token']}
+
+
 SCENARIOS = {
     'embedded': (embedded, {}),
     'not_allowed': (not_allowed, {}),
@@ -642,6 +697,7 @@ SCENARIOS = {
     'keyboard': (keyboard, {'width': 320, 'height': 720}),
     'es': (spanish, {}),
     'refused': (refused, {}),
+    'unsure': (unsure, {}),
 }
 
 

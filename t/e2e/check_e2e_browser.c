@@ -277,6 +277,16 @@ after_es(const struct webpage_tenant *t, struct json_object *res)
 	ck_assert_int_eq(finished(res_str(res, "link_token"), "exited/user_closed"), 1);
 }
 
+/* A lost login answer, then a refused exit: completed all the same, one
+ * link, never exited. */
+static void
+after_unsure(const struct webpage_tenant *t, struct json_object *res)
+{
+	(void)t;
+	ck_assert_int_eq(finished(res_str(res, "link_token"), "completed"), 1);
+	ck_assert_int_eq(finished(res_str(res, "link_token"), "exited/user_closed"), 0);
+}
+
 /* Opened for another client: the page stopped after opening the session
  * and sent nothing more. */
 static void
@@ -305,6 +315,7 @@ static const struct {
 	{ "keyboard",		0, after_keyboard },
 	{ "es",			0, after_es },
 	{ "refused",		1, after_refused },
+	{ "unsure",		0, after_unsure },
 };
 
 START_TEST(scenario)

@@ -1208,9 +1208,113 @@ START_TEST(withdrawn_and_unlisted)
 	ck_assert_int_eq(evn(t.client, "bill.deleted", harness_fmt("{\"id\":\"%s\"}", b8)), 0);
 	ck_assert_int_eq(ev_all(t.client), events + 2);
 	ck_assert_int_eq(bills_live(link), STATEMENTS - 2);
+	/* listed again (not withdrawn): the bill is back, same id, announced
+	 * as new; then withdrawn no more: that one too */
+	knobs("power", user, "{\"unlisted\":null}");
+	refresh_done(link);
+	ck_assert_int_eq(evn(t.client, "bill.created", harness_fmt("{\"id\":\"%s\"}", b2)), 2);
+	ck_assert_int_eq(ev_all(t.client), events + 3);
+	ck_assert_int_eq(bills_live(link), STATEMENTS - 1);
+	ck_assert_int_eq(sqln("SELECT count(*) FROM bills WHERE id = $1 AND deleted_seq IS NULL"
+	    " AND changed_seq > created_seq", b2, NULL, NULL), 1);
+	/* and no more document fetches for it than for any held statement */
+	refresh_done(link);
+	ck_assert_int_eq(ev_all(t.client), events + 3);
+	knobs("power", user, "{\"withdrawn\":null}");
+	refresh_done(link);
+	ck_assert_int_eq(evn(t.client, "bill.created", harness_fmt("{\"id\":\"%s\"}", b1)), 2);
+	ck_assert_int_eq(bills_live(link), STATEMENTS);
 	free(b1);
 	free(b2);
 	free(b8);
+	finish(&t, user, link, NULL);
+}
+END_TEST
+
+/*
+ * Payments in another currency than the statements they name pay nothing:
+ * at the first retrieval no bill is matched to one or paid by one (the
+ * paid statements are paid by their balance; the reconciliation, which
+ * finds no payment covering them, may revert them); a payment listed later
+ * against the newest one leaves it PENDING and unmatched. The payments are
+ * still observed.
+ */
+START_TEST(payment_other_currency)
+{
+	struct tenant t;
+	char *user = user_of(30), *link, *bill;
+
+	tenant_new(&t, 0);
+	knobs("power", user, "{\"payment_currency\":\"EUR\"}");
+	link = link_portal(&t, POWER, user);
+	ck_assert_int_eq(bills_live(link), STATEMENTS);
+	ck_assert_int_eq(sqln("SELECT count(*) FROM bills WHERE link_id = $1 AND"
+	    " match_status IS NOT NULL", link, NULL, NULL), 0);
+	ck_assert_int_eq(sqln("SELECT count(*) FROM bills WHERE link_id = $1 AND"
+	    " paid_reason = 'portal_payment_observed'", link, NULL, NULL), 0);
+	ck_assert_int_eq(sqln("SELECT count(*) FROM observed_payments WHERE link_id = $1"
+	    " AND bill_id IS NULL", link, NULL, NULL), STATEMENTS - 1);
+	bill = bill_of(link, "power", user, 0);
+	knobs("power", user, "{\"paid\":\"payment_only\"}");
+	refresh_done(link);
+	ck_assert_int_eq(sqln("SELECT count(*) FROM bills WHERE id = $1 AND status = 'PENDING'"
+	    " AND match_status IS NULL", bill, NULL, NULL), 1);
+	ck_assert_int_eq(sqln("SELECT count(*) FROM observed_payments WHERE link_id = $1"
+	    " AND bill_id IS NULL", link, NULL, NULL), STATEMENTS);
+	ck_assert_int_eq(evn(t.client, "bill.updated", harness_fmt("{\"id\":\"%s\"}", bill)), 0);
+	finish(&t, user, link, bill);
+}
+END_TEST
+
+/*
+ * A biller that lists oldest first (PORTAL.md gives no order): the bills
+ * are written in statement order all the same (the newest has the highest
+ * sequence) and each paid one is matched to its own payment.
+ */
+START_TEST(oldest_first)
+{
+	struct tenant t;
+	char *user = user_of(31), *link, *newest;
+
+	tenant_new(&t, 0);
+	knobs("power", user, "{\"oldest_first\":true}");
+	link = link_portal(&t, POWER, user);
+	ck_assert_int_eq(bills_live(link), STATEMENTS);
+	newest = bill_of(link, "power", user, 0);
+	ck_assert_int_eq(sqln("SELECT count(*) FROM bills WHERE id = $1 AND created_seq ="
+	    " (SELECT max(created_seq) FROM bills WHERE link_id = $2)", newest, link, NULL), 1);
+	ck_assert_int_eq(sqln("SELECT count(*) FROM bills b WHERE b.link_id = $1 AND"
+	    " b.status = 'PAID' AND b.matched_payment_ref = (SELECT p.payment_ref FROM"
+	    " observed_payments p WHERE p.link_id = b.link_id AND p.bill_id = b.id)", link, NULL,
+	    NULL), STATEMENTS - 1);
+	ck_assert_int_eq(sqln("SELECT count(*) FROM bills WHERE link_id = $1 AND"
+	    " source = 'connector'", link, NULL, NULL), STATEMENTS);
+	finish(&t, user, link, newest);
+}
+END_TEST
+
+/* One statement id under two accounts (ids are the biller's, across its
+ * accounts): the answer is refused whole, with its reason; nothing is
+ * written; the link stays ACTIVE. */
+START_TEST(statement_id_under_two_accounts)
+{
+	struct tenant t;
+	char *user = user_of(32), *link, *s;
+	long long events;
+
+	link = linked(&t, 0, POWER, user);
+	events = ev_all(t.client);
+	knobs("power", user, "{\"accounts\":2,\"shared_statement_ids\":true}");
+	refresh(link);
+	s = wait_failed(link);
+	ck_assert_str_eq(s, "pending 1 malformed statements answer: statement shared-0 listed"
+	    " under two accounts");
+	free(s);
+	stop_retries(link);
+	ck_assert_int_eq(ev_all(t.client), events);
+	ck_assert_int_eq(sqln("SELECT count(*) FROM bills WHERE link_id = $1 AND"
+	    " statement_ref LIKE 'shared-%'", link, NULL, NULL), 0);
+	assert_link(link, "ACTIVE/-/-");
 	finish(&t, user, link, NULL);
 }
 END_TEST
@@ -1268,6 +1372,12 @@ START_TEST(corrected_statement)
 	sha2 = sqlv("SELECT statement_sha256 FROM bills WHERE id = $1", bill, NULL, NULL);
 	ck_assert_ptr_nonnull(sha2);
 	ck_assert_str_ne(sha, sha2);
+	/* an older revision listed again changes nothing: the bill keeps 2 */
+	knobs("power", user, "{\"corrected\":null,\"revisions\":{\"0\":1}}");
+	refresh_done(link);
+	ck_assert_int_eq(ev_all(t.client), events + 1);
+	ck_assert_int_eq(sqln("SELECT count(*) FROM bills WHERE id = $1 AND revision = 2"
+	    " AND bds_money_major(total_minor, currency)::text = $2", bill, due, NULL), 1);
 	free(due);
 	free(sha);
 	free(sha2);
@@ -1420,6 +1530,9 @@ portal_suite(void)
 	if (wanted("status_signals"))
 		tcase_add_loop_test(tc, status_signals, 0, (int)(sizeof(signals) / sizeof(signals[0])));
 	ADD(tc, withdrawn_and_unlisted);
+	ADD(tc, payment_other_currency);
+	ADD(tc, oldest_first);
+	ADD(tc, statement_id_under_two_accounts);
 	ADD(tc, closed_account);
 	ADD(tc, corrected_statement);
 	ADD(tc, next_statement_shows_balance);

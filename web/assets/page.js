@@ -233,13 +233,20 @@
     api.connect(S.biller.id, user, pass).then(function (res) {
       $('cred-password').value = '';
       pass = null;
-      if (res.status !== 202) return failFrom(res, function () { credentials(); });
-      return progress();
+      if (res.status === 202) return progress();
+      /* lost, refused as a conflict, or a server error: the login may have
+       * been taken all the same, so ask before offering the form again */
+      if (unsure(res)) return settle(function () { failFrom(res, function () { credentials(); }); });
+      return failFrom(res, function () { credentials(); });
     });
   }
 
+  /* The catalog's words in the page's language; the biller's own prompt
+   * (its language, perhaps a hint such as where the code went) beside. */
   function mfa(prompt, error) {
-    $('mfa-prompt').textContent = prompt || t('mfa.intro');
+    $('mfa-prompt').textContent = t('mfa.intro');
+    $('mfa-biller-prompt').textContent = prompt ? t('mfa.biller_says', { prompt: prompt }) : '';
+    $('mfa-biller-prompt').hidden = !prompt;
     alertIn($('mfa-error'), error);
     $('mfa-code').setAttribute('aria-invalid', error ? 'true' : 'false');
     $('mfa-code').value = '';
@@ -260,8 +267,9 @@
     event('submit_mfa');
     api.mfa(answer).then(function (res) {
       $('mfa-code').value = '';
-      if (res.status !== 202) return failFrom(res, poll);
-      return progress();
+      if (res.status === 202) return progress();
+      if (unsure(res)) return settle(function () { failFrom(res, poll); });
+      return failFrom(res, poll);
     });
   }
 
@@ -391,10 +399,46 @@
       show('exit');
       return;
     }
-    api.exit(reason).then(function () {
-      /* 409 (already ended) or a network failure: the page leaves anyway */
-      post({ type: 'bds:exit', reason: reason });
-      exited();
+    api.exit(reason).then(function (res) {
+      function leave() {
+        post({ type: 'bds:exit', reason: reason });
+        exited();
+      }
+
+      if (res.status >= 200 && res.status < 300) return leave();
+      /* refused (409: the login is under way, or it ended) or lost: the
+       * session's own state decides, never a guess that it exited */
+      return settle(leave);
+    });
+  }
+
+  /* An answer after which the session may have moved anyway. */
+  function unsure(res) {
+    return res.status === 0 || res.status === 409 || res.status >= 500;
+  }
+
+  /* Follow the session where `current` says it is; otherwise (no answer,
+   * or no login under way) what the caller would have done. */
+  function settle(otherwise) {
+    api.current().then(function (res) {
+      var c = res.body;
+
+      if (res.status !== 200 || !c) return otherwise();
+      switch (c.status) {
+        case 'connecting':
+          return progress();
+        case 'mfa_required':
+          return mfa(c.mfa && c.mfa.prompt, null);
+        case 'connected':
+          return connected(c);
+        case 'failed':
+          return failed(c);
+        case 'exited':
+          post({ type: 'bds:exit', reason: c.exit_reason || 'user_closed' });
+          return exited();
+        default:
+          return otherwise();
+      }
     });
   }
 
@@ -416,6 +460,11 @@
     });
     $('error-exit').addEventListener('click', function () { exit('error'); });
     $('close').addEventListener('click', function () { exit('user_closed'); });
+    /* a new connect link opened in this tab (same path, new #ticket=…)
+     * is a fragment change, not a load: start again from it */
+    w.addEventListener('hashchange', function () {
+      if (/(^#|&)ticket=/.test(w.location.hash)) w.location.reload();
+    });
     start();
   });
 }(window));
