@@ -220,7 +220,7 @@ rtl_onboard_or_reply(struct req *r, struct json_object *onb, struct rtl_onboardi
 	struct rtl_canon c;
 	struct disc d;
 	PGresult *res;
-	int n;
+	int n, rejected;
 
 	if (rtl_canon_url(r->arena, json_get_str(onb, "biller_url"), &c, &code, &why) !=
 	    RTL_CANON_OK || resolves_public(r, &c, &code, &why) != 0)
@@ -240,13 +240,13 @@ rtl_onboard_or_reply(struct req *r, struct json_object *onb, struct rtl_onboardi
 	o->name = p[3];
 	o->url = c.url;
 	o->discovery_id = d.v[D_ID];
-	if (strcmp(d.v[D_STATUS], "REJECTED") == 0)
-		return api_field_error(r, 400, "VALIDATION_ERROR", FIELD, "biller_unsupported",
-		    "this biller was reviewed and is not supported");
+	rejected = strcmp(d.v[D_STATUS], "REJECTED") == 0;
 	/* matched or approved before (the caller checks it is still
 	 * linkable) */
-	if ((o->biller_id = d.v[D_BILLER]) != NULL)
+	if (!rejected && (o->biller_id = d.v[D_BILLER]) != NULL)
 		return 0;
+	/* a linkable catalog biller of the domain, one added since a
+	 * rejection too */
 	if ((n = billers_under_domain(r, c.domain, &id, &unsupported)) < 0)
 		return api_db_error(r);
 	if (n == 1) {
@@ -257,6 +257,9 @@ rtl_onboard_or_reply(struct req *r, struct json_object *onb, struct rtl_onboardi
 		o->biller_id = id;
 		return 0;
 	}
+	if (rejected)
+		return api_field_error(r, 400, "VALIDATION_ERROR", FIELD, "biller_unsupported",
+		    "this biller was reviewed and is not supported");
 	if (n == 0 && unsupported != NULL)
 		return api_field_error(r, 400, "VALIDATION_ERROR", FIELD, "biller_unsupported",
 		    "the catalog lists this biller as not supported");

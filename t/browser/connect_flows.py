@@ -254,7 +254,8 @@ class Browser:
         return bool(found) and found[0].is_displayed()
 
     def text(self, css):
-        return self.el(css).text
+        """The element's text without the isolates (FSI, PDI) round values."""
+        return self.el(css).text.replace('\u2068', '').replace('\u2069', '')
 
     def active_id(self):
         return self.js('return document.activeElement && document.activeElement.id')
@@ -553,6 +554,10 @@ def keyboard(b):
     b.screen('consent')
     check(b.js("return document.querySelectorAll('header, main, footer').length") == 3,
           'landmarks')
+    # the client's name sits isolated in the sentence (a name with a
+    # right-to-left override cannot turn it around)
+    title = b.js("return document.getElementById('consent-title').textContent")
+    check('\u2068' in title and '\u2069' in title, 'the client name is not isolated: %r' % title)
     check(b.active_id() == 'consent-title', 'focus %s' % b.active_id())
     fits('consent')
     b.shot('narrow-consent')
@@ -566,6 +571,10 @@ def keyboard(b):
     b.keys('sandbox water')
     b.wait(lambda: b.js(OPTION_JS, 'sandbox water', 'Sandbox Water Works') == 'biller-opt-0',
            'Sandbox Water Works first')
+    # the list is not a Tab stop of its own (focus stays in the combobox)
+    check(b.el('#biller-list').get_attribute('tabindex') == '-1', 'the listbox is a Tab stop')
+    check(b.js("return document.getElementById('screen-progress').hasAttribute('aria-busy')")
+          is False, 'progress keeps aria-busy')
     b.keys(Keys.ARROW_DOWN)
     check(b.el('#biller-search').get_attribute('aria-activedescendant') == 'biller-opt-0',
           'active descendant')

@@ -56,7 +56,7 @@
 	",intranet.acme.example=10.1.2.3,dual.acme.example=" PUBLIC_V4 "|127.0.0.1" \
 	",v6.acme.example=fd00::7,meta.acme.example=169.254.169.254" \
 	",mapped.acme.example=::ffff:192.168.0.1,github.io=" PUBLIC_V4 \
-	",acme.github.io=" PUBLIC_V4
+	",acme.github.io=" PUBLIC_V4 ",later.acme.example=" PUBLIC_V4
 
 static struct devacct dev_a, dev_b;
 
@@ -1714,6 +1714,38 @@ START_TEST(disc_reject)
 }
 END_TEST
 
+/* A rejected domain that the catalog gets a linkable biller for later (an
+ * operator's import): the next onboarding matches it. */
+START_TEST(disc_rejected_then_catalog)
+{
+	struct tenant t;
+	struct harness_resp *r;
+	char *id, *disc;
+
+	tenant_new(&dev_a, &t);
+	id = onboard_ok(&t, "Later", "https://later.acme.example/");
+	disc = rtl_sql(id, "discovery_id");
+	{
+		const char *rej[] = { "discovery", "reject", disc, NULL };
+
+		ck_assert_int_eq(bdsctl(rej), 0);
+	}
+	r = onboard(&t, "Later", "https://later.acme.example/x");
+	harness_assert_coded(r, 400, "VALIDATION_ERROR");
+	ck_assert_pstr_eq(devacct_str(r, "errors.0.code"), "biller_unsupported");
+	harness_resp_free(r);
+	devacct_sql_exec("UPDATE billers SET domains = domains || '{acme.example}'::text[]"
+	    " WHERE id = $1", SANDBOX_BILLER, NULL);
+	r = onboard(&t, "Later", "https://later.acme.example/y");
+	harness_expect(r, 201);
+	ck_assert_pstr_eq(devacct_str(r, "biller_id"), SANDBOX_BILLER);
+	harness_resp_free(r);
+	free(id);
+	free(disc);
+	tenant_free(&t);
+}
+END_TEST
+
 /* GET /v1/biller-discoveries: the key's own records (client and
  * environment), newest first, status filter, cursor, limit max 200;
  * another client's record is 404. */
@@ -1854,6 +1886,7 @@ rtl_suite(void)
 	tcase_add_test(tc, disc_approve_bind);
 	tcase_add_test(tc, disc_approve_add);
 	tcase_add_test(tc, disc_reject);
+	tcase_add_test(tc, disc_rejected_then_catalog);
 	tcase_add_test(tc, disc_api);
 	suite_add_tcase(s, tc);
 	return s;

@@ -16,10 +16,17 @@
     return SUPPORTED.indexOf(primary) >= 0 ? primary : 'en';
   }
 
+  /* A value inside a sentence, isolated (FSI … PDI): a name with its own
+   * direction marks (a right-to-left override) cannot turn the sentence
+   * around it. */
+  function isolate(v) {
+    return '\u2068' + String(v) + '\u2069';
+  }
+
   function fill(text, extra) {
     return text.replace(/\{(\w+)\}/g, function (m, name) {
-      if (extra && Object.prototype.hasOwnProperty.call(extra, name)) return String(extra[name]);
-      if (Object.prototype.hasOwnProperty.call(vars, name)) return String(vars[name]);
+      if (extra && Object.prototype.hasOwnProperty.call(extra, name)) return isolate(extra[name]);
+      if (Object.prototype.hasOwnProperty.call(vars, name)) return isolate(vars[name]);
       return m;
     });
   }
