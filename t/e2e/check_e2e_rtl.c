@@ -1305,6 +1305,28 @@ onboard_ok(const struct tenant *t, const char *name, const char *url)
 	return take(onboard(t, name, url), 201, "id");
 }
 
+/* An onboarding given the biller at once. */
+static void
+onboard_matched(const struct tenant *t, const char *name, const char *url, const char *biller)
+{
+	struct harness_resp *r = onboard(t, name, url);
+
+	harness_expect(r, 201);
+	ck_assert_pstr_eq(devacct_str(r, "biller_id"), biller);
+	harness_resp_free(r);
+}
+
+/* An onboarding refused: 400 biller_unsupported. */
+static void
+onboard_unsupported(const struct tenant *t, const char *name, const char *url)
+{
+	struct harness_resp *r = onboard(t, name, url);
+
+	harness_assert_coded(r, 400, "VALIDATION_ERROR");
+	ck_assert_pstr_eq(devacct_str(r, "errors.0.code"), "biller_unsupported");
+	harness_resp_free(r);
+}
+
 /* A request's member read with SQL (any host, any environment). */
 static char *
 rtl_sql(const char *id, const char *column)
@@ -1678,15 +1700,9 @@ START_TEST(disc_reject)
 	harness_expect(r, 200);
 	ck_assert_pstr_eq(devacct_str(r, "status"), "UNSUPPORTED");
 	harness_resp_free(r);
-	r = onboard(&t, "Acme Pages", "https://acme.github.io/other");
-	harness_assert_coded(r, 400, "VALIDATION_ERROR");
-	ck_assert_pstr_eq(devacct_str(r, "errors.0.code"), "biller_unsupported");
-	harness_resp_free(r);
+	onboard_unsupported(&t, "Acme Pages", "https://acme.github.io/other");
 	/* another client: the catalog says unsupported; no record waits */
-	r = onboard(&other, "Acme", "https://acme.github.io/x");
-	harness_assert_coded(r, 400, "VALIDATION_ERROR");
-	ck_assert_pstr_eq(devacct_str(r, "errors.0.code"), "biller_unsupported");
-	harness_resp_free(r);
+	onboard_unsupported(&other, "Acme", "https://acme.github.io/x");
 	ck_assert_int_eq(devacct_sql_int("SELECT count(*) FROM biller_discoveries WHERE"
 	    " client_id = $1", other.client, NULL), 0);
 	/* the operator changes their mind */
@@ -1701,10 +1717,7 @@ START_TEST(disc_reject)
 		ck_assert_pstr_eq(bl, SANDBOX_BILLER);
 		free(bl);
 	}
-	r = onboard(&other, "Acme", "https://acme.github.io/x");
-	harness_expect(r, 201);
-	ck_assert_pstr_eq(devacct_str(r, "biller_id"), SANDBOX_BILLER);
-	harness_resp_free(r);
+	onboard_matched(&other, "Acme", "https://acme.github.io/x", SANDBOX_BILLER);
 	receiver_stop(rc);
 	free(id);
 	free(disc);
@@ -1719,7 +1732,6 @@ END_TEST
 START_TEST(disc_rejected_then_catalog)
 {
 	struct tenant t;
-	struct harness_resp *r;
 	char *id, *disc;
 
 	tenant_new(&dev_a, &t);
@@ -1730,16 +1742,10 @@ START_TEST(disc_rejected_then_catalog)
 
 		ck_assert_int_eq(bdsctl(rej), 0);
 	}
-	r = onboard(&t, "Later", "https://later.acme.example/x");
-	harness_assert_coded(r, 400, "VALIDATION_ERROR");
-	ck_assert_pstr_eq(devacct_str(r, "errors.0.code"), "biller_unsupported");
-	harness_resp_free(r);
+	onboard_unsupported(&t, "Later", "https://later.acme.example/x");
 	devacct_sql_exec("UPDATE billers SET domains = domains || '{acme.example}'::text[]"
 	    " WHERE id = $1", SANDBOX_BILLER, NULL);
-	r = onboard(&t, "Later", "https://later.acme.example/y");
-	harness_expect(r, 201);
-	ck_assert_pstr_eq(devacct_str(r, "biller_id"), SANDBOX_BILLER);
-	harness_resp_free(r);
+	onboard_matched(&t, "Later", "https://later.acme.example/y", SANDBOX_BILLER);
 	free(id);
 	free(disc);
 	tenant_free(&t);
