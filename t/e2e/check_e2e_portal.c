@@ -359,6 +359,16 @@ stop_retries(const char *link)
 	}
 }
 
+/* The link's newest retrieval failed an attempt with error. */
+static void
+failed_with(const char *link, const char *error)
+{
+	char *s = wait_failed(link);
+
+	ck_assert_str_eq(s, harness_fmt("pending 1 %s", error));
+	free(s);
+}
+
 /* `bdsctl links refresh ID`: the link's retrieval now. */
 static void
 refresh(const char *link)
@@ -437,6 +447,21 @@ assert_link(const char *link, const char *want)
 
 	ck_assert_pstr_eq(s, want);
 	free(s);
+}
+
+/* knob on the customer, then a refresh the connector refuses whole with
+ * error: no more attempts after it (while the next case is set up), no
+ * event since events were counted, the link still ACTIVE. */
+static void
+refresh_refused(const struct tenant *t, const char *user, const char *link, const char *knob,
+    const char *error, long long events)
+{
+	knobs("power", user, knob);
+	refresh(link);
+	failed_with(link, error);
+	stop_retries(link);
+	ck_assert_int_eq(ev_all(t->client), events);
+	assert_link(link, "ACTIVE/-/-");
 }
 
 /* The bill of the simulator's statement i of the link's customer. */
@@ -868,9 +893,7 @@ START_TEST(session_expired_relogin)
 
 	knobs("power", user, "{\"expire_session\":\"always\"}");
 	refresh(link);
-	s = wait_failed(link);
-	ck_assert_str_eq(s, "pending 1 portal: session expired again on accounts after a new login");
-	free(s);
+	failed_with(link, "portal: session expired again on accounts after a new login");
 	assert_link(link, "ACTIVE/-/-");
 	ck_assert_int_eq(sqln("SELECT count(*) FROM links WHERE id = $1 AND sync_status = 'error'",
 	    link, NULL, NULL), 1);
@@ -904,9 +927,7 @@ START_TEST(server_errors_retried)
 	knobs("power", user, "{\"fail_next\":1,\"fail_endpoint\":\"payments\",\"fail_status\":503,"
 	    "\"retry_after\":4}");
 	refresh(link);
-	s = wait_failed(link);
-	ck_assert_str_eq(s, "pending 1 portal: 503 on payments (retry after 4 s)");
-	free(s);
+	failed_with(link, "portal: 503 on payments (retry after 4 s)");
 	/* the runner waits at least what the biller asked */
 	ck_assert_int_ge(sqln("SELECT extract(epoch FROM next_attempt_at - updated_at)::int"
 	    " FROM jobs WHERE kind = 'retrieval' AND subject_id = $1"
@@ -954,21 +975,13 @@ START_TEST(malformed_answers)
 	changed = sqlv("SELECT max(updated_at)::text FROM bills WHERE link_id = $1", link, NULL,
 	    NULL);
 	for (size_t i = 0; i < sizeof(malformed) / sizeof(malformed[0]); i++) {
-		knobs("power", user, harness_fmt("{\"malformed\":\"%s\",\"malformed_endpoint\":"
-		    "\"%s\",\"oversized_bytes\":5000000}", malformed[i].kind,
-		    malformed[i].endpoint));
-		refresh(link);
-		s = wait_failed(link);
-		ck_assert_str_eq(s, harness_fmt("pending 1 %s", malformed[i].error));
-		free(s);
-		/* no more attempts while the next case is set up */
-		stop_retries(link);
-		ck_assert_int_eq(ev_all(t.client), events);
+		refresh_refused(&t, user, link, harness_fmt("{\"malformed\":\"%s\","
+		    "\"malformed_endpoint\":\"%s\",\"oversized_bytes\":5000000}", malformed[i].kind,
+		    malformed[i].endpoint), malformed[i].error, events);
 		s = sqlv("SELECT max(updated_at)::text FROM bills WHERE link_id = $1", link, NULL,
 		    NULL);
 		ck_assert_pstr_eq(s, changed);
 		free(s);
-		assert_link(link, "ACTIVE/-/-");
 	}
 	knobs("power", user, "{\"malformed\":null}");
 	refresh_done(link);
@@ -983,14 +996,12 @@ END_TEST
 START_TEST(malformed_first_retrieval)
 {
 	struct tenant t;
-	char *user = user_of(11), *link, *s;
+	char *user = user_of(11), *link;
 
 	tenant_new(&t, 0);
 	knobs("power", user, "{\"malformed\":\"bad_money\",\"malformed_endpoint\":\"payments\"}");
 	link = connect_link(&t, POWER, user);
-	s = wait_failed(link);
-	ck_assert_str_eq(s, "pending 1 portal: malformed payments[0].amount");
-	free(s);
+	failed_with(link, "portal: malformed payments[0].amount");
 	ck_assert_int_eq(bills_live(link), 0);
 	ck_assert_int_eq(evn(t.client, "bill.created", "{}"), 0);
 	ck_assert_int_eq(evn(t.client, "payment.observed", "{}"), 0);
@@ -1299,22 +1310,14 @@ END_TEST
 START_TEST(statement_id_under_two_accounts)
 {
 	struct tenant t;
-	char *user = user_of(32), *link, *s;
-	long long events;
+	char *user = user_of(32), *link;
 
 	link = linked(&t, 0, POWER, user);
-	events = ev_all(t.client);
-	knobs("power", user, "{\"accounts\":2,\"shared_statement_ids\":true}");
-	refresh(link);
-	s = wait_failed(link);
-	ck_assert_str_eq(s, "pending 1 malformed statements answer: statement shared-0 listed"
-	    " under two accounts");
-	free(s);
-	stop_retries(link);
-	ck_assert_int_eq(ev_all(t.client), events);
+	refresh_refused(&t, user, link, "{\"accounts\":2,\"shared_statement_ids\":true}",
+	    "malformed statements answer: statement shared-0 listed under two accounts",
+	    ev_all(t.client));
 	ck_assert_int_eq(sqln("SELECT count(*) FROM bills WHERE link_id = $1 AND"
 	    " statement_ref LIKE 'shared-%'", link, NULL, NULL), 0);
-	assert_link(link, "ACTIVE/-/-");
 	finish(&t, user, link, NULL);
 }
 END_TEST
