@@ -1049,6 +1049,7 @@ START_TEST(cache_reconnect_drops_it)
 	ck_assert_msg(harness_pg_stop() == 0, "%s", harness_error());
 	ck_assert_msg(harness_pg_start() == 0, "%s", harness_error());
 	ck_assert_msg(harness_wait_health(200, 15000) == 0, "%s", harness_error());
+	ck_assert_msg(harness_wait_workers_healthy(5000) == 0, "%s", harness_error());
 	PQreset(devacct_pg());	/* this test's connection went with it */
 	for (size_t w = 0; w < nworkers; w++) {
 		get_on(w, CACHED, 1, r);

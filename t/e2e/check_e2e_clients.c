@@ -607,6 +607,7 @@ START_TEST(embed_origins_deleted_and_db_down)
 	harness_resp_free(r);
 	ck_assert_msg(harness_pg_start() == 0, "%s", harness_error());
 	ck_assert_msg(harness_wait_health(200, 15000) == 0, "%s", harness_error());
+	ck_assert_msg(harness_wait_workers_healthy(5000) == 0, "%s", harness_error());
 	r = harness_get("api", path2);
 	harness_assert_status(r, 200);
 	ck_assert_int_eq(json_object_array_length(harness_json_get(r, "allowed_embed_origins")), 1);

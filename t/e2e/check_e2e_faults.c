@@ -260,7 +260,8 @@ START_TEST(database_down_is_503_then_heals)
 	ck_assert_pstr_eq(harness_json_string(r, "status"), "ok");
 	harness_resp_free(r);
 
-	/* back within 5 s, without restarting anything: 2N 200s in a row */
+	/* back within 5 s, without restarting anything: 2N 200s in a row
+	 * through nginx, then a 200 from each worker */
 	ck_assert_msg(harness_pg_start() == 0, "%s", harness_error());
 	t0 = harness_now_ms();
 	ok_run = 0;
@@ -272,6 +273,9 @@ START_TEST(database_down_is_503_then_heals)
 			harness_sleep_ms(20);
 	}
 	ck_assert_msg(ok_run >= 2 * WORKERS, "health not steadily 200 within 5 s of the restart");
+	/* and every worker itself, not only those nginx happened to use */
+	ck_assert_msg(harness_wait_workers_healthy((int)(t0 + 5000 - harness_now_ms())) == 0,
+	    "%s", harness_error());
 	ck_assert_int_eq(harness_api_pid(), master);
 	ck_assert_uint_eq(harness_api_workers(after, WORKERS), WORKERS);
 	for (i = 0; i < WORKERS; i++)

@@ -2730,6 +2730,65 @@ harness_fcgi_close(struct harness_fcgi *f)
 	free(f);
 }
 
+/*
+ * One GET /v1/health per worker, held open at once (half its params sent:
+ * the worker that accepted it waits on it, so the next connection goes to
+ * another), then completed. 0 when every worker answered 200, each a
+ * different one.
+ */
+#define HEALTH_HOLD_MAX	16
+
+static int
+workers_answer_200(void)
+{
+	struct harness_fcgi *f[HEALTH_HOLD_MAX];
+	long long pid[HEALTH_HOLD_MAX];
+	int i, j, n = H->workers < HEALTH_HOLD_MAX ? H->workers : HEALTH_HOLD_MAX, ok = 1;
+
+	for (i = 0; i < n; i++) {
+		if ((f[i] = harness_fcgi_open()) == NULL)
+			break;
+		harness_fcgi_params_std(f[i], "GET", "/v1/health", NULL, 0);
+		(void)harness_fcgi_send_params(f[i], harness_fcgi_params_pending(f[i]) / 2);
+		harness_sleep_ms(50);	/* let an idle worker accept it */
+	}
+	if (i < n)
+		ok = 0;
+	for (j = 0; j < i; j++) {
+		struct harness_resp *r = NULL;
+		struct json_object *v;
+
+		if (harness_fcgi_end_params(f[j]) == 0 && harness_fcgi_send_stdin(f[j], NULL, 0) == 0)
+			r = harness_fcgi_read(f[j], 5000);
+		v = r != NULL ? harness_json_get(r, "pid") : NULL;
+		pid[j] = v != NULL ? json_object_get_int64(v) : -1;
+		if (r == NULL || r->status != 200 || pid[j] <= 0)
+			ok = 0;
+		for (int k = 0; k < j; k++)
+			if (pid[k] == pid[j])
+				ok = 0;
+		harness_resp_free(r);
+		harness_fcgi_close(f[j]);
+	}
+	return ok ? 0 : -1;
+}
+
+int
+harness_wait_workers_healthy(int timeout_ms)
+{
+	long long end = harness_now_ms() + timeout_ms;
+
+	if (H == NULL)
+		return set_err("no stack is running");
+	while (workers_answer_200() != 0) {
+		if (harness_now_ms() >= end)
+			return set_err("not every worker answers GET /v1/health 200 after %d ms",
+			    timeout_ms);
+		harness_sleep_ms(20);
+	}
+	return 0;
+}
+
 struct harness_resp *
 harness_fcgi_request(const char *method, const char *uri,
     const char *const headers[], const void *body, size_t body_len)

@@ -295,6 +295,11 @@ void	 harness_request_burst(size_t n, const char *method, const char *host,
 /* Poll GET /v1/health on the api host until it answers status, for at
  * most timeout_ms. 0 once it did, -1 otherwise. */
 int	 harness_wait_health(long status, int timeout_ms);
+/* Poll until every bds-api worker answers GET /v1/health 200 itself
+ * (nginx may keep sending to one of them; after PostgreSQL comes back,
+ * another may still be inside its reconnect pause). 0, or -1 after
+ * timeout_ms. */
+int	 harness_wait_workers_healthy(int timeout_ms);
 
 /* ------------------------------------------------------------------ */
 /* Raw FastCGI over the app's unix socket (no nginx)                   */
