@@ -148,8 +148,9 @@ links_create(struct req *r, const struct links_new *n, struct links_row *row)
 	const char *id = crypto_id_new(r->arena, "link");
 	const char *sealed = links_vault_seal(r, id, n->username, n->password, n->device_token);
 	const char *p[9] = { n->client_id, id, n->environment, n->client_user_id, n->biller_id,
-	    n->scopes != NULL ? json_object_to_json_string_ext(n->scopes, JSON_C_TO_STRING_PLAIN) :
-	    NULL, n->link_token_id, sealed, links_vault_key_id(r) };
+	    n->scopes != NULL && json_object_array_length(n->scopes) > 0 ?
+	    json_object_to_json_string_ext(n->scopes, JSON_C_TO_STRING_PLAIN) :
+	    LINKS_DEFAULT_SCOPES, n->link_token_id, sealed, links_vault_key_id(r) };
 	PGresult *res;
 
 	if (sealed == NULL)

@@ -40,9 +40,14 @@ struct links_row {
 	    *status, *disconnect_reason, *credential_rejection_reason, *link_token_id;
 };
 
+/* The scopes of a link whose token named no consents: the bills, which is
+ * what the consent screen then shows (docs/DECISIONS.md). */
+#define LINKS_DEFAULT_SCOPES	"[\"bills\"]"
+
 struct links_new {
 	const char *client_id, *environment, *client_user_id, *biller_id;
-	struct json_object *scopes;		/* array of scope names, may be NULL */
+	struct json_object *scopes;		/* array of scope names; NULL or
+						 * empty: LINKS_DEFAULT_SCOPES */
 	const char *username, *password;	/* sealed into links.credentials */
 	const char *link_token_id;		/* NULL for sandbox account links */
 	const char *device_token;		/* the portal's "remember this device"

@@ -360,7 +360,11 @@ links_session_create(struct req *r, struct json_object *out)
 		json_set(out, "biller", json_object_get(b));
 	}
 	consents = json_tokener_parse(PQgetvalue(res, 0, 2));
-	json_set(out, "consents", consents != NULL ? consents : json_object_new_array());
+	if (consents == NULL || json_object_array_length(consents) == 0) {
+		json_object_put(consents);
+		consents = json_tokener_parse(LINKS_DEFAULT_SCOPES);
+	}
+	json_set(out, "consents", consents);
 	json_set_str(out, "language", PQgetvalue(res, 0, 3));
 	/* issue 13 web: client.id, allowed_embed_origins, hosted, redirect_uri */
 	if (links_page_session_extras(r, s.v[S_CLIENT], s.v[S_LT], out) != 0)

@@ -55,7 +55,8 @@ static struct db_stmt stmts[LT__MAX] = {
 	    " FROM link_tokens t WHERE t.client_id = $2 AND t.id = $3"
 	    " RETURNING " DB_ISO("expires_at") },
 	[LT_BEARER] = { "lt_bearer",
-	    "SELECT client_id, environment, expires_at > now() FROM link_tokens WHERE id = $1" },
+	    "SELECT client_id, environment, expires_at > now() AND finished_at IS NULL"
+	    " FROM link_tokens WHERE id = $1" },
 	/* issue 13 rtl: a request to link closed or proceeded again */
 	[LT_END_RTL] = { "lt_end_rtl",
 	    "UPDATE link_tokens SET expires_at = now() WHERE client_id = $1"
@@ -418,7 +419,7 @@ links_ticket_create(struct req *r, struct json_object *out)
 	if (PQntuples(res) != 1 || strcmp(PQgetvalue(res, 0, BEARER_COL_LIVE), "t") != 0 ||
 	    sandbox_host != (strcmp(PQgetvalue(res, 0, BEARER_COL_ENV), "sandbox") == 0))
 		return api_error(r, 401, "INVALID_LINK_TOKEN", "create a new link token",
-		    "the link token is unknown or expired");
+		    "the link token is unknown, expired or already used");
 	r->client_id = arena_strdup(r->arena, PQgetvalue(res, 0, BEARER_COL_CLIENT));
 	r->env = arena_strdup(r->arena, PQgetvalue(res, 0, BEARER_COL_ENV));
 	if ((ticket = ticket_new(r, r->client_id, lt, LINKS_TICKET_TTL, &exp)) == NULL)

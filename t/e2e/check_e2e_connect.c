@@ -915,6 +915,8 @@ START_TEST(hosted_flow)
 	r = page_call(NULL, "POST", "/v1/link-sessions", harness_fmt("{\"ticket\":\"%s\"}", tk));
 	harness_expect(r, 201);
 	st = strdup(devacct_str(r, "session_token"));
+	/* no consents named: the bills, as the consent screen shows and the link keeps */
+	ck_assert_str_eq(devacct_text(r, "consents"), "[\"bills\"]");
 	harness_resp_free(r);
 	/* the hosted_url's ticket is single use too */
 	r = page_call(NULL, "POST", "/v1/link-sessions", harness_fmt("{\"ticket\":\"%s\"}", tk));
@@ -944,6 +946,11 @@ START_TEST(hosted_flow)
 	r = key_call(&t, "GET", harness_fmt("/v1/links/%s", link), NULL);
 	harness_expect(r, 200);
 	ck_assert_pstr_eq(devacct_str(r, "client_user_id"), "user-h");
+	ck_assert_str_eq(devacct_text(r, "scopes"), "[\"bills\"]");
+	harness_resp_free(r);
+	/* a finished token opens no other session: no ticket is minted for it */
+	r = page_call(lt, "POST", "/v1/biller-connect/ticket", NULL);
+	harness_assert_coded(r, 401, "INVALID_LINK_TOKEN");
 	harness_resp_free(r);
 	free(link);
 	free(st);
