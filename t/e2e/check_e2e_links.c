@@ -190,6 +190,8 @@ START_TEST(sandbox_idempotent_replay)
 	harness_expect(b, 201);
 	ck_assert_pstr_eq(devacct_str(b, "link_id"), devacct_str(a, "link_id"));
 	ck_assert_pstr_eq(devacct_str(b, "access_token"), devacct_str(a, "access_token"));
+	/* no consents: the bills (docs/DECISIONS.md, Consents) */
+	ck_assert_pstr_eq(devacct_text(a, "link.scopes"), "[\"bills\"]");
 	c = key_call(t.key, "POST", "/v1/sandbox/account-links",
 	    "{\"client_user_id\":\"u-3\"}", extra);
 	harness_assert_coded(c, 409, "IDEMPOTENCY_CONFLICT");
