@@ -13,6 +13,11 @@
  *   });
  *   handle.close();               // asks the page to exit, then removes it
  *
+ * One connect page at a time: open() while another is open asks that one to
+ * exit (its onExit gets user_closed) and removes it. The default overlay is
+ * a modal dialog: the rest of the page is inert until it closes, and focus
+ * goes back where it was.
+ *
  * `url` may also be the connect_url with `clientId: 'cli_…'` given: the page
  * may be framed only from the client's allowed origins, and nginx learns
  * the client from client_id. The loader adds `origin` (this page's origin):
@@ -26,6 +31,8 @@
   if (w.BDSConnect) return;
 
   var TITLE = 'Link a biller account';
+  var active = null;	/* the open page: {handle, replaced} */
+  var seq = 0;		/* popup window names: never one an earlier page still has */
 
   function call(fn, arg) {
     if (typeof fn === 'function') {
@@ -41,8 +48,24 @@
     return u;
   }
 
+  /* The page behind a modal overlay: every other child of body, made inert
+   * (those that were not already), until the overlay goes. */
+  function makeInert(except) {
+    var made = [];
+    Array.prototype.forEach.call(w.document.body.children, function (el) {
+      if (el !== except && !el.inert) {
+        el.inert = true;
+        made.push(el);
+      }
+    });
+    return made;
+  }
+
   function overlay() {
     var d = w.document.createElement('div');
+    d.setAttribute('role', 'dialog');
+    d.setAttribute('aria-modal', 'true');
+    d.setAttribute('aria-label', TITLE);
     Object.assign(d.style, {
       position: 'fixed', top: '0', left: '0', right: '0', bottom: '0', zIndex: '2147483000',
       background: 'rgba(16, 20, 30, 0.55)', display: 'flex', alignItems: 'center',
@@ -62,6 +85,8 @@
     var win = null;
     var watch = null;
     var done = false;
+    var inert = [];
+    var before = w.document.activeElement;
     var handle;
 
     function source() {
@@ -71,11 +96,33 @@
     function teardown() {
       if (done) return;
       done = true;
+      if (active !== null && active.handle === handle) active = null;
       w.removeEventListener('message', onMessage);
       if (watch !== null) w.clearInterval(watch);
       if (frame !== null && frame.parentNode) frame.parentNode.removeChild(frame);
       if (owned && box !== null && box.parentNode) box.parentNode.removeChild(box);
       if (win !== null && !win.closed) win.close();
+      inert.forEach(function (el) { el.inert = false; });
+      if (owned && before && typeof before.focus === 'function' && w.document.contains(before)) {
+        before.focus();
+      }
+    }
+
+    /* Another open(): this page is asked to exit and hidden now; its
+     * bds:exit (or a second) ends it with onExit user_closed. */
+    function replaced() {
+      var s = source();
+      if (done) return;
+      if (s) s.postMessage({ type: 'bds:close' }, origin);
+      if (owned && box !== null) box.style.display = 'none';
+      else if (frame !== null) frame.style.display = 'none';
+      inert.forEach(function (el) { el.inert = false; });
+      inert = [];
+      w.setTimeout(function () {
+        if (done) return;
+        teardown();
+        call(opts.onExit, { reason: 'user_closed' });
+      }, 1000);
     }
 
     function onMessage(e) {
@@ -96,9 +143,10 @@
       }
     }
 
+    if (active !== null) active.replaced();
     w.addEventListener('message', onMessage);
     if (popup) {
-      win = w.open(u.href, 'bds_connect', 'popup,width=480,height=720');
+      win = w.open(u.href, 'bds_connect_' + (++seq), 'popup,width=480,height=720');
       if (!win) {
         teardown();
         call(opts.onExit, { reason: 'error', error: 'popup_blocked' });
@@ -127,6 +175,10 @@
         width: owned ? 'min(100%, 480px)' : '100%', height: owned ? 'min(100%, 720px)' : '100%'
       });
       box.appendChild(frame);
+      if (owned) {
+        inert = makeInert(box);
+        frame.focus();
+      }
     }
 
     handle = {
@@ -139,6 +191,7 @@
         w.setTimeout(teardown, 1000);
       }
     };
+    active = { replaced: replaced, handle: handle };
     return handle;
   }
 

@@ -83,10 +83,12 @@ def check(cond, msg):
 
 # ---- the client's backend: the API with the sandbox key -------------------
 
-def api(method, path, body=None, bearer=KEY, base=API):
+def api(method, path, body=None, bearer=KEY, base=API, idempotency_key=None):
     data = json.dumps(body).encode() if body is not None else None
     req = urllib.request.Request(base + path, data=data, method=method)
     req.add_header('Accept', 'application/json')
+    if idempotency_key:
+        req.add_header('Idempotency-Key', idempotency_key)
     if data is not None:
         req.add_header('Content-Type', 'application/json')
     if bearer:
@@ -435,12 +437,17 @@ def mfa(b):
     b.type('#mfa-code', '0000')
     b.click('#mfa-submit')
     b.wait(lambda: b.screen_now() == 'mfa' and b.visible('#mfa-error'), 'the MFA error')
+    # a wrong code spends one of the session's five attempts: it says so
+    check(b.text('#mfa-error') == 'That code did not work. You have 4 attempts left.',
+          b.text('#mfa-error'))
     b.shot('mfa-error')
     b.type('#mfa-code', '1234')
     b.click('#mfa-submit')
     b.screen('success')
     check(not b.visible('#success-continue'), 'a hosted flow has nothing to continue to')
     check(b.text('#success-next') == 'You can close this window.', b.text('#success-next'))
+    # a hosted page that has ended has nothing to close
+    check(not b.visible('#close'), 'the close button stayed after the hosted success')
     b.shot('done')
     b.assert_clean([LINK])
     return {'link_token': lt['link_token']}
@@ -493,8 +500,9 @@ document.body.appendChild(f);
 
 def exit_flow(b):
     """Forged messages from another origin change nothing; the close
-    button (embedded: bds:exit user_closed, frame removed), the embedder's
-    close() (the page exits), and hosted (the exit screen)."""
+    button (embedded: bds:exit user_closed, frame removed), a modal
+    overlay, open() again (the first page exits), the embedder's close()
+    (the page exits), and hosted (the exit screen)."""
     lt = link_token(client_user_id='web-exit')
     tk = ticket(lt['link_token'])
     frame = open_app(b, ORIGIN_OK, tk['embed_url'])
@@ -518,16 +526,41 @@ def exit_flow(b):
     check(out == [{'reason': 'user_closed'}], 'exit %s' % out)
     b.wait(lambda: not b.d.find_elements(By.CSS_SELECTOR, 'iframe[title]'), 'the frame to go')
 
+    # the overlay is a modal dialog: the app behind it is inert meanwhile
+    # and gets the focus back after
+    check(b.js('return !!document.getElementById("open").closest("[inert]")') is False, 'inert after close')
+    check(b.active_id() == 'open', 'focus after the frame went: %s' % b.active_id())
+
     # the embedder closes it: handle.close() -> bds:close -> the page exits
     lt3 = link_token(client_user_id='web-exit-close')
     frame = open_app(b, ORIGIN_OK, ticket(lt3['link_token'])['embed_url'])
+    check(b.js("return document.querySelectorAll('[role=dialog][aria-modal=true] iframe')"
+               ".length") == 1, 'the overlay is not a modal dialog')
+    check(b.js('return !!document.getElementById("open").closest("[inert]")') is True,
+          'the app behind the overlay is not inert')
     b.d.switch_to.frame(frame)
     b.screen('consent')
     b.d.switch_to.default_content()
-    b.js("document.getElementById('close-link').click()")  # under the overlay
-    out = b.wait(lambda: messages(b, 'exit'), 'bds:exit after close()')
+    # open() again: the first page is asked to exit (its onExit: user_closed)
+    # and only the new one stays
+    lt4 = link_token(client_user_id='web-exit-again')
+    b.js("window.second = BDSConnect.open({url: arguments[0], onExit: function (d) {"
+         " window.bdsLog.push({kind: 'exit2', data: d}); }})",
+         ticket(lt4['link_token'])['embed_url'])
+    out = b.wait(lambda: messages(b, 'exit'), 'bds:exit of the replaced page')
+    check(out == [{'reason': 'user_closed'}], 'exit %s' % out)
+    b.wait(lambda: len(b.d.find_elements(By.TAG_NAME, 'iframe')) == 1, 'one frame left')
+    frame = b.el('iframe')
+    b.d.switch_to.frame(frame)
+    b.screen('consent')
+    b.d.switch_to.default_content()
+    check(b.js('return !!document.getElementById("open").closest("[inert]")') is True,
+          'the app behind the second overlay is not inert')
+    b.js("window.second.close()")
+    out = b.wait(lambda: messages(b, 'exit2'), 'bds:exit after close()')
     check(out == [{'reason': 'user_closed'}], 'exit %s' % out)
     b.wait(lambda: not b.d.find_elements(By.TAG_NAME, 'iframe'), 'the frame to go')
+    check(b.js('return !!document.getElementById("open").closest("[inert]")') is False, 'inert after close')
 
     lt2 = link_token(client_user_id='web-exit-hosted', hosted=True)
     b.get(lt2['hosted_url'])
@@ -537,7 +570,7 @@ def exit_flow(b):
     b.shot('exit')
     b.assert_clean([LINK, ORIGIN_OK, ORIGIN_OTHER])  # the forger
     return {'link_token': lt['link_token'], 'link_token_hosted': lt2['link_token'],
-            'link_token_closed': lt3['link_token']}
+            'link_token_closed': lt3['link_token'], 'link_token_again': lt4['link_token']}
 
 
 def keyboard(b):
@@ -696,6 +729,33 @@ def unsure(b):
     return {'link_token': lt['link_token']}
 
 
+def update(b):
+    """Update mode (hosted, no redirect) repairs the user's link in place:
+    the page says reconnect, not link, from consent to success."""
+    status, made = api('POST', '/v1/sandbox/account-links', {'client_user_id': 'web-update'},
+                       idempotency_key='web-update-%d' % time.monotonic_ns())
+    check(status == 201, 'sandbox link: %s %s' % (status, made))
+    lt = link_token(client_user_id='web-update', hosted=True, update={'link_id': made['link_id']})
+    check(lt['mode'] == 'update', 'mode %s' % lt['mode'])
+    b.get(lt['hosted_url'])
+    b.screen('consent')
+    check(b.text('#consent-title').endswith(
+          ' wants to reconnect your Sandbox Power & Light account'), b.text('#consent-title'))
+    b.shot('consent')
+    b.click('#consent-continue')
+    b.screen('credentials')	# the link's biller: no picker
+    login(b, 'user_good', 'pass_good')
+    check(until_outcome(b, shot_progress=False) == 'success', 'no success: %s' % b.screen_now())
+    check(b.text('#success-title') == 'Your account is reconnected', b.text('#success-title'))
+    body = b.text('#success-body')
+    check(body.startswith('Your Sandbox Power & Light account is connected to ') and
+          body.endswith(' again.'), body)
+    check(not b.visible('#close'), 'the close button stayed after the hosted success')
+    b.shot('success')
+    b.assert_clean([LINK])
+    return {'link_token': lt['link_token'], 'link_id': made['link_id']}
+
+
 SCENARIOS = {
     'embedded': (embedded, {}),
     'not_allowed': (not_allowed, {}),
@@ -707,6 +767,7 @@ SCENARIOS = {
     'es': (spanish, {}),
     'refused': (refused, {}),
     'unsure': (unsure, {}),
+    'update': (update, {}),
 }
 
 

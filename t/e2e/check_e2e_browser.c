@@ -250,8 +250,8 @@ after_wrong_password(const struct webpage_tenant *t, struct json_object *res)
 	ck_assert_int_eq(completed(res_str(res, "link_id")), 1);
 }
 
-/* The close button, embedded and hosted, and the embedder's close():
- * exited, user_closed. */
+/* The close button, embedded and hosted, a page replaced by another
+ * open(), and the embedder's close(): exited, user_closed. */
 static void
 after_exit(const struct webpage_tenant *t, struct json_object *res)
 {
@@ -259,6 +259,7 @@ after_exit(const struct webpage_tenant *t, struct json_object *res)
 	ck_assert_int_eq(finished(res_str(res, "link_token"), "exited/user_closed"), 1);
 	ck_assert_int_eq(finished(res_str(res, "link_token_hosted"), "exited/user_closed"), 1);
 	ck_assert_int_eq(finished(res_str(res, "link_token_closed"), "exited/user_closed"), 1);
+	ck_assert_int_eq(finished(res_str(res, "link_token_again"), "exited/user_closed"), 1);
 }
 
 /* Keyboard only at 320 px: completed. */
@@ -285,6 +286,22 @@ after_unsure(const struct webpage_tenant *t, struct json_object *res)
 	(void)t;
 	ck_assert_int_eq(finished(res_str(res, "link_token"), "completed"), 1);
 	ck_assert_int_eq(finished(res_str(res, "link_token"), "exited/user_closed"), 0);
+}
+
+/* Update mode: completed on the same link, repaired in place (no new link). */
+static void
+after_update(const struct webpage_tenant *t, struct json_object *res)
+{
+	char *link;
+
+	ck_assert_int_eq(finished(res_str(res, "link_token"), "completed"), 1);
+	link = devacct_sql_value("SELECT data->'object'->>'link_id' FROM events"
+	    " WHERE type = 'link.session_finished' AND data->'object'->>'link_token_id' = $1",
+	    res_str(res, "link_token"), NULL);
+	ck_assert_pstr_eq(link, res_str(res, "link_id"));
+	free(link);
+	ck_assert_int_eq(devacct_sql_int("SELECT count(*) FROM links WHERE client_id = $1"
+	    " AND client_user_id = 'web-update'", t->client, NULL), 1);
 }
 
 /* Opened for another client: the page stopped after opening the session
@@ -316,6 +333,7 @@ static const struct {
 	{ "es",			0, after_es },
 	{ "refused",		1, after_refused },
 	{ "unsure",		0, after_unsure },
+	{ "update",		0, after_update },
 };
 
 START_TEST(scenario)

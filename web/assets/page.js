@@ -44,6 +44,8 @@
     for (i = 0; i < sections.length; i++) sections[i].hidden = sections[i].id !== 'screen-' + name;
     S.screen = name;
     document.body.setAttribute('data-screen', name);
+    /* a hosted page that has ended has nothing to close: no ✕ */
+    $('close').hidden = !!(S.finished && S.session && S.session.hosted);
     var heading = $('screen-' + name).querySelector('h1');
     if (heading) document.title = heading.textContent + ' · ' + t('brand');
     (focus || heading || $('main')).focus();
@@ -165,6 +167,11 @@
     BDS.i18n.set('biller', b.name);
   }
 
+  /* update mode repairs a link the user already has */
+  function update() {
+    return !!(S.session && S.session.mode === 'update');
+  }
+
   function consent() {
     var list = $('consent-scopes');
     var scopes = (S.session.consents || []).filter(function (s) { return SCOPES.indexOf(s) >= 0; });
@@ -175,7 +182,8 @@
       li.textContent = t('scope.' + s);
       list.appendChild(li);
     });
-    $('consent-title').textContent = S.biller ? t('consent.title_biller') : t('consent.title');
+    $('consent-title').textContent = update() ? t('consent.title_update') :
+      S.biller ? t('consent.title_biller') : t('consent.title');
     $('consent-intro').textContent = t('consent.intro');
     $('consent-secure').textContent = t('consent.secure');
     show('consent');
@@ -305,8 +313,7 @@
           if (Date.now() - S.pollStart > SLOW_MS) $('progress-status').textContent = t('progress.slow');
           return schedulePoll();
         case 'mfa_required':
-          return mfa(c.mfa && c.mfa.prompt,
-            c.error_code === 'MFA_FAILED' ? t('mfa.failed') : null);
+          return mfa(c.mfa && c.mfa.prompt, c.error_code === 'MFA_FAILED' ? mfaFailed(c) : null);
         case 'connected':
           return connected(c);
         case 'failed':
@@ -319,6 +326,13 @@
           return fail(null, poll);
       }
     });
+  }
+
+  /* a wrong code spends one of the attempts the password has too */
+  function mfaFailed(c) {
+    var n = c.attempts_remaining;
+    if (typeof n !== 'number') return t('mfa.failed');
+    return n === 1 ? t('mfa.failed_last') : t('mfa.failed_n', { n: n });
   }
 
   function failed(c) {
@@ -349,7 +363,8 @@
 
   function connected(c) {
     S.finished = true;
-    $('success-body').textContent = t('success.body');
+    $('success-title').textContent = t(update() ? 'success.title_update' : 'success.title');
+    $('success-body').textContent = t(update() ? 'success.body_update' : 'success.body');
     $('success-next').textContent = '';
     $('success-continue').hidden = false;
     if (S.session.hosted) {
