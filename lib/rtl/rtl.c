@@ -127,10 +127,14 @@ static struct db_stmt stmts[R__MAX] = {
 	[R_WAITING] = { "rtl_waiting",
 	    "SELECT id FROM request_to_links WHERE client_id = $1 AND discovery_id = $2"
 	    " AND biller_id IS NULL AND status IN " RTL_OPEN_SQL " ORDER BY id" },
+	/* a new link token (and its session URL): a move of the token */
 	[R_PROCEED] = { "rtl_proceed",
 	    "UPDATE request_to_links r SET link_token_id = $4, session_url = decode($5, 'hex'),"
-	    " updated_at = now() WHERE r.client_id = $1 AND r.environment = $2 AND r.id = $3"
-	    " RETURNING " COLS("r") },
+	    " updated_at = now()"
+	    " FROM (SELECT client_id, id, status, biller_id, link_token_id FROM request_to_links"
+	    "  WHERE client_id = $1 AND environment = $2 AND id = $3 FOR UPDATE) o"
+	    " WHERE r.client_id = o.client_id AND r.id = o.id"
+	    " RETURNING " MOVED_COLS("o", "r") },
 	/* the oldest open requests past the age, a batch at a time */
 	[R_EXPIRE] = { "rtl_expire",
 	    "WITH due AS (SELECT client_id, id, status, biller_id, link_token_id"
@@ -613,7 +617,7 @@ rtl_cancel(struct req *r, struct json_object *out)
  * biller and bound to it (request_to_link_id), made by the link-token code
  * itself; its hosted_url (a ticket that lives as long as the token) is the
  * session_url. Earlier tokens of the request end. The status stays: the
- * session opening moves it.
+ * session opening moves it; the new token is a link_request.updated.
  */
 int
 rtl_proceed(struct req *r, struct json_object *out)
@@ -622,7 +626,6 @@ rtl_proceed(struct req *r, struct json_object *out)
 	struct billers_row b;
 	const char *p[5], *lt, *url;
 	struct rtl_row w;
-	PGresult *res;
 	int rc;
 
 	if ((rc = open_request_or_reply(r, &w, "proceed with")) != 0)
@@ -654,8 +657,9 @@ rtl_proceed(struct req *r, struct json_object *out)
 	p[1] = r->env;
 	p[2] = w.v[C_ID];
 	p[3] = lt;
+	/* link_request.updated: the request's link token changed */
 	if ((p[4] = crypto_seal_hex(r->arena, r->cfg->secret_key, url, url_ad(r, w.v[C_ID]))) ==
-	    NULL || (res = db_query(r, &stmts[R_PROCEED], 5, p)) == NULL || PQntuples(res) != 1 ||
+	    NULL || moves(r, &stmts[R_PROCEED], 5, p, lt) != 1 ||
 	    links_tokens_end_rtl(r, r->client_id, w.v[C_ID], lt) < 0)
 		return api_db_error(r);
 	json_set_str(out, "link_token", lt);

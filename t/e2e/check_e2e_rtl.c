@@ -794,8 +794,10 @@ START_TEST(patch_status)
 	assert_event_member(t.client, "link_request.updated", id, "link_token_id", v);
 	free(v);
 
-	/* a biller change is an update; the link token is stored */
+	/* proceed is an update (a new link token); so is a biller change */
 	url = proceed(&t, id, &lt);
+	ck_assert_int_eq(events_of(t.client, "link_request.updated", id), 2);
+	assert_event_member(t.client, "link_request.updated", id, "link_token_id", lt);
 	r = live(&t, "PATCH", path, harness_fmt("{\"status\":\"IN_PROGRESS\",\"biller_id\":\""
 	    PGE_BILLER "\",\"link_token_id\":\"%s\"}", lt));
 	harness_expect(r, 200);
@@ -803,7 +805,7 @@ START_TEST(patch_status)
 	ck_assert_pstr_eq(devacct_str(r, "biller_id"), PGE_BILLER);
 	ck_assert_pstr_eq(devacct_str(r, "link_token_id"), lt);
 	harness_resp_free(r);
-	ck_assert_int_eq(events_of(t.client, "link_request.updated", id), 2);
+	ck_assert_int_eq(events_of(t.client, "link_request.updated", id), 3);
 	assert_event_member(t.client, "link_request.updated", id, "previous_status", "PENDING");
 	assert_event_member(t.client, "link_request.updated", id, "biller_id", PGE_BILLER);
 
@@ -812,13 +814,13 @@ START_TEST(patch_status)
 	harness_expect(r, 200);
 	assert_null(r, "session_url");	/* wiped when closed */
 	harness_resp_free(r);
-	ck_assert_int_eq(events_of(t.client, "link_request.updated", id), 3);
+	ck_assert_int_eq(events_of(t.client, "link_request.updated", id), 4);
 	/* closed: its session_url's ticket no longer opens a session */
 	ck_assert_int_eq(open_session("api", url, NULL), 400);
 	r = live(&t, "PATCH", path, "{\"status\":\"PENDING\"}");
 	harness_expect(r, 200);
 	harness_resp_free(r);
-	ck_assert_int_eq(events_of(t.client, "link_request.updated", id), 4);
+	ck_assert_int_eq(events_of(t.client, "link_request.updated", id), 5);
 	v = event_member(t.client, "link_request.updated", id, "previous_status");
 	ck_assert_str_eq(v, "COMPLETED");
 	free(v);
@@ -829,14 +831,14 @@ START_TEST(patch_status)
 	assert_null(r, "cancel_reason");
 	harness_resp_free(r);
 	ck_assert_int_eq(events_of(t.client, "link_request.cancelled", id), 1);
-	ck_assert_int_eq(events_of(t.client, "link_request.updated", id), 4);
+	ck_assert_int_eq(events_of(t.client, "link_request.updated", id), 5);
 	assert_event_member(t.client, "link_request.cancelled", id, "previous_status", "PENDING");
 	/* CANCELLED again: no change, no event */
 	r = live(&t, "PATCH", path, "{\"status\":\"CANCELLED\"}");
 	harness_expect(r, 200);
 	harness_resp_free(r);
 	ck_assert_int_eq(events_of(t.client, "link_request.cancelled", id), 1);
-	ck_assert_int_eq(events_of(t.client, "link_request.updated", id), 4);
+	ck_assert_int_eq(events_of(t.client, "link_request.updated", id), 5);
 	free(url);
 	free(lt);
 	free(theirs_lt);
@@ -941,6 +943,10 @@ START_TEST(proceed_rules)
 	ck_assert_str_eq(v, url);
 	free(v);
 	assert_status(&t, id, "PENDING");
+	/* the new token is an update of the request (its status unchanged) */
+	ck_assert_int_eq(events_of(t.client, "link_request.updated", id), 1);
+	assert_event_member(t.client, "link_request.updated", id, "link_token_id", lt);
+	assert_event_member(t.client, "link_request.updated", id, "status", "PENDING");
 	/* the ticket is nowhere in plaintext */
 	tk = strstr(url, "#ticket=") + 8;
 	ck_assert_int_eq(devacct_sql_int("SELECT count(*) FROM request_to_links r"
@@ -958,6 +964,8 @@ START_TEST(proceed_rules)
 	v = rtl_field(&t, id, "link_token_id");
 	ck_assert_str_eq(v, lt2);
 	free(v);
+	ck_assert_int_eq(events_of(t.client, "link_request.updated", id), 2);
+	assert_event_member(t.client, "link_request.updated", id, "link_token_id", lt2);
 
 	/* closed requests: 409 */
 	devacct_sql_exec("UPDATE request_to_links SET status = 'COMPLETED' WHERE id = $1", id,
@@ -1005,7 +1013,7 @@ START_TEST(flow_completes)
 	url = proceed(&t, id, &lt);
 	ck_assert_int_eq(open_session("api", url, &st), 201);
 	assert_status(&t, id, "IN_PROGRESS");
-	ck_assert_int_eq(events_of(t.client, "link_request.updated", id), 1);
+	ck_assert_int_eq(events_of(t.client, "link_request.updated", id), 2);
 	assert_event_member(t.client, "link_request.updated", id, "status", "IN_PROGRESS");
 	assert_event_member(t.client, "link_request.updated", id, "link_token_id", lt);
 	/* the ticket was single use */
@@ -1018,7 +1026,7 @@ START_TEST(flow_completes)
 	v = rtl_field(&t, id, "session_url");
 	ck_assert_str_eq(v, "");	/* wiped once closed */
 	free(v);
-	ck_assert_int_eq(events_of(t.client, "link_request.updated", id), 2);
+	ck_assert_int_eq(events_of(t.client, "link_request.updated", id), 3);
 	assert_event_member(t.client, "link_request.updated", id, "status", "COMPLETED");
 	assert_event_member(t.client, "link_request.updated", id, "previous_status", "IN_PROGRESS");
 	ck_assert_int_eq(events_of(t.client, "link_token.completed", lt), 1);
@@ -1187,7 +1195,7 @@ START_TEST(expiry)
 	ck_assert_int_eq(open_session("api", url, NULL), 400);
 	/* once: a second run changes nothing */
 	ck_assert_int_eq(bdsctl(jobs), 0);
-	ck_assert_int_eq(events_of(t.client, "link_request.updated", old_p), 1);
+	ck_assert_int_eq(events_of(t.client, "link_request.updated", old_p), 2);
 	free(url);
 	free(old_p);
 	free(old_ip);
