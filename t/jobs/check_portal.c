@@ -498,6 +498,7 @@ static const struct { const char *path, *repl, *why; } payment_cases[] = {
 	{ "payments.0.paid_at", "\"2024-01-01 10:00:00\"", "payments[0].paid_at" },
 	{ "payments.0.paid_at", "\"2024-01-01\"", "payments[0].paid_at" },
 	{ "payments.0.paid_at", "1700000000", "payments[0].paid_at" },
+	{ "payments.0.paid_at", "\"2024-02-30T10:00:00Z\"", "payments[0].paid_at" },
 	{ "payments.0.statement_id", "5", "payments[0].statement_id" },
 	{ "payments.0.id", "\"pm-2\"", "payments[1].id" },
 	{ "payments.1.id", NULL, "payments[1].id" },
@@ -519,6 +520,9 @@ START_TEST(payments)
 		ck_assert_int_eq(p[1].amount.minor, 9120);
 		ck_assert_str_eq(p[1].status, "reversed");
 		ck_assert_str_eq(p[0].account_ref, "ac-1");
+		/* instants in one form (UTC, microseconds), so they order as strings */
+		ck_assert_str_eq(p[0].paid_at, "2026-03-26T14:03:09.000000Z");
+		ck_assert_str_eq(p[1].paid_at, "2026-02-26T05:03:09.250000Z");
 	} else {
 		ck_assert_int_eq(rc, -1);
 		ck_assert_pstr_eq(why, payment_cases[_i].why);

@@ -12,6 +12,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "core/arena.h"
 #include "core/json.h"
@@ -160,6 +161,42 @@ bad(struct pctx *c, const char *path, const char *name)
 	return -1;
 }
 
+/*
+ * An RFC 3339 instant (validate_format checked it) in one form, UTC with
+ * microseconds: "2026-11-16T12:00:00+02:00" and "2026-11-16T10:00:00Z" are
+ * the same "2026-11-16T10:00:00.000000Z", so instants order as strings.
+ * Digits past the microsecond are dropped. NULL when out of range.
+ */
+static const char *
+instant_utc(struct arena *a, const char *s)
+{
+	struct tm tm = { 0 };
+	const char *z = s + 19;
+	long usec = 0, off = 0;
+	int digits = 0;
+	time_t t;
+
+	tm.tm_year = atoi(s) - 1900;
+	tm.tm_mon = atoi(s + 5) - 1;
+	tm.tm_mday = atoi(s + 8);
+	tm.tm_hour = atoi(s + 11);
+	tm.tm_min = atoi(s + 14);
+	tm.tm_sec = atoi(s + 17);
+	if (*z == '.')
+		for (z++; *z >= '0' && *z <= '9'; z++)
+			if (digits++ < 6)
+				usec = usec * 10 + (*z - '0');
+	for (; digits < 6; digits++)
+		usec *= 10;
+	if (*z == '+' || *z == '-')
+		off = (*z == '-' ? -1 : 1) * (atoi(z + 1) * 3600L + atoi(z + 4) * 60L);
+	if ((t = timegm(&tm)) == (time_t)-1 || gmtime_r(&(time_t){ t - off }, &tm) == NULL ||
+	    tm.tm_year + 1900 < 1 || tm.tm_year + 1900 > 9999)
+		return NULL;
+	return arena_printf(a, "%04d-%02d-%02dT%02d:%02d:%02d.%06ldZ", tm.tm_year + 1900,
+	    tm.tm_mon + 1, tm.tm_mday, tm.tm_hour, tm.tm_min, tm.tm_sec, usec);
+}
+
 static int
 no_controls(const char *s, size_t len)
 {
@@ -271,7 +308,7 @@ field(struct pctx *c, struct json_object *o, const char *path, const struct pfie
 			return bad(c, path, f->name);
 		break;
 	case PK_INSTANT:
-		if (!validate_format(VF_DATETIME, v->s))
+		if (!validate_format(VF_DATETIME, v->s) || (v->s = instant_utc(c->a, v->s)) == NULL)
 			return bad(c, path, f->name);
 		break;
 	case PK_ENUM: {
