@@ -164,6 +164,31 @@ START_TEST(statement_good)
 }
 END_TEST
 
+/* Forms the page allows that a strict reading might refuse: an integral
+ * revision written 2.0, a quantity written as a decimal string (as money
+ * is), a UTF-8 byte order mark before the answer. */
+START_TEST(statement_lenient)
+{
+	char *body = mutate(STATEMENTS, "statements.0.revision", "2.0");
+	char *q = mutate(body, "statements.0.usage.0.quantity", "\"-4.125\"");
+	char *bom = malloc(strlen(q) + 4);
+	struct connector_statement *st;
+	const char *why = NULL;
+	size_t n;
+
+	memcpy(bom, "\xEF\xBB\xBF", 3);
+	strcpy(bom + 3, q);
+	ck_assert_msg(portal_parse_statements(&a, bom, strlen(bom), "ac-1", &st, &n, &why) == 0,
+	    "%s", why);
+	ck_assert_uint_eq(n, 1);
+	ck_assert_int_eq(st[0].b.revision, 2);
+	ck_assert(st[0].b.usage[0].quantity == -4.125);
+	free(bom);
+	free(q);
+	free(body);
+}
+END_TEST
+
 /* A statement answer with one change: accepted (why NULL) or refused
  * naming that field. */
 static const struct { const char *path, *repl, *why; } statement_cases[] = {
@@ -181,6 +206,8 @@ static const struct { const char *path, *repl, *why; } statement_cases[] = {
 	{ "statements.0.line_items.0.unit", "null", NULL },
 	{ "statements.0.document", "{\"available\":false}", NULL },
 	{ "statements.0.revision", "99", NULL },
+	{ "statements.0.revision", "2.0", NULL },
+	{ "statements.0.usage.0.quantity", "\"4.125\"", NULL },
 	/* missing required fields */
 	{ "statements.0.id", NULL, "statements[0].id" },
 	{ "statements.0.revision", NULL, "statements[0].revision" },
@@ -225,7 +252,11 @@ static const struct { const char *path, *repl, *why; } statement_cases[] = {
 	{ "statements.0.amount_due", "\"99999999999999999999.00\"", "statements[0].amount_due" },
 	{ "statements.0.line_items.0.quantity", "1e300", "statements[0].line_items[0].quantity" },
 	{ "statements.0.line_items.0.quantity", "-1e13", "statements[0].line_items[0].quantity" },
-	{ "statements.0.usage.0.quantity", "\"500\"", "statements[0].usage[0].quantity" },
+	{ "statements.0.usage.0.quantity", "\"5x\"", "statements[0].usage[0].quantity" },
+	{ "statements.0.usage.0.quantity", "\"\"", "statements[0].usage[0].quantity" },
+	{ "statements.0.usage.0.quantity", "\"1e3\"", "statements[0].usage[0].quantity" },
+	{ "statements.0.usage.0.quantity", "\"4.\"", "statements[0].usage[0].quantity" },
+	{ "statements.0.usage.0.quantity", "\" 4\"", "statements[0].usage[0].quantity" },
 	/* bad money strings */
 	{ "statements.0.amount_due", "\"84.1\"", "statements[0].amount_due" },
 	{ "statements.0.amount_due", "\"84.170\"", "statements[0].amount_due" },
@@ -619,6 +650,7 @@ portal_suite(void)
 	tcase_add_loop_test(tc, money_ok, 0, (int)N(money_valid));
 	tcase_add_loop_test(tc, money_bad, 0, (int)N(money_invalid));
 	tcase_add_test(tc, statement_good);
+	tcase_add_test(tc, statement_lenient);
 	tcase_add_loop_test(tc, statement_mutations, 0, (int)N(statement_cases));
 	tcase_add_test(tc, statement_status);
 	tcase_add_test(tc, statement_bodies);

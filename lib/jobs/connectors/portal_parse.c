@@ -161,6 +161,25 @@ bad(struct pctx *c, const char *path, const char *name)
 	return -1;
 }
 
+/* "-"? digits ("." digits)?, at most 40 characters: a quantity as text. */
+static int
+decimal_text(const char *s)
+{
+	const char *p = s + (*s == '-'), *q;
+
+	for (q = p; *q >= '0' && *q <= '9'; q++)
+		;
+	if (q == p)
+		return 0;
+	if (*q == '.') {
+		for (p = ++q; *q >= '0' && *q <= '9'; q++)
+			;
+		if (q == p)
+			return 0;
+	}
+	return *q == '\0' && q - s <= 40;
+}
+
 /*
  * An RFC 3339 instant (validate_format checked it) in one form, UTC with
  * microseconds: "2026-11-16T12:00:00+02:00" and "2026-11-16T10:00:00Z" are
@@ -251,18 +270,34 @@ field(struct pctx *c, struct json_object *o, const char *path, const struct pfie
 		v->set = 1;
 		return 0;
 	case PK_INT:
-		if (t != json_type_int)
+		/* an integral number written as 1.0 is the integer 1 */
+		if (t == json_type_double) {
+			double d = json_object_get_double(j);
+
+			if (!isfinite(d) || d != floor(d) || fabs(d) > 1e15)
+				return bad(c, path, f->name);
+			v->i = (long long)d;
+		} else if (t == json_type_int) {
+			v->i = json_object_get_int64(j);
+		} else {
 			return bad(c, path, f->name);
-		v->i = json_object_get_int64(j);
+		}
 		/* json-c clamps an out-of-range integer to INT64_MIN/MAX */
 		if (v->i < f->min || v->i > f->max || v->i == INT64_MAX || v->i == INT64_MIN)
 			return bad(c, path, f->name);
 		v->set = 1;
 		return 0;
 	case PK_NUMBER:
-		if (t != json_type_int && t != json_type_double)
+		/* a number, or a decimal string as money is written ("4.125") */
+		if (t == json_type_string) {
+			if (!decimal_text(json_object_get_string(j)))
+				return bad(c, path, f->name);
+			v->d = strtod(json_object_get_string(j), NULL);
+		} else if (t == json_type_int || t == json_type_double) {
+			v->d = json_object_get_double(j);
+		} else {
 			return bad(c, path, f->name);
-		v->d = json_object_get_double(j);
+		}
 		if (!isfinite(v->d) || fabs(v->d) > PORTAL_QUANTITY_MAX)
 			return bad(c, path, f->name);
 		v->set = 1;
@@ -348,6 +383,11 @@ answer(struct pctx *c, const char *body, size_t len)
 	struct json_object *o;
 	const char *jwhy;
 
+	/* a UTF-8 byte order mark before the JSON is ignored (RFC 8259, 8.1) */
+	if (body != NULL && len >= 3 && memcmp(body, "\xEF\xBB\xBF", 3) == 0) {
+		body += 3;
+		len -= 3;
+	}
 	if (body == NULL || len > (size_t)PORTAL_JSON_MAX ||
 	    (o = json_parse(c->a, body, len, &jwhy)) == NULL ||
 	    json_object_get_type(o) != json_type_object) {
