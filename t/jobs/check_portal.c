@@ -326,6 +326,34 @@ chain(char *text, const char *path, const char *repl)
 	return out;
 }
 
+/* structured: false asks only for the document: the figures may be absent
+ * or null (a PDF-only biller has none to give); given, they are still
+ * checked. A structured statement without them is refused (the cases
+ * below). */
+START_TEST(statement_unstructured)
+{
+	static const char *const figures[] = { "statements.0.amount_due",
+	    "statements.0.balance_remaining", "statements.0.line_items", "statements.0.usage" };
+	char *body = mutate(STATEMENTS, "statements.0.structured", "false");
+	struct connector_statement *st;
+	const char *why = NULL;
+	size_t n;
+
+	for (size_t i = 0; i < N(figures); i++)
+		body = chain(body, figures[i], i % 2 ? "null" : NULL);
+	ck_assert_msg(portal_parse_statements(&a, body, strlen(body), "ac-1", &st, &n, &why) == 0,
+	    "%s", why);
+	ck_assert_uint_eq(n, 1);
+	ck_assert(!st[0].structured && st[0].document);
+	ck_assert_uint_eq(st[0].b.nitems, 0);
+	ck_assert_str_eq(st[0].b.status, "PENDING");
+	body = chain(body, "statements.0.amount_due", "\"84.1\"");
+	ck_assert_int_eq(portal_parse_statements(&a, body, strlen(body), "ac-1", &st, &n, &why), -1);
+	ck_assert_str_eq(why, "statements[0].amount_due");
+	free(body);
+}
+END_TEST
+
 /* What a statement's figures say about its status. */
 START_TEST(statement_status)
 {
@@ -651,6 +679,7 @@ portal_suite(void)
 	tcase_add_loop_test(tc, money_bad, 0, (int)N(money_invalid));
 	tcase_add_test(tc, statement_good);
 	tcase_add_test(tc, statement_lenient);
+	tcase_add_test(tc, statement_unstructured);
 	tcase_add_loop_test(tc, statement_mutations, 0, (int)N(statement_cases));
 	tcase_add_test(tc, statement_status);
 	tcase_add_test(tc, statement_bodies);

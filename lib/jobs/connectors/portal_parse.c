@@ -130,6 +130,7 @@ enum pkind {
 };
 
 #define P_REQ	1	/* present and not null */
+#define P_FIG	2	/* a figure: required of a structured statement only */
 
 struct pfield {
 	const char		*name;
@@ -152,6 +153,7 @@ struct pctx {
 	struct arena	*a;
 	const char	**why;
 	int		 exponent;	/* of the statement's currency; -1: none yet */
+	int		 unstructured;	/* the statement says structured: false */
 };
 
 static int
@@ -245,7 +247,8 @@ field(struct pctx *c, struct json_object *o, const char *path, const struct pfie
 
 	memset(v, 0, sizeof(*v));
 	if (!json_object_object_get_ex(o, f->name, &j) || j == NULL)
-		return (f->flags & P_REQ) ? bad(c, path, f->name) : 0;
+		return (f->flags & P_REQ) || ((f->flags & P_FIG) && !c->unstructured) ?
+		    bad(c, path, f->name) : 0;
 	t = json_object_get_type(j);
 	switch (f->kind) {
 	case PK_ID:
@@ -584,8 +587,12 @@ enum {
 	ST_STRUCTURED, ST_DOCUMENT, ST__MAX
 };
 /* The currency comes first: every money field is read at its exponent. */
+/* Read first: the currency (the money's exponent) and whether the figures
+ * are required (structured: false asks only for the document). */
+enum { SH_CURRENCY, SH_STRUCTURED, SH__MAX };
 static const struct pfield statement_head[] = {
-	{ "currency", PK_CURRENCY, P_REQ, 0, 0, NULL },
+	[SH_CURRENCY] = { "currency", PK_CURRENCY, P_REQ, 0, 0, NULL },
+	[SH_STRUCTURED] = { "structured", PK_BOOL, P_REQ, 0, 0, NULL },
 	{ NULL }
 };
 static const struct pfield statement_spec[] = {
@@ -597,14 +604,14 @@ static const struct pfield statement_spec[] = {
 	[ST_PERIOD] = { "service_period", PK_OBJECT, 0, 0, 0, NULL },
 	[ST_NUMBER] = { "bill_number", PK_TEXT, 0, 0, PORTAL_ID_MAX, NULL },
 	[ST_CURRENCY] = { "currency", PK_CURRENCY, P_REQ, 0, 0, NULL },
-	[ST_AMOUNT_DUE] = { "amount_due", PK_MONEY, P_REQ, -MONEY_MAX, MONEY_MAX, NULL },
+	[ST_AMOUNT_DUE] = { "amount_due", PK_MONEY, P_FIG, -MONEY_MAX, MONEY_MAX, NULL },
 	[ST_PREVIOUS] = { "previous_balance", PK_MONEY, 0, -MONEY_MAX, MONEY_MAX, NULL },
 	[ST_RECEIVED] = { "payments_received", PK_MONEY, 0, -MONEY_MAX, MONEY_MAX, NULL },
 	[ST_CHARGES] = { "current_charges", PK_MONEY, 0, -MONEY_MAX, MONEY_MAX, NULL },
 	/* what is still owed: never below zero */
-	[ST_BALANCE] = { "balance_remaining", PK_MONEY, P_REQ, 0, MONEY_MAX, NULL },
-	[ST_ITEMS] = { "line_items", PK_ARRAY, P_REQ, 0, PORTAL_ITEMS_MAX, NULL },
-	[ST_USAGE] = { "usage", PK_ARRAY, P_REQ, 0, PORTAL_USAGE_MAX, NULL },
+	[ST_BALANCE] = { "balance_remaining", PK_MONEY, P_FIG, 0, MONEY_MAX, NULL },
+	[ST_ITEMS] = { "line_items", PK_ARRAY, P_FIG, 0, PORTAL_ITEMS_MAX, NULL },
+	[ST_USAGE] = { "usage", PK_ARRAY, P_FIG, 0, PORTAL_USAGE_MAX, NULL },
 	[ST_STRUCTURED] = { "structured", PK_BOOL, P_REQ, 0, 0, NULL },
 	[ST_DOCUMENT] = { "document", PK_OBJECT, P_REQ, 0, 0, NULL },
 	{ NULL }
@@ -652,8 +659,8 @@ static int
 statement_lists(struct pctx *c, const char *path, struct pval *v, struct bills_statement *b)
 {
 	const char *currency = b->total.currency;
-	size_t ni = json_object_array_length(v[ST_ITEMS].o);
-	size_t nu = json_object_array_length(v[ST_USAGE].o);
+	size_t ni = v[ST_ITEMS].set ? json_object_array_length(v[ST_ITEMS].o) : 0;
+	size_t nu = v[ST_USAGE].set ? json_object_array_length(v[ST_USAGE].o) : 0;
 	struct pval f[LI__MAX];
 
 	b->items = arena_alloc(c->a, (ni + 1) * sizeof(*b->items));
@@ -690,14 +697,20 @@ static int
 statement(struct pctx *c, struct json_object *j, const char *path, const char *account_ref,
     struct connector_statement *st)
 {
-	struct pval v[ST__MAX], head[1], sp[SP__MAX], dc[DC__MAX];
+	struct pval v[ST__MAX], head[SH__MAX], sp[SP__MAX], dc[DC__MAX];
 	struct bills_statement *b = &st->b;
+	const char *currency;
+	int rc;
 
 	c->exponent = -1;
 	if (fields(c, j, path, statement_head, head) != 0)
 		return -1;
-	c->exponent = portal_currency_exponent(head[0].s);
-	if (fields(c, j, path, statement_spec, v) != 0)
+	currency = head[SH_CURRENCY].s;
+	c->exponent = portal_currency_exponent(currency);
+	c->unstructured = !head[SH_STRUCTURED].i;
+	rc = fields(c, j, path, statement_spec, v);
+	c->unstructured = 0;
+	if (rc != 0)
 		return -1;
 	memset(st, 0, sizeof(*st));
 	b->ref = v[ST_ID].s;
@@ -718,10 +731,10 @@ statement(struct pctx *c, struct json_object *j, const char *path, const char *a
 	}
 	b->bill_number = v[ST_NUMBER].s;
 	/* the statement's total is the amount it asks for; see docs/portal.md */
-	b->total = money(&v[ST_AMOUNT_DUE], head[0].s);
+	b->total = money(&v[ST_AMOUNT_DUE], currency);
 	b->amount_due = b->total;
-	b->previous_balance = money(&v[ST_PREVIOUS], head[0].s);
-	st->balance = money(&v[ST_BALANCE], head[0].s);
+	b->previous_balance = money(&v[ST_PREVIOUS], currency);
+	st->balance = money(&v[ST_BALANCE], currency);
 	if (statement_lists(c, path, v, b) != 0)
 		return -1;
 	st->structured = (int)v[ST_STRUCTURED].i;
@@ -732,8 +745,9 @@ statement(struct pctx *c, struct json_object *j, const char *path, const char *a
 		return bad(c, path, "document.content_type");
 	st->document = (int)dc[DC_AVAILABLE].i;
 	b->has_document = st->document;
-	/* nothing owed any more: paid (the payments may name the reason) */
-	if (st->balance.minor == 0) {
+	/* nothing owed any more: paid (the payments may name the reason); an
+	 * unstructured statement's figures, if any, are not used */
+	if (st->structured && st->balance.minor == 0) {
 		b->status = "PAID";
 		b->paid_reason = "portal_balance_zero";
 	} else {
