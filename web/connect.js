@@ -31,7 +31,7 @@
   if (w.BDSConnect) return;
 
   var TITLE = 'Link a biller account';
-  var active = null;	/* the open page: {handle, replaced} */
+  var active = null;	/* the open page: {handle, replaced, before} */
   var seq = 0;		/* popup window names: never one an earlier page still has */
 
   function call(fn, arg) {
@@ -86,7 +86,8 @@
     var watch = null;
     var done = false;
     var inert = [];
-    var before = w.document.activeElement;
+    /* where the focus goes back: a page this one replaces hands on its own */
+    var before = active !== null ? active.before : w.document.activeElement;
     var handle;
 
     function source() {
@@ -94,16 +95,20 @@
     }
 
     function teardown() {
+      /* a replaced page leaves the focus to the page that replaced it */
+      var current = active !== null && active.handle === handle;
+
       if (done) return;
       done = true;
-      if (active !== null && active.handle === handle) active = null;
+      if (current) active = null;
       w.removeEventListener('message', onMessage);
       if (watch !== null) w.clearInterval(watch);
       if (frame !== null && frame.parentNode) frame.parentNode.removeChild(frame);
       if (owned && box !== null && box.parentNode) box.parentNode.removeChild(box);
       if (win !== null && !win.closed) win.close();
       inert.forEach(function (el) { el.inert = false; });
-      if (owned && before && typeof before.focus === 'function' && w.document.contains(before)) {
+      if (current && owned && before && typeof before.focus === 'function' &&
+          w.document.contains(before)) {
         before.focus();
       }
     }
@@ -191,7 +196,7 @@
         w.setTimeout(teardown, 1000);
       }
     };
-    active = { replaced: replaced, handle: handle };
+    active = { replaced: replaced, handle: handle, before: before };
     return handle;
   }
 

@@ -561,6 +561,8 @@ def exit_flow(b):
     check(out == [{'reason': 'user_closed'}], 'exit %s' % out)
     b.wait(lambda: not b.d.find_elements(By.TAG_NAME, 'iframe'), 'the frame to go')
     check(b.js('return !!document.getElementById("open").closest("[inert]")') is False, 'inert after close')
+    # the focus goes back where it was before the first page opened
+    check(b.active_id() == 'open', 'focus after the second frame went: %s' % b.active_id())
 
     lt2 = link_token(client_user_id='web-exit-hosted', hosted=True)
     b.get(lt2['hosted_url'])

@@ -102,7 +102,9 @@ START_TEST(frame_policy_fails_closed)
 	webpage_tenant_new(&t, ORIGIN_A, NULL);
 	r = harness_get("link", "/connect?client_id=%ZZ");
 	harness_assert_coded(r, 500, NULL);
-	ck_assert_ptr_null(harness_header(r, "Content-Security-Policy"));
+	/* the error envelope's own policy: framed by no one */
+	ck_assert_pstr_eq(harness_header(r, "Content-Security-Policy"),
+	    "default-src 'none'; frame-ancestors 'none'");
 	harness_resp_free(r);
 
 	ck_assert_int_eq(harness_api_kill(), 0);
@@ -180,6 +182,16 @@ START_TEST(page_file_hidden)
 	r = harness_get("link", "/connect/");
 	harness_assert_coded(r, 404, "NOT_FOUND");
 	harness_resp_free(r);
+	/* a directory without an index is the 404 envelope too, not a 403; and
+	 * the envelope is data: it may not be rendered, framed or refer */
+	for (int i = 0; i < 2; i++) {
+		r = harness_get("link", i == 0 ? "/assets/" : "/i18n");
+		harness_assert_coded(r, 404, "NOT_FOUND");
+		ck_assert_pstr_eq(harness_header(r, "Content-Security-Policy"),
+		    "default-src 'none'; frame-ancestors 'none'");
+		ck_assert_pstr_eq(harness_header(r, "Referrer-Policy"), "no-referrer");
+		harness_resp_free(r);
+	}
 }
 END_TEST
 

@@ -586,9 +586,9 @@ enum {
 	ST_AMOUNT_DUE, ST_PREVIOUS, ST_RECEIVED, ST_CHARGES, ST_BALANCE, ST_ITEMS, ST_USAGE,
 	ST_STRUCTURED, ST_DOCUMENT, ST__MAX
 };
-/* The currency comes first: every money field is read at its exponent. */
-/* Read first: the currency (the money's exponent) and whether the figures
- * are required (structured: false asks only for the document). */
+/* Read first: the currency (every money field is read at its exponent) and
+ * whether the figures are required (structured: false asks only for the
+ * document). */
 enum { SH_CURRENCY, SH_STRUCTURED, SH__MAX };
 static const struct pfield statement_head[] = {
 	[SH_CURRENCY] = { "currency", PK_CURRENCY, P_REQ, 0, 0, NULL },
