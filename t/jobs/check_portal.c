@@ -14,6 +14,7 @@
 
 #include "core/arena.h"
 #include "jobs/connectors/portal.h"
+#include "portal_props.h"
 #include "tarena.h"
 #include "tcheck.h"
 
@@ -666,6 +667,246 @@ START_TEST(errors)
 }
 END_TEST
 
+/* ------------------------------------------------------------------ */
+/* Properties over random answers                                      */
+
+/*
+ * Good answers changed at random, a few thousand times per parser with a
+ * fixed seed (so a failure names its iteration and body): values replaced
+ * by others of every type, members removed or added, array elements
+ * repeated, strings lengthened, nodes copied elsewhere, then sometimes
+ * bytes flipped, cut or repeated. Each outcome must keep portal_props.h's
+ * promises; both outcomes must occur often enough to mean something.
+ */
+#define PROPS_ITER	3000
+
+static unsigned long long rng;
+
+static unsigned
+rnd(unsigned n)
+{
+	rng ^= rng >> 12;
+	rng ^= rng << 25;
+	rng ^= rng >> 27;
+	return (unsigned)((rng * 2685821657736338717ULL) >> 33) % n;
+}
+
+static const char *const props_pool[] = {
+	"null", "true", "false", "0", "-1", "1", "2.0", "1.5", "1e308", "-0", "1e-400",
+	"9223372036854775807", "18446744073709551616", "\"\"", "\"x\"", "\"\\u0000\"",
+	"\"\\ud800\"", "\"\\t\"", "\"\\u00e9t\\u00e9\"", "\"2026-02-30\"", "\"2026-03-26\"",
+	"\"2026-03-26T14:03:09Z\"", "\"2026-03-26T14:03:09.123456789-11:30\"",
+	"\"9999-12-31T23:59:59-14:00\"", "\"0001-01-01T00:00:00+14:00\"", "\"84.17\"",
+	"\"-0.00\"", "\"0.00\"", "\"9999999999999.99\"", "\"99999999999999.99\"", "\"4.125\"",
+	"\"USD\"", "\"JPY\"", "\"BHD\"", "\"XXX\"", "\"PAID\"", "\"posted\"", "\"reversed\"",
+	"\"usage\"", "\"application/pdf\"", "{}", "[]", "[{}]", "[null]",
+	"{\"a\":[1,{\"b\":null}]}", "[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[]]]]]]]]]]]]]]]]]]]]]]"
+	"]]]]]]]]]]]]]]]]]]",
+};
+static const char *const props_suffix[] = { "0", ".", "-", "Z", " ", "\t", "\xc3\xa9",
+	"\xff", "e5", ":00", "+01:00", "\\", "\"" };
+
+struct slot {
+	struct json_object *parent;
+	char		*key;		/* NULL: an array element */
+	size_t		 idx;
+};
+
+#define PROPS_SLOTS	4096
+
+static size_t
+slots_of(struct json_object *o, struct slot *s, size_t n)
+{
+	if (json_object_is_type(o, json_type_object)) {
+		json_object_object_foreach(o, k, v) {
+			if (n == PROPS_SLOTS)
+				return n;
+			s[n++] = (struct slot){ o, k, 0 };
+			n = slots_of(v, s, n);
+		}
+	} else if (json_object_is_type(o, json_type_array)) {
+		for (size_t i = 0; i < json_object_array_length(o) && n < PROPS_SLOTS; i++) {
+			s[n++] = (struct slot){ o, NULL, i };
+			n = slots_of(json_object_array_get_idx(o, i), s, n);
+		}
+	}
+	return n;
+}
+
+static struct json_object *
+slot_get(const struct slot *s)
+{
+	struct json_object *v = NULL;
+
+	if (s->key == NULL)
+		return json_object_array_get_idx(s->parent, s->idx);
+	json_object_object_get_ex(s->parent, s->key, &v);
+	return v;
+}
+
+static void
+slot_put(const struct slot *s, struct json_object *v)
+{
+	if (s->key == NULL)
+		json_object_array_put_idx(s->parent, s->idx, v);
+	else
+		json_object_object_add(s->parent, s->key, v);
+}
+
+static struct json_object *
+copy_of(struct json_object *v)
+{
+	struct json_object *c = NULL;
+
+	/* json null is a NULL object, and its copy too */
+	ck_assert(v == NULL || json_object_deep_copy(v, &c, NULL) == 0);
+	return c;
+}
+
+/* One change somewhere in the tree under root (which stays the root). */
+static void
+tree_change(struct json_object *root)
+{
+	static struct slot s[PROPS_SLOTS];
+	size_t n = slots_of(root, s, 0);
+	struct slot t;
+	struct json_object *v;
+
+	if (n == 0)
+		return;
+	t = s[rnd((unsigned)n)];
+	if (t.key != NULL)
+		t.key = strdup(t.key);
+	v = slot_get(&t);
+	switch (rnd(6)) {
+	case 0:
+	case 1:		/* another value of any type */
+		slot_put(&t, json_tokener_parse(props_pool[rnd(N(props_pool))]));
+		break;
+	case 2:		/* gone */
+		if (t.key != NULL)
+			json_object_object_del(t.parent, t.key);
+		else
+			json_object_array_del_idx(t.parent, t.idx, 1);
+		break;
+	case 3:		/* a copy of another node */
+		slot_put(&t, copy_of(slot_get(&s[rnd((unsigned)n)])));
+		break;
+	case 4:		/* an element repeated, or a member added */
+		if (t.key == NULL)
+			json_object_array_add(t.parent, copy_of(v));
+		else
+			json_object_object_add(t.parent, rnd(2) ? "surprise" : "id",
+			    json_tokener_parse(props_pool[rnd(N(props_pool))]));
+		break;
+	default:	/* a string made longer, or a long one */
+		if (json_object_is_type(v, json_type_string) && rnd(4) != 0) {
+			char buf[600];
+
+			snprintf(buf, sizeof(buf), "%s%s", json_object_get_string(v),
+			    props_suffix[rnd(N(props_suffix))]);
+			slot_put(&t, json_object_new_string(buf));
+		} else {
+			char buf[600];
+
+			memset(buf, 'a' + (char)rnd(26), sizeof(buf) - 1);
+			buf[(size_t[]){ 64, 65, 128, 129, 512, 513, 599 }[rnd(7)]] = '\0';
+			slot_put(&t, json_object_new_string(buf));
+		}
+		break;
+	}
+	free(t.key);
+}
+
+/* Now and then a change to the bytes themselves; len updated. */
+static void
+byte_change(char *text, size_t *len)
+{
+	size_t at, span;
+
+	if (*len == 0)
+		return;
+	at = rnd((unsigned)*len);
+	switch (rnd(4)) {
+	case 0:		/* one bit */
+		text[at] = (char)(text[at] ^ (1 << rnd(8)));
+		break;
+	case 1:		/* cut off */
+		*len = at;
+		break;
+	case 2:		/* a span gone */
+		span = rnd((unsigned)(*len - at)) + 1;
+		memmove(text + at, text + at + span, *len - at - span);
+		*len -= span;
+		break;
+	default:	/* one byte of the grammar */
+		text[at] = "{}[]\",:0.-eE\\ \x00\xff"[rnd(17)];
+		break;
+	}
+}
+
+static void
+props(enum portal_props_parser which, const char *const *seeds, size_t nseeds)
+{
+	unsigned taken = 0, refused = 0;
+
+	rng = 0x9e3779b97f4a7c15ULL ^ (unsigned long long)which;
+	for (unsigned i = 0; i < PROPS_ITER; i++) {
+		struct json_object *root = json_tokener_parse(seeds[i % nseeds]);
+		const char *broken;
+		char *text;
+		size_t len;
+		int took;
+
+		ck_assert_ptr_nonnull(root);
+		for (unsigned k = 1 + rnd(3); k > 0; k--)
+			tree_change(root);
+		text = strdup(json_object_to_json_string_ext(root, JSON_C_TO_STRING_PLAIN));
+		len = strlen(text);
+		json_object_put(root);
+		if (rnd(4) == 0)
+			byte_change(text, &len);
+		arena_free(&a);
+		arena_init(&a);
+		broken = portal_props_run(&a, which, text, len, &took);
+		ck_assert_msg(broken == NULL, "parser %d, iteration %u: %s: %.*s", (int)which, i,
+		    broken, (int)len, text);
+		took ? taken++ : refused++;
+		free(text);
+	}
+	ck_assert_msg(taken >= PROPS_ITER / 20 && refused >= PROPS_ITER / 4,
+		    "parser %d: %u taken, %u refused", (int)which, taken, refused);
+}
+
+START_TEST(props_statements)
+{
+	static const char *const seeds[] = { STATEMENTS,
+	    "{\"statements\":[" STATEMENT "," STATEMENT "]}", "{\"statements\":[]}" };
+	char *two = mutate(seeds[1], "statements.1.id", "\"st-2\"");
+	const char *const all[] = { seeds[0], two, seeds[2] };
+
+	props(PP_STATEMENTS, all, N(all));
+	free(two);
+}
+END_TEST
+
+START_TEST(props_others)
+{
+	static const char *const s_accounts[] = { ACCOUNTS };
+	static const char *const s_payments[] = { PAYMENTS };
+	static const char *const s_login[] = { "{\"session\":\"sess-abc\",\"expires_in\":900}",
+	    "{\"mfa\":{\"challenge_id\":\"ch-1\",\"type\":\"code\",\"prompt\":\"Code?\"}}",
+	    "{\"session\":\"s\",\"expires_in\":9,\"device_token\":\"dt-1\"}" };
+	static const char *const s_errors[] = { "{\"error\":\"session_expired\",\"message\":\"x\"}" };
+
+	props(PP_ACCOUNTS, s_accounts, N(s_accounts));
+	props(PP_PAYMENTS, s_payments, N(s_payments));
+	props(PP_LOGIN, s_login, N(s_login));
+	props(PP_LOGIN_MFA, s_login, N(s_login));
+	props(PP_ERROR, s_errors, N(s_errors));
+}
+END_TEST
+
 static Suite *
 portal_suite(void)
 {
@@ -690,6 +931,8 @@ portal_suite(void)
 	tcase_add_loop_test(tc, payments, 0, (int)N(payment_cases));
 	tcase_add_loop_test(tc, login, 0, (int)N(login_cases));
 	tcase_add_test(tc, errors);
+	tcase_add_test(tc, props_statements);
+	tcase_add_test(tc, props_others);
 	suite_add_tcase(s, tc);
 	return s;
 }
