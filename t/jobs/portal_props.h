@@ -66,20 +66,25 @@ pp_digits(const char *s, size_t n)
 	return 1;
 }
 
-/* YYYY-MM-DD */
+/* YYYY-MM-DD at s (s has at least 10 bytes) */
+static int
+pp_ymd(const char *s)
+{
+	return pp_digits(s, 4) && s[4] == '-' && pp_digits(s + 5, 2) && s[7] == '-' &&
+	    pp_digits(s + 8, 2);
+}
+
 static int
 pp_date(const char *s)
 {
-	return s != NULL && strlen(s) == 10 && pp_digits(s, 4) && s[4] == '-' &&
-	    pp_digits(s + 5, 2) && s[7] == '-' && pp_digits(s + 8, 2);
+	return s != NULL && strlen(s) == 10 && pp_ymd(s);
 }
 
 /* YYYY-MM-DDTHH:MM:SS.ffffffZ */
 static int
 pp_instant(const char *s)
 {
-	return s != NULL && strlen(s) == 27 && pp_date((char[11]){ s[0], s[1], s[2], s[3],
-	    s[4], s[5], s[6], s[7], s[8], s[9], '\0' }) && s[10] == 'T' &&
+	return s != NULL && strlen(s) == 27 && pp_ymd(s) && s[10] == 'T' &&
 	    pp_digits(s + 11, 2) && s[13] == ':' && pp_digits(s + 14, 2) && s[16] == ':' &&
 	    pp_digits(s + 17, 2) && s[19] == '.' && pp_digits(s + 20, 6) && s[26] == 'Z';
 }
