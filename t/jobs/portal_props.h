@@ -233,11 +233,10 @@ static const char *
 portal_props_run(struct arena *a, enum portal_props_parser which, const char *body,
     size_t len, int *taken)
 {
-	const char *why = NULL;
+	const char *why = NULL, *broken = NULL;
+	const void *got = NULL;		/* what a list parser handed out */
 	size_t n = 7;
-	int rc = -1;
-
-	*taken = 0;
+	int rc;
 
 	switch (which) {
 	case PP_LOGIN:
@@ -246,37 +245,33 @@ portal_props_run(struct arena *a, enum portal_props_parser which, const char *bo
 
 		memset(&l, 0, sizeof(l));
 		rc = portal_parse_login(a, body, len, which == PP_LOGIN_MFA, &l, &why);
-		*taken = rc == 0;
-		if (rc == 0)
-			return why != NULL ? "taken with a path" : pp_login(&l);
-		return pp_refused(rc, why, NULL, 0);
+		n = 0;
+		broken = rc == 0 ? pp_login(&l) : NULL;
+		break;
 	}
 	case PP_ACCOUNTS: {
 		struct connector_account *acc = (void *)1;
 
 		rc = portal_parse_accounts(a, body, len, &acc, &n, &why);
-		*taken = rc == 0;
-		if (rc == 0)
-			return why != NULL ? "taken with a path" : pp_accounts(acc, n);
-		return pp_refused(rc, why, acc, n);
+		got = acc;
+		broken = rc == 0 ? pp_accounts(acc, n) : NULL;
+		break;
 	}
 	case PP_STATEMENTS: {
 		struct connector_statement *st = (void *)1;
 
 		rc = portal_parse_statements(a, body, len, PP_ACCOUNT, &st, &n, &why);
-		*taken = rc == 0;
-		if (rc == 0)
-			return why != NULL ? "taken with a path" : pp_statements(st, n);
-		return pp_refused(rc, why, st, n);
+		got = st;
+		broken = rc == 0 ? pp_statements(st, n) : NULL;
+		break;
 	}
 	case PP_PAYMENTS: {
 		struct bills_payment *p = (void *)1;
 
 		rc = portal_parse_payments(a, body, len, PP_ACCOUNT, &p, &n, &why);
-		*taken = rc == 0;
-		if (rc == 0)
-			return why != NULL ? "taken with a path" : pp_payments(p, n);
-		return pp_refused(rc, why, p, n);
+		got = p;
+		broken = rc == 0 ? pp_payments(p, n) : NULL;
+		break;
 	}
 	case PP_ERROR: {
 		const char *code = portal_parse_error(a, body, len);
@@ -285,8 +280,13 @@ portal_props_run(struct arena *a, enum portal_props_parser which, const char *bo
 		return code == NULL || pp_text(code, PORTAL_TEXT_MAX) ? NULL : "error code";
 	}
 	default:
+		*taken = 0;
 		return "no such parser";
 	}
+	*taken = rc == 0;
+	if (rc == 0)
+		return why != NULL ? "taken with a path" : broken;
+	return pp_refused(rc, why, got, n);
 }
 
 #endif
