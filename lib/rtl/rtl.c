@@ -336,11 +336,11 @@ same(const char *a, const char *b)
 	return (a == NULL && b == NULL) || (a != NULL && b != NULL && strcmp(a, b) == 0);
 }
 
-/* PENDING or IN_PROGRESS: what cancel and proceed take. */
+/* PENDING or IN_PROGRESS: what cancel and proceed take (RTL_OPEN_SQL). */
 static int
-is_open(const struct rtl_row *w)
+is_open(const char *status)
 {
-	return strcmp(w->v[C_STATUS], "PENDING") == 0 || strcmp(w->v[C_STATUS], "IN_PROGRESS") == 0;
+	return strcmp(status, "PENDING") == 0 || strcmp(status, "IN_PROGRESS") == 0;
 }
 
 /*
@@ -352,15 +352,14 @@ is_open(const struct rtl_row *w)
 static int
 moved(struct req *r, const struct rtl_row *w, const char *keep)
 {
-	if (strcmp(w->v[C_STATUS], "CANCELLED") == 0 && (strcmp(w->old_status, "PENDING") == 0 ||
-	    strcmp(w->old_status, "IN_PROGRESS") == 0)) {
+	if (strcmp(w->v[C_STATUS], "CANCELLED") == 0 && is_open(w->old_status)) {
 		if (emit(r, w, "link_request.cancelled") != 0)
 			return -1;
 	} else if (!same(w->old_status, w->v[C_STATUS]) || !same(w->old_biller, w->v[C_BILLER]) ||
 	    !same(w->old_lt, w->v[C_LT]))
 		if (emit(r, w, "link_request.updated") != 0)
 			return -1;
-	if (!is_open(w))
+	if (!is_open(w->v[C_STATUS]))
 		return links_tokens_end_rtl(r, w->v[C_CLIENT], w->v[C_ID], keep) < 0 ? -1 : 0;
 	return 0;
 }
@@ -588,7 +587,7 @@ open_request_or_reply(struct req *r, struct rtl_row *w, const char *what)
 
 	if ((rc = request_or_reply(r, 1, w)) != 0)
 		return rc;
-	if (is_open(w))
+	if (is_open(w->v[C_STATUS]))
 		return 0;
 	return api_error(r, 409, "RTL_STATE_CONFLICT", "only PENDING and IN_PROGRESS requests"
 	    " can be cancelled or proceeded", "cannot %s a request to link that is %s", what,
