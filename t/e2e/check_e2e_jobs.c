@@ -339,6 +339,32 @@ START_TEST(permanent_failure_is_dead_at_once)
 }
 END_TEST
 
+/*
+ * Wait (bounded) until the running job of subject holds its kind's lease (5
+ * s for the test kind): the claim's own lease is 30 s (JOBS_CLAIM_LEASE)
+ * until the run replaces it, so a runner killed in between leaves the job
+ * for 30 s.
+ */
+static void
+wait_kind_lease(const char *subject)
+{
+	long long end = harness_now_ms() + 10000;
+
+	for (;;) {
+		char *v = sql1("SELECT status = 'running' AND lease_until < now() + interval '6 s'"
+		    " FROM jobs WHERE kind = 'test' AND subject_id = $1"
+		    " ORDER BY created_at DESC LIMIT 1", subject);
+		int ok = strcmp(v, "t") == 0;
+
+		free(v);
+		if (ok)
+			return;
+		ck_assert_msg(harness_now_ms() < end, "job %s never took its kind's lease",
+		    subject);
+		harness_sleep_ms(20);
+	}
+}
+
 START_TEST(killed_mid_job_runs_again_after_its_lease_once)
 {
 	char *s;
@@ -346,6 +372,7 @@ START_TEST(killed_mid_job_runs_again_after_its_lease_once)
 	/* the test kind's lease is 5 s; the job takes 3 s */
 	enqueue("killed", "{\"sleep_ms\": 3000}");
 	free(wait_status("killed", "running", 10000));
+	wait_kind_lease("killed");
 	ck_assert_msg(harness_jobs_kill() == 0, "%s", harness_error());
 	ck_assert_int_eq(harness_jobs_pid(), 0);
 	s = job_state("killed");
