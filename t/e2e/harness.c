@@ -84,6 +84,8 @@ struct hstate {
 	char		 deliverlog[H_PATH];
 	char		 jobslog[H_PATH];	/* jobs slice: bds-jobs output */
 	char		 maildir[H_PATH];
+	char		 vgsupp[H_PATH + 32];	/* BDS_E2E_VALGRIND: suppressions */
+	char		 vglog[H_PATH + 96];	/* and the per-process log pattern */
 	char		 deliver_args[8][128];	/* extra args of harness_deliver_start() */
 	int		 ndeliver_args;
 	char		 dburl[H_PATH + 64];
@@ -373,6 +375,36 @@ env_scrubbed(void)
 	return env;
 }
 
+/*
+ * BDS_E2E_VALGRIND=DIR runs our own programs (bds-api and its workers,
+ * bds-jobs, bds-deliver, bdsctl) under valgrind's memcheck, one log per
+ * process in DIR, named after the suite and the process id
+ * (scripts/valgrind-e2e reads them). Returns argv itself, or out holding
+ * valgrind's arguments and then argv (cap entries with the NULL).
+ */
+static const char *const *
+vg_wrap(const char *const *argv, const char **out, size_t cap)
+{
+	static const char *const vg[] = {
+		"/usr/bin/valgrind", "--tool=memcheck",
+		"--leak-check=full", "--show-leak-kinds=definite",
+		"--errors-for-leak-kinds=definite", "--error-exitcode=99",
+		"--num-callers=30", NULL
+	};
+	size_t n = 0, i;
+
+	if (H->vglog[0] == '\0')
+		return argv;
+	for (i = 0; vg[i] != NULL; i++)
+		out[n++] = vg[i];
+	out[n++] = H->vgsupp;
+	out[n++] = H->vglog;
+	for (i = 0; argv[i] != NULL && n + 1 < cap; i++)
+		out[n++] = argv[i];
+	out[n] = NULL;
+	return out;
+}
+
 /* Parent pid and state of a process from /proc; -1 when it is gone. */
 static int
 proc_stat(pid_t pid, pid_t *ppid, char *state)
@@ -563,6 +595,8 @@ static pid_t
 k_spawn(const struct kspawn *s)
 {
 	char **env = s->scrub_env ? env_scrubbed() : environ;
+	const char *vgargv[64];
+	const char *const *argv = s->scrub_env ? vg_wrap(s->argv, vgargv, 64) : s->argv;
 	pid_t keeper = getpid(), pid = -1;
 	int out;
 
@@ -596,8 +630,8 @@ k_spawn(const struct kspawn *s)
 		prctl(PR_SET_PDEATHSIG, s->deathsig);
 		if (getppid() != keeper)
 			_exit(126);
-		execve(s->argv[0], (char *const *)s->argv, env);
-		dprintf(2, "harness: exec %s: %s\n", s->argv[0], strerror(errno));
+		execve(argv[0], (char *const *)argv, env);
+		dprintf(2, "harness: exec %s: %s\n", argv[0], strerror(errno));
 		_exit(127);
 	}
 	if (pid == -1)
@@ -851,13 +885,56 @@ k_nginx_stop(void)
 	return kfail("nginx had to be killed");
 }
 
+/* The size of a file, 0 when it is missing. */
+static off_t
+file_size(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 ? st.st_size : 0;
+}
+
+/*
+ * Wait until the queue runner just spawned (pid, kept in *slot) writes its
+ * "<name>: started" line past off in its log: its signal handlers are in
+ * place then, so a stop right after the start is a clean one (under
+ * valgrind the start takes seconds). Then, for 200 ms, that it does not
+ * exit (a bad flag or config ends it at once).
+ */
+static int
+k_wait_started(atomic_int *slot, pid_t pid, const char *name, const char *log, off_t off)
+{
+	char needle[64];
+	long long end = harness_now_ms() + 30000, settle = 0;
+
+	snprintf(needle, sizeof(needle), "%s: started", name);
+	for (;;) {
+		k_reap();
+		if (atomic_load(slot) != (int)pid)
+			return kfail("bds-%s exited at start (log: %s)", name, log);
+		if (settle == 0 && file_size(log) > off) {
+			char *text = read_file(log, 0, NULL);
+
+			if (text != NULL && strstr(text + off, needle) != NULL)
+				settle = harness_now_ms() + 200;
+			free(text);
+		}
+		if (settle != 0 && harness_now_ms() >= settle)
+			return 0;
+		if (harness_now_ms() >= end)
+			return kfail("bds-%s wrote no \"%s\" in 30 s (log: %s)", name,
+			    needle, log);
+		harness_sleep_ms(10);
+	}
+}
+
 static int
 k_deliver_start(void)
 {
 	char bin[H_PATH + 24];
 	const char *argv[8 + 8];
 	struct kspawn s = { argv, H->deliverlog, 0, SIGTERM, 1 };
-	long long end;
+	off_t off;
 	size_t n = 0;
 	pid_t pid;
 	int i;
@@ -873,18 +950,11 @@ k_deliver_start(void)
 	for (i = 0; i < H->ndeliver_args; i++)
 		argv[n++] = H->deliver_args[i];
 	argv[n] = NULL;
+	off = file_size(H->deliverlog);
 	if ((pid = k_spawn(&s)) == -1)
 		return -1;
 	atomic_store(&H->deliver_pid, (int)pid);
-	/* a bad flag or config ends it at once */
-	end = harness_now_ms() + 200;
-	while (harness_now_ms() < end) {
-		k_reap();
-		if (atomic_load(&H->deliver_pid) != (int)pid)
-			return kfail("bds-deliver exited at start (log: %s)", H->deliverlog);
-		harness_sleep_ms(10);
-	}
-	return 0;
+	return k_wait_started(&H->deliver_pid, pid, "deliver", H->deliverlog, off);
 }
 
 static int
@@ -917,24 +987,17 @@ k_jobs_start(void)
 	char bin[H_PATH + 24];
 	const char *argv[] = { bin, "--config", H->conf, "--max-seconds", "0", NULL };
 	struct kspawn s = { argv, H->jobslog, 0, SIGTERM, 1 };
-	long long end;
+	off_t off;
 	pid_t pid;
 
 	if (atomic_load(&H->jobs_pid) != 0)
 		return 0;
 	snprintf(bin, sizeof(bin), "%s/app/bds-jobs", H->builddir);
+	off = file_size(H->jobslog);
 	if ((pid = k_spawn(&s)) == -1)
 		return -1;
 	atomic_store(&H->jobs_pid, (int)pid);
-	/* a bad flag or config ends it at once */
-	end = harness_now_ms() + 200;
-	while (harness_now_ms() < end) {
-		k_reap();
-		if (atomic_load(&H->jobs_pid) != (int)pid)
-			return kfail("bds-jobs exited at start (log: %s)", H->jobslog);
-		harness_sleep_ms(10);
-	}
-	return 0;
+	return k_wait_started(&H->jobs_pid, pid, "jobs", H->jobslog, off);
 }
 
 /* SIGTERM (kill: SIGKILL to its whole group, workers included) and wait. */
@@ -1362,6 +1425,27 @@ data_dirs(void)
 }
 
 /* Fill the paths and settings in H; create the temp dir. */
+/* BDS_E2E_VALGRIND=DIR (vg_wrap): the suppressions and DIR/SUITE.%p.log. */
+static int
+vg_prepare(void)
+{
+	const char *dir = getenv("BDS_E2E_VALGRIND");
+	char abs[PATH_MAX];
+
+	H->vglog[0] = '\0';
+	if (dir == NULL || *dir == '\0')
+		return 0;
+	if (realpath(dir, abs) == NULL || strlen(abs) >= H_PATH)
+		return set_err("BDS_E2E_VALGRIND=%s: not a directory", dir);
+	if (access("/usr/bin/valgrind", X_OK) == -1)
+		return set_err("BDS_E2E_VALGRIND: /usr/bin/valgrind: %s", strerror(errno));
+	snprintf(H->vgsupp, sizeof(H->vgsupp), "--suppressions=%s/t/valgrind.supp",
+	    H->srcdir);
+	snprintf(H->vglog, sizeof(H->vglog), "--log-file=%s/%.40s.%%p.log", abs,
+	    program_invocation_short_name);
+	return 0;
+}
+
 static int
 prepare(const struct harness_opts *o)
 {
@@ -1388,6 +1472,8 @@ prepare(const struct harness_opts *o)
 	if (access(path, X_OK) == -1)
 		return set_err("%s: %s (build first; BDS_BUILDDIR?)", path, strerror(errno));
 
+	if (vg_prepare() == -1)
+		return -1;
 	H->workers = o->workers > 0 ? o->workers : 2;
 	H->drain_timeout = o->drain_timeout > 0 ? o->drain_timeout : 10;
 	H->keep = getenv("BDS_E2E_KEEP") != NULL && *getenv("BDS_E2E_KEEP") != '\0' &&
@@ -1857,7 +1943,8 @@ static int
 run_tool(const char *tool, const char *log, const char *const args[], int timeout_ms)
 {
 	char bin[H_PATH + 32];
-	const char *argv[64];
+	const char *argv[64], *vgargv[80];
+	const char *const *run;
 	char **env;
 	size_t n = 0;
 	long long end;
@@ -1875,6 +1962,7 @@ run_tool(const char *tool, const char *log, const char *const args[], int timeou
 		n++;
 	}
 	argv[n] = NULL;
+	run = vg_wrap(argv, vgargv, 80);
 	if ((out = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644)) == -1)
 		return set_err("open %s: %s", log, strerror(errno));
 	env = env_scrubbed();
@@ -1882,7 +1970,7 @@ run_tool(const char *tool, const char *log, const char *const args[], int timeou
 	if ((pid = fork()) == 0) {
 		dup2(out, 1);
 		dup2(out, 2);
-		execve(bin, (char *const *)argv, env);
+		execve(run[0], (char *const *)run, env);
 		_exit(127);
 	}
 	close(out);

@@ -58,6 +58,12 @@
  * Environment: BDS_SRCDIR and BDS_BUILDDIR (set by `make check`, default
  * "."), BDS_PG_BINDIR (default /usr/lib/postgresql/15/bin), BDS_NGINX
  * (default /usr/sbin/nginx, else /usr/bin/nginx), BDS_E2E_KEEP.
+ * BDS_E2E_VALGRIND=DIR runs bds-api (master and workers), bds-jobs,
+ * bds-deliver and bdsctl under valgrind's memcheck, one log per process in
+ * DIR named SUITE.PID.log, ending in an ERROR SUMMARY (errors and
+ * definite leaks) when the process exits (scripts/test --valgrind reads
+ * them). A process a test kills with SIGKILL ends without one: its leaks
+ * are not checked.
  *
  * Every function returning int returns 0 on success and -1 on failure with
  * harness_error() describing it, unless it says otherwise. All waits are
