@@ -379,7 +379,7 @@ env_scrubbed(void)
  * BDS_E2E_VALGRIND=DIR runs our own programs (bds-api and its workers,
  * bds-jobs, bds-deliver, bdsctl) under valgrind's memcheck, one log per
  * process in DIR, named after the suite and the process id
- * (scripts/valgrind-e2e reads them). Returns argv itself, or out holding
+ * (scripts/test --valgrind reads them). Returns argv itself, or out holding
  * valgrind's arguments and then argv (cap entries with the NULL).
  */
 static const char *const *
@@ -913,9 +913,10 @@ k_wait_started(atomic_int *slot, pid_t pid, const char *name, const char *log, o
 		if (atomic_load(slot) != (int)pid)
 			return kfail("bds-%s exited at start (log: %s)", name, log);
 		if (settle == 0 && file_size(log) > off) {
-			char *text = read_file(log, 0, NULL);
+			/* what came after off: the file's last (size - off) bytes */
+			char *text = read_file(log, (size_t)(file_size(log) - off), NULL);
 
-			if (text != NULL && strstr(text + off, needle) != NULL)
+			if (text != NULL && strstr(text, needle) != NULL)
 				settle = harness_now_ms() + 200;
 			free(text);
 		}
@@ -1424,7 +1425,6 @@ data_dirs(void)
 	return 0;
 }
 
-/* Fill the paths and settings in H; create the temp dir. */
 /* BDS_E2E_VALGRIND=DIR (vg_wrap): the suppressions and DIR/SUITE.%p.log. */
 static int
 vg_prepare(void)
@@ -1446,6 +1446,7 @@ vg_prepare(void)
 	return 0;
 }
 
+/* Fill the paths and settings in H; create the temp dir. */
 static int
 prepare(const struct harness_opts *o)
 {
