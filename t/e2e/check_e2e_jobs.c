@@ -110,6 +110,25 @@ sql1(const char *q, const char *param)
 	return v;
 }
 
+/* Wait (bounded by timeout_ms) until q with param answers true; what names
+ * the wait in the failure. */
+static void
+wait_true(const char *q, const char *param, int timeout_ms, const char *what)
+{
+	long long end = harness_now_ms() + timeout_ms;
+
+	for (;;) {
+		char *v = sql1(q, param);
+		int ok = strcmp(v, "t") == 0;
+
+		free(v);
+		if (ok)
+			return;
+		ck_assert_msg(harness_now_ms() < end, "%s: not in %d ms", what, timeout_ms);
+		harness_sleep_ms(20);
+	}
+}
+
 static void
 sql_ok(const char *q)
 {
@@ -170,27 +189,6 @@ run_thread(void *p)
 	return NULL;
 }
 
-/* Wait until a bds-jobs backend other than the stack's sits idle after its
- * claim: the runner listens and sleeps. */
-static void
-wait_runner_sleeping(void)
-{
-	long long end = harness_now_ms() + 15000;
-
-	for (;;) {
-		char *n = sql1("SELECT count(*) FROM pg_stat_activity"
-		    " WHERE application_name = 'bds-jobs' AND state = 'idle'"
-		    "   AND query LIKE 'WITH full_billers AS%'", NULL);
-		int ok = atoi(n) >= 1;
-
-		free(n);
-		if (ok)
-			return;
-		ck_assert_msg(harness_now_ms() < end, "the runner never went idle");
-		harness_sleep_ms(20);
-	}
-}
-
 START_TEST(notify_wakes_a_sleeping_runner)
 {
 	static const char *const argv[] = {
@@ -202,7 +200,11 @@ START_TEST(notify_wakes_a_sleeping_runner)
 	/* only a runner that polls once an hour: the notification must wake it */
 	ck_assert_msg(harness_jobs_stop() == 0, "%s", harness_error());
 	ck_assert_int_eq(pthread_create(&t, NULL, run_thread, &a), 0);
-	wait_runner_sleeping();
+	/* a bds-jobs backend other than the stack's sits idle after its claim:
+	 * the runner listens and sleeps */
+	wait_true("SELECT count(*) >= 1 FROM pg_stat_activity"
+	    " WHERE application_name = 'bds-jobs' AND state = 'idle'"
+	    "   AND query LIKE 'WITH full_billers AS%'", NULL, 15000, "the runner going idle");
 	enqueue("wake", "{}");
 	free(wait_status("wake", "done", 5000));
 	pthread_join(t, NULL);
@@ -339,32 +341,6 @@ START_TEST(permanent_failure_is_dead_at_once)
 }
 END_TEST
 
-/*
- * Wait (bounded) until the running job of subject holds its kind's lease (5
- * s for the test kind): the claim's own lease is 30 s (JOBS_CLAIM_LEASE)
- * until the run replaces it, so a runner killed in between leaves the job
- * for 30 s.
- */
-static void
-wait_kind_lease(const char *subject)
-{
-	long long end = harness_now_ms() + 10000;
-
-	for (;;) {
-		char *v = sql1("SELECT status = 'running' AND lease_until < now() + interval '6 s'"
-		    " FROM jobs WHERE kind = 'test' AND subject_id = $1"
-		    " ORDER BY created_at DESC LIMIT 1", subject);
-		int ok = strcmp(v, "t") == 0;
-
-		free(v);
-		if (ok)
-			return;
-		ck_assert_msg(harness_now_ms() < end, "job %s never took its kind's lease",
-		    subject);
-		harness_sleep_ms(20);
-	}
-}
-
 START_TEST(killed_mid_job_runs_again_after_its_lease_once)
 {
 	char *s;
@@ -372,7 +348,13 @@ START_TEST(killed_mid_job_runs_again_after_its_lease_once)
 	/* the test kind's lease is 5 s; the job takes 3 s */
 	enqueue("killed", "{\"sleep_ms\": 3000}");
 	free(wait_status("killed", "running", 10000));
-	wait_kind_lease("killed");
+	/* the job holds its kind's lease: the claim's own lease is 30 s
+	 * (JOBS_CLAIM_LEASE) until the run replaces it, so a runner killed in
+	 * between would leave the job for 30 s */
+	wait_true("SELECT status = 'running' AND lease_until < now() + interval '6 s'"
+	    " FROM jobs WHERE kind = 'test' AND subject_id = $1"
+	    " ORDER BY created_at DESC LIMIT 1", "killed", 10000,
+	    "job killed taking its kind's lease");
 	ck_assert_msg(harness_jobs_kill() == 0, "%s", harness_error());
 	ck_assert_int_eq(harness_jobs_pid(), 0);
 	s = job_state("killed");
