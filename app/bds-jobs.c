@@ -3,10 +3,12 @@
  * imports, insights, expiry) from the jobs table. Started every minute by
  * systemd/bds-jobs.timer or cron, it stays up to --max-seconds, woken by
  * LISTEN bds_jobs (a poll still finds everything). It forks --workers
- * processes (config jobs_workers), each with its own database connection,
- * each claiming one job at a time with FOR UPDATE SKIP LOCKED and a lease,
- * so several runs on several hosts are safe at once. SIGTERM/SIGINT: the
- * jobs in flight finish, and the process exits 0.
+ * processes (config jobs_workers), each with its own database connection
+ * and its own loop (lib/jobs/jobs_loop.c): up to jobs_conversations jobs in
+ * flight at once, their biller conversations driven together on libcurl's
+ * multi interface, claimed with FOR UPDATE SKIP LOCKED and a lease, so
+ * several runs on several hosts are safe at once. SIGTERM/SIGINT: the jobs
+ * in flight finish, and the process exits 0.
  */
 #include <errno.h>
 #include <signal.h>
@@ -48,27 +50,19 @@ usage(FILE *f)
 	    "  --log FILE        append the JSON log lines to FILE (default stderr)\n");
 }
 
-/* One worker: its own connection and the queue loop. 0 on a normal end. */
+/* One worker: its own connection and the runner's loop. 0 on a normal end. */
 static int
 worker(const struct config *cfg, const struct queue_opts *o)
 {
-	struct queue_sender sender, *senders[1] = { &sender };
-	char err[512];
 	struct db *db;
 	int rc;
 
-	if (jobs_sender_init(&sender, cfg, err, sizeof(err)) != 0) {
-		fprintf(stderr, "bds-jobs: %s\n", err);
-		return 1;
-	}
 	if ((db = db_new(cfg->database_url)) == NULL) {
 		fprintf(stderr, "bds-jobs: out of memory\n");
-		jobs_sender_free(&sender);
 		return 1;
 	}
-	rc = queue_run(db, senders, 1, o);
+	rc = jobs_loop_run(db, cfg, o);
 	db_free(db);
-	jobs_sender_free(&sender);
 	return rc == 0 ? 0 : 1;
 }
 

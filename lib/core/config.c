@@ -68,6 +68,7 @@ static const struct centry entries[] = {
 	{ "jobs_workers", C_INT, F(jobs_workers), "2" },
 	{ "jobs_retry_schedule", C_STR, F(jobs_retry_schedule), "5,30,120,600,1800" },
 	{ "jobs_poll_ms", C_INT, F(jobs_poll_ms), "1000" },
+	{ "jobs_conversations", C_INT, F(jobs_conversations), "200" },
 	{ "link_url", C_STR, F(link_url), "https://link.bds.example" },
 	/* statements (issue 11, H4) */
 	{ "data_dir", C_STR, F(data_dir), "/var/lib/bds" },
@@ -83,6 +84,7 @@ static const struct centry entries[] = {
 	{ "refresh_backoff_max_s", C_INT, F(refresh_backoff_max_s), "21600" },
 	{ "degraded_after_s", C_INT, F(degraded_after_s), "86400" },
 	{ "biller_max_sessions", C_INT, F(biller_max_sessions), "4" },
+	{ "client_max_sessions", C_INT, F(client_max_sessions), "32" },
 	/* issue 13 rtl: requests to link and biller discovery */
 	{ "rtl_expiry_days", C_INT, F(rtl_expiry_days), "30" },
 	{ "discovery_hosts", C_STR, F(discovery_hosts), "" },
@@ -241,9 +243,12 @@ config_load(struct config *c, const char *path, char *err, size_t errlen)
 		return -1;
 	}
 	if (c->refresh_interval_s < 60 || c->refresh_jitter_pct > 50 ||
-	    c->biller_max_sessions < 1 || c->biller_max_sessions > 1000) {
+	    c->biller_max_sessions < 1 || c->biller_max_sessions > 1000 ||
+	    c->client_max_sessions < 1 || c->client_max_sessions > 10000 ||
+	    c->jobs_conversations < 1 || c->jobs_conversations > 10000) {
 		snprintf(err, errlen, "refresh_interval_s must be at least 60, refresh_jitter_pct"
-		    " at most 50, biller_max_sessions 1..1000");
+		    " at most 50, biller_max_sessions 1..1000, client_max_sessions and"
+		    " jobs_conversations 1..10000");
 		return -1;
 	}
 	if (vault_check(c, err, errlen) != 0)

@@ -58,6 +58,7 @@ struct config {
 	int		 jobs_workers;		/* forked workers per bds-jobs run */
 	char		*jobs_retry_schedule;	/* seconds after attempt 1, 2...: "5,30,..." */
 	int		 jobs_poll_ms;		/* longest wait between claims */
+	int		 jobs_conversations;	/* biller jobs in flight at once per worker */
 	/* connect flow (issue 10) */
 	char		*link_url;		/* the link host's base URL, no trailing slash:
 						 * connect_url, hosted_url, CORS origin */
@@ -78,6 +79,7 @@ struct config {
 	int		 refresh_backoff_max_s;	/* ... capped here */
 	int		 degraded_after_s;	/* transient failures this long: CONNECTION_DEGRADED */
 	int		 biller_max_sessions;	/* portal sessions at once per biller */
+	int		 client_max_sessions;	/* portal sessions at once per client */
 	/* issue 13 rtl: requests to link and biller discovery */
 	int		 rtl_expiry_days;	/* PENDING/IN_PROGRESS older than this: EXPIRED */
 	char		*discovery_hosts;	/* "name=addr[|addr],...": fixed answers for

@@ -66,13 +66,9 @@ queue_may_start(const struct queue_batch *b, int need_seconds)
 	return now_ms() + (long long)need_seconds * 1000 <= b->lease_end_ms;
 }
 
-/*
- * Make j's outcome final: a retry after the last attempt fails, and a
- * retry gets its delay: the schedule's with jitter, or Retry-After when
- * that is longer (never sooner than the endpoint asked).
- */
-static void
-resolve(const struct queue_sender *s, struct queue_job *j)
+/* Never sooner than the endpoint asked (Retry-After). */
+void
+queue_resolve(const struct queue_sender *s, struct queue_job *j)
 {
 	int delay;
 
@@ -88,8 +84,8 @@ resolve(const struct queue_sender *s, struct queue_job *j)
 		j->delay_ms = (long long)j->retry_after * 1000;
 }
 
-static void
-log_outcome(const struct queue_sender *s, const struct queue_job *j)
+void
+queue_log_outcome(const struct queue_sender *s, const struct queue_job *j)
 {
 	const char *error = j->error != NULL ? j->error : "unknown error";
 
@@ -153,7 +149,7 @@ record(struct db *d, struct arena *a, const struct queue_sender *s,
 		return -1;
 	}
 	j->recorded = strcmp(PQcmdTuples(res), "1") == 0;
-	log_outcome(s, j);
+	queue_log_outcome(s, j);
 	return 0;
 }
 
@@ -211,7 +207,7 @@ queue_batch_run(struct db *d, struct arena *a, const struct queue_sender *s,
 	for (i = 0; i < ngave; i++)
 		b.jobs[b.n++] = gave_up[i];
 	for (i = 0; i < b.n; i++)
-		resolve(s, &b.jobs[i]);
+		queue_resolve(s, &b.jobs[i]);
 	rc = n;
 	if (s->record_batch != NULL && b.n > 0) {
 		if (s->record_batch(s->ctx, &b) == -1) {
@@ -220,7 +216,7 @@ queue_batch_run(struct db *d, struct arena *a, const struct queue_sender *s,
 			rc = -1;
 		} else {
 			for (i = 0; i < b.n; i++)
-				log_outcome(s, &b.jobs[i]);
+				queue_log_outcome(s, &b.jobs[i]);
 		}
 	} else {
 		for (i = 0; i < b.n; i++)
@@ -231,10 +227,8 @@ queue_batch_run(struct db *d, struct arena *a, const struct queue_sender *s,
 	return rc;
 }
 
-/* Read what the socket holds and drop the queued notifications (they are
- * only wake-ups); returns how many there were. */
-static int
-drain_notifies(PGconn *c)
+int
+queue_drain_notifies(PGconn *c)
 {
 	PGnotify *nt;
 	int n = 0;
@@ -249,10 +243,9 @@ drain_notifies(PGconn *c)
 	return n;
 }
 
-/* LISTEN on the current connection unless it already does (a reconnect
- * brings a fresh session that listens to nothing). */
-static int
-listen_on(struct db *d, const char *channel, PGconn **listening, int *backend)
+/* A reconnect brings a fresh session that listens to nothing. */
+int
+queue_listen(struct db *d, const char *channel, PGconn **listening, int *backend)
 {
 	PGconn *c = db_conn(d);
 	PGresult *res;
@@ -306,7 +299,7 @@ wait_wake(struct db *d, long long ms, volatile sig_atomic_t *stop)
 		n = ppoll(&pfd, 1, &ts, &old);
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	if (n > 0)
-		(void)drain_notifies(c);
+		(void)queue_drain_notifies(c);
 }
 
 int
@@ -329,7 +322,7 @@ queue_run(struct db *d, struct queue_sender *const *senders, size_t n,
 		/* LISTEN before the first claim: a row committed after the
 		 * claim's snapshot then always wakes us */
 		if (db_ensure(d) != 0 ||
-		    listen_on(d, o->channel, &listening, &backend) != 0)
+		    queue_listen(d, o->channel, &listening, &backend) != 0)
 			failed = 1;
 		for (i = 0; i < n && !failed; i++) {
 			int k;
@@ -360,7 +353,7 @@ queue_run(struct db *d, struct queue_sender *const *senders, size_t n,
 		else if (o->once)
 			break;
 		/* a notification that arrived with a batch's results is queued */
-		if (!failed && drain_notifies(db_conn(d)) > 0)
+		if (!failed && queue_drain_notifies(db_conn(d)) > 0)
 			continue;
 		if (end != 0 && end - now_ms() < left)
 			left = end - now_ms();

@@ -201,6 +201,25 @@ int	 queue_may_start(const struct queue_batch *b, int need_seconds);
  * jitter; -1 when that attempt was the last. */
 int	 queue_backoff(const struct queue_sender *s, int attempt);
 
+/*
+ * Make j's outcome final before it is recorded: a retry after the last
+ * attempt fails, and a retry gets its delay_ms (the schedule's, with
+ * jitter, or Retry-After when that is longer).
+ */
+void	 queue_resolve(const struct queue_sender *s, struct queue_job *j);
+/* The log line of a recorded job. */
+void	 queue_log_outcome(const struct queue_sender *s, const struct queue_job *j);
+/*
+ * LISTEN on channel on d's current connection unless *listening already is
+ * that connection (backend pid *backend); 0 ok (also for a NULL channel),
+ * -1. A runner with a loop of its own (bds-jobs) uses these two; queue_run
+ * does the same.
+ */
+int	 queue_listen(struct db *d, const char *channel, PGconn **listening, int *backend);
+/* Read the socket and drop the notifications queued (they are only
+ * wake-ups); how many there were. */
+int	 queue_drain_notifies(PGconn *c);
+
 /* ---- the runners' command line (queue_cli.c) ---- */
 
 /*

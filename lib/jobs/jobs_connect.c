@@ -1,7 +1,8 @@
 /*
  * The connect job (kind "connect", subject: a link session): logs in to the
  * biller with the session's sealed credentials, in bds-jobs and never in an
- * API worker, and records the outcome on the session. On success the link
+ * API worker (its fetch, no transaction open), and records the outcome on
+ * the session (its apply, one transaction). On success the link
  * is made (create mode: links_create, then link.completed once) or repaired
  * in place (update mode: same link id, no second link.completed), and the
  * session gets its public token or, in a hosted flow, is exchanged here.
@@ -19,6 +20,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/arena.h"
 #include "core/req.h"
 #include "jobs/connectors/connector.h"
 #include "jobs/jobs.h"
@@ -95,44 +97,84 @@ attempt(struct req *r, const struct connector *c, const struct links_connect_job
 	return st;
 }
 
+/* What the fetch leaves for the apply. */
+struct connect_run {
+	int		 gone;		/* nothing to do: exited, expired or done */
+	int		 st;		/* the connector's status, -1: no biller */
+	int		 wrong;		/* the user's MFA answer was refused */
+	struct connector_session cs;
+	struct connector_target t;
+};
+
+/*
+ * The fetch, outside any transaction: the session and its credentials
+ * (read, not held), then the login or the answer to the kept challenge,
+ * each HTTP exchange a yield to the runner's loop.
+ */
 enum jobs_outcome
-jobs_connect_run(struct req *r, struct jobs_job *job)
+jobs_connect_fetch(struct req *r, struct jobs_job *job)
 {
 	const struct jobs_kind *kind = jobs_kind_find("connect");
-	struct connector_target t;
-	struct connector_session cs;
+	struct connect_run *u = arena_alloc(r->arena, sizeof(*u));
 	struct links_connect_job j;
 	const struct connector *c;
 	struct timespec now;
-	const char *link_id;
-	int rc, counts, wrong, st;
+	int rc;
 
+	memset(u, 0, sizeof(*u));
+	job->state = u;
 	if ((rc = links_connect_job_load(r, job->client_id, job->subject_id, &j)) < 0)
 		return retry(job, "cannot load the link session");
-	if (rc == 0)
-		return JOBS_DONE;	/* exited, expired or already done */
+	if (rc == 0) {
+		u->gone = 1;	/* exited, expired or already done */
+		return JOBS_DONE;
+	}
 	if ((c = connector_find(j.connector)) == NULL ||
-	    (rc = connector_target_load(r, j.biller_id, &t)) == 0) {
-		if (links_connect_job_failed(r, &j, "BILLER_UNAVAILABLE", 0) != 0)
-			return retry(job, "cannot record the outcome");
+	    (rc = connector_target_load(r, j.biller_id, &u->t)) == 0) {
+		u->st = -1;
 		return JOBS_DONE;
 	}
 	if (rc < 0)
 		return retry(job, "cannot load the biller");
-	if ((rc = jobs_biller_slot(r, job, c, j.biller_id)) != 1)
-		return rc == 0 ? JOBS_DEFER : retry(job, "cannot take a biller session slot");
 	clock_gettime(CLOCK_MONOTONIC, &now);
-	t.deadline_ms = (long long)now.tv_sec * 1000 + now.tv_nsec / 1000000 +
+	u->t.deadline_ms = (long long)now.tv_sec * 1000 + now.tv_nsec / 1000000 +
 	    ((kind != NULL ? kind->lease_s : 60) - CONNECT_MARGIN_S) * 1000LL;
-	connector_session_init(&cs, &t);
-	if ((st = attempt(r, c, &j, &cs, &wrong)) < 0)
+	connector_session_init(&u->cs, &u->t);
+	if ((u->st = attempt(r, c, &j, &u->cs, &u->wrong)) < 0)
 		return retry(job, "database failure");
-	if (st == CONN_MFA_REQUIRED || (st == CONN_MFA_FAILED && cs.mfa_type != NULL)) {
+	return JOBS_DONE;
+}
+
+/*
+ * The apply, in the runner's one transaction: the session locked again
+ * (one that ended meanwhile takes nothing), then the outcome recorded.
+ */
+enum jobs_outcome
+jobs_connect_apply(struct req *r, struct jobs_job *job)
+{
+	struct connect_run *u = job->state;
+	struct connector_session *cs = &u->cs;
+	struct links_connect_job j;
+	const char *link_id;
+	int rc, counts, st = u->st;
+
+	if (u->gone)
+		return JOBS_DONE;
+	if ((rc = links_connect_job_load(r, job->client_id, job->subject_id, &j)) < 0)
+		return retry(job, "cannot load the link session");
+	if (rc == 0)
+		return JOBS_DONE;	/* exited or expired while the biller answered */
+	if (st < 0) {
+		if (links_connect_job_failed(r, &j, "BILLER_UNAVAILABLE", 0) != 0)
+			return retry(job, "cannot record the outcome");
+		return JOBS_DONE;
+	}
+	if (st == CONN_MFA_REQUIRED || (st == CONN_MFA_FAILED && cs->mfa_type != NULL)) {
 		/* ask (again): a wrong answer is shown as MFA_FAILED and counted */
-		if ((cs.mfa_state != NULL &&
-		    connector_challenge_put(r, j.client_id, j.session_id, cs.mfa_state) != 0) ||
-		    links_connect_job_mfa(r, &j, cs.mfa_type, cs.mfa_prompt,
-		    wrong ? "MFA_FAILED" : NULL) != 0)
+		if ((cs->mfa_state != NULL &&
+		    connector_challenge_put(r, j.client_id, j.session_id, cs->mfa_state) != 0) ||
+		    links_connect_job_mfa(r, &j, cs->mfa_type, cs->mfa_prompt,
+		    u->wrong ? "MFA_FAILED" : NULL) != 0)
 			return retry(job, "cannot record the outcome");
 		return JOBS_DONE;
 	}
@@ -148,14 +190,14 @@ jobs_connect_run(struct req *r, struct jobs_job *job)
 	 * later login of the link */
 	if (strcmp(j.mode, "update") == 0) {
 		if (links_repair(r, j.client_id, j.update_link_id, j.username, j.password) != 0 ||
-		    (cs.device_token_new && links_credentials_device_set(r, j.client_id,
-		    j.update_link_id, cs.device_token) != 0))
+		    (cs->device_token_new && links_credentials_device_set(r, j.client_id,
+		    j.update_link_id, cs->device_token) != 0))
 			return retry(job, "cannot repair the link");
 		link_id = j.update_link_id;
 	} else {
 		struct links_new n = { j.client_id, j.environment, j.client_user_id, j.biller_id,
 			j.scopes, j.username, j.password, j.link_token_id,
-			cs.device_token_new ? cs.device_token : NULL };
+			cs->device_token_new ? cs->device_token : NULL };
 		struct links_row row;
 
 		if (links_create(r, &n, &row) != 0 ||

@@ -1,7 +1,8 @@
 /*
  * The reconciliation job (kind "reconcile", subject a link id): queued by a
  * retrieval that stored a new statement and nightly by `bdsctl jobs`; runs
- * bills_reconcile_link (bills_status.h) in the runner's one transaction.
+ * bills_reconcile_link (bills_status.h) as its apply, in the runner's one
+ * transaction (it has no fetch: no network).
  * Idempotent: a bill is reverted at most once per newer statement, so a
  * retried or repeated job emits nothing more.
  */
@@ -12,7 +13,7 @@
 #include "jobs/jobs.h"
 
 enum jobs_outcome
-jobs_reconcile_run(struct req *r, struct jobs_job *job)
+jobs_reconcile_apply(struct req *r, struct jobs_job *job)
 {
 	if (job->client_id == NULL || job->subject_id == NULL) {
 		job->error = "reconcile job without a link";

@@ -7,7 +7,11 @@
  * answer is validated by the connector before anything is written: a
  * malformed or failed call fails the run with nothing written.
  *
- * Then, in the one transaction the runner opens, per account: upsert it;
+ * That is the fetch: no transaction is open and no row is locked while the
+ * biller answers (the runner's claim keeps two runs of one link apart).
+ * Then the apply, in the one transaction the runner opens: the link's row
+ * locked and looked at again (revoked or disconnected meanwhile: nothing is
+ * written), and per account: upsert it;
  * the payments turned reversed (bills_payment_store: the bill goes back,
  * status_reverted observed_payment_reversed, before its statement shows
  * the balance again); every statement oldest first (bills_store:
@@ -19,9 +23,8 @@
  * match, paid / partially_paid). Then the link's reconciliation when a
  * statement was new, its sync fields and, after the first successful
  * retrieval, connection.ready (once, emitted last in the same transaction).
- * The link's row is locked for the whole run, so two runners never
- * retrieve one link at once and a run killed midway leaves nothing behind
- * (its job is retried after the lease).
+ * A run killed midway leaves nothing behind (its job is retried after the
+ * lease).
  *
  * Failures: rejected credentials or a lock → DISCONNECTED
  * credentials_rejected INVALID_CREDENTIALS; CONN_DEGRADED →
@@ -78,8 +81,10 @@ struct run {
 	struct racct		*acct;
 	size_t			 nacct;
 	long long		 since_seq;
+	int			 gone;		/* nothing to do: revoked, disconnected */
+	enum connector_status	 st;		/* the conversation's outcome */
+	long long		 t0;		/* the run's start (monotonic ns) */
 	int			 fresh;		/* a statement was new */
-	int			 ok;		/* the whole retrieval succeeded */
 };
 
 static long long
@@ -468,30 +473,39 @@ store(struct run *u)
 	return 0;
 }
 
-/* The run after login: accounts, fetch, documents, store, sync fields. */
-static enum jobs_outcome
-retrieve(struct run *u)
+/* The conversation after login: accounts, statements and payments,
+ * documents; nothing written but content-addressed document files. The
+ * connector's status; on a document store failure CONN__MAX (*why set). */
+static enum connector_status
+converse(struct run *u, const char **why)
 {
 	struct req *r = u->r;
 	struct connector_account *accts = NULL;
 	enum connector_status st;
-	const char *why = "database failure";
-	long long count;
 	int rc;
 
 	if ((st = u->conn->accounts(r->arena, &u->s, &accts, &u->nacct)) != CONN_OK)
-		return failed(u, st);
+		return st;
 	u->acct = arena_alloc(r->arena, (u->nacct + 1) * sizeof(*u->acct));
 	memset(u->acct, 0, (u->nacct + 1) * sizeof(*u->acct));
 	if ((st = fetch(u, accts)) != CONN_OK)
-		return failed(u, st);
-	if (connector_known_load(r, u->job->client_id, u->job->subject_id, &u->known,
-	    &u->nknown) != 0)
-		return retry(u->job, why);
-	if ((rc = documents(u, &why)) != 0)
-		return rc < 0 ? retry(u->job, why) : failed(u, (enum connector_status)rc);
+		return st;
+	if ((rc = documents(u, why)) != 0)
+		return rc < 0 ? CONN__MAX : (enum connector_status)rc;
+	return CONN_OK;
+}
+
+/* Everything fetched, written: store, reconciliation, sync fields. */
+static enum jobs_outcome
+write_all(struct run *u)
+{
+	struct req *r = u->r;
+	const char *why = "database failure";
+	long long count, run_ns;
+	int rc;
+
 	if ((rc = store(u)) != 0)
-		return retry(u->job, rc == -2 ? "document store failure" : "database failure");
+		return retry(u->job, rc == -2 ? "document store failure" : why);
 	/* a new statement may show an older bill's balance unpaid */
 	if (u->fresh && jobq_add(r, "reconcile", u->job->client_id, u->bl.environment,
 	    u->job->subject_id, NULL, 0) != 0)
@@ -499,7 +513,13 @@ retrieve(struct run *u)
 	if ((count = bills_count(r, u->job->client_id, u->job->subject_id)) < 0 ||
 	    links_sync_done(r, u->job->client_id, u->job->subject_id, count) != 0)
 		return retry(u->job, why);
-	u->ok = 1;
+	run_ns = mono_ns() - u->t0;
+	if (connector_link_timing(r, u->job->client_id, u->job->subject_id, u->s.portal_ns,
+	    run_ns) != 0)
+		return retry(u->job, why);
+	log_msg("info", "retrieval %s: %zu accounts, %d calls, %lld ms in the biller"
+	    " of %lld ms", u->job->subject_id, u->nacct, u->s.calls, u->s.portal_ns / 1000000,
+	    run_ns / 1000000);
 	return JOBS_DONE;
 }
 
@@ -515,77 +535,110 @@ deadline_ms(void)
 	return mono_ns() / 1000000 + (lease - RETRIEVAL_MARGIN_S) * 1000;
 }
 
+/*
+ * The fetch, outside any transaction: the link, its biller and its
+ * credentials read (and let go: no lock is held while the biller answers;
+ * the runner's claim keeps two runs of one link apart), what is stored of
+ * it, then the whole conversation with the biller, each HTTP exchange a
+ * yield to the runner's loop. A transient failure ends the run here.
+ */
 enum jobs_outcome
-jobs_retrieval_run(struct req *r, struct jobs_job *job)
+jobs_retrieval_fetch(struct req *r, struct jobs_job *job)
 {
-	long long t0 = mono_ns();
+	struct run *u = arena_alloc(r->arena, sizeof(*u));
 	struct links_credentials cred;
 	struct links_retrieval lr;
-	enum connector_status st;
-	enum jobs_outcome out;
-	struct run u;
+	const char *why = "database failure";
 	int rc;
 
+	memset(u, 0, sizeof(*u));
+	job->state = u;
+	u->r = r;
+	u->job = job;
+	u->t0 = mono_ns();
 	if (job->client_id == NULL || job->subject_id == NULL) {
 		job->error = "retrieval job without a link";
 		return JOBS_FAILED;
 	}
-	memset(&u, 0, sizeof(u));
-	u.r = r;
-	u.job = job;
 	if ((rc = links_retrieval_load(r, job->client_id, job->subject_id, &lr)) < 0)
-		return retry(job, "database failure");
+		return retry(job, why);
 	/* A link revoked or disconnected since the job was queued: nothing to do. */
-	if (rc == 0 || strcmp(lr.status, "ACTIVE") != 0)
+	if (rc == 0 || strcmp(lr.status, "ACTIVE") != 0) {
+		u->gone = 1;
 		return JOBS_DONE;
-	if ((u.conn = connector_find(lr.connector)) == NULL) {
+	}
+	if ((u->conn = connector_find(lr.connector)) == NULL) {
 		job->error = "unknown connector";
 		return JOBS_FAILED;
 	}
-	if ((rc = jobs_biller_slot(r, job, u.conn, lr.biller_id)) != 1)
-		return rc == 0 ? JOBS_DEFER : JOBS_RETRY;	/* job->error set */
-	if ((rc = connector_target_load(r, lr.biller_id, &u.t)) <= 0)
-		return rc < 0 ? retry(job, "database failure") : JOBS_DONE;
-	u.t.deadline_ms = deadline_ms();
-	u.bl.client_id = job->client_id;
-	u.bl.environment = lr.environment;
-	u.bl.link_id = job->subject_id;
-	u.bl.client_user_id = lr.client_user_id;
-	u.bl.biller_id = lr.biller_id;
-	u.bl.biller_name = lr.biller_name;
+	if ((rc = connector_target_load(r, lr.biller_id, &u->t)) <= 0) {
+		u->gone = rc == 0;
+		return rc < 0 ? retry(job, why) : JOBS_DONE;
+	}
+	u->t.deadline_ms = deadline_ms();
+	u->bl.client_id = job->client_id;
+	u->bl.environment = lr.environment;
+	u->bl.link_id = job->subject_id;
+	u->bl.client_user_id = lr.client_user_id;
+	u->bl.biller_id = lr.biller_id;
+	u->bl.biller_name = lr.biller_name;
 	/* a portal biller's bills come from a real portal, whatever the key */
-	u.bl.source = strcmp(u.conn->name, "sandbox") == 0 ? "sandbox" : "connector";
+	u->bl.source = strcmp(u->conn->name, "sandbox") == 0 ? "sandbox" : "connector";
 
-	/* Locks the link's row until the runner commits or rolls back. */
-	if ((rc = links_credentials_open(r, job->client_id, job->subject_id, &cred)) <= 0)
-		return rc == 0 ? JOBS_DONE : retry(job, "credentials unavailable");	/* 0: revoked */
-	u.q.refresh = cred.refresh_count;
-	u.q.repairs = cred.repairs;
+	if ((rc = links_credentials_open(r, job->client_id, job->subject_id, &cred)) <= 0) {
+		u->gone = rc == 0;	/* 0: revoked */
+		return rc == 0 ? JOBS_DONE : retry(job, "credentials unavailable");
+	}
+	u->q.refresh = cred.refresh_count;
+	u->q.repairs = cred.repairs;
 	if (connector_since(r, job->client_id, job->subject_id, r->cfg->portal_since_days,
-	    &u.q.since) != 0) {
+	    &u->q.since) != 0 ||
+	    connector_known_load(r, job->client_id, job->subject_id, &u->known,
+	    &u->nknown) != 0) {
 		links_credentials_wipe(&cred);
-		return retry(job, "database failure");
+		return retry(job, why);
 	}
-	connector_session_init(&u.s, &u.t);
-	u.s.device_token = cred.device_token;
+	connector_session_init(&u->s, &u->t);
+	u->s.device_token = cred.device_token;
 	/* the credentials stay open for a login again (session_expired) until
-	 * the run ends */
-	st = u.conn->login(r->arena, &u.s, cred.username, cred.password);
-	if (st == CONN_MFA_REQUIRED && strcmp(u.conn->name, "sandbox") == 0)
-		st = u.conn->mfa(r->arena, &u.s, SANDBOX_MFA_ANSWER);
-	out = st != CONN_OK ? failed(&u, st) : retrieve(&u);
+	 * the conversation ends */
+	u->st = u->conn->login(r->arena, &u->s, cred.username, cred.password);
+	if (u->st == CONN_MFA_REQUIRED && strcmp(u->conn->name, "sandbox") == 0)
+		u->st = u->conn->mfa(r->arena, &u->s, SANDBOX_MFA_ANSWER);
+	if (u->st == CONN_OK)
+		u->st = converse(u, &why);
 	links_credentials_wipe(&cred);
-	if (u.ok) {
-		long long run_ns = mono_ns() - t0;
+	if (u->st == CONN__MAX)
+		return retry(job, why);
+	if (u->st == CONN_UNAVAILABLE || u->st == CONN_TRANSIENT)
+		return failed(u, u->st);	/* a retry: nothing to write */
+	return JOBS_DONE;
+}
 
-		if (connector_link_timing(r, job->client_id, job->subject_id, u.s.portal_ns,
-		    run_ns) != 0)
-			return retry(job, "database failure");
-		log_msg("info", "retrieval %s: %zu accounts, %d calls, %lld ms in the biller"
-		    " of %lld ms", job->subject_id, u.nacct, u.s.calls, u.s.portal_ns / 1000000,
-		    run_ns / 1000000);
+/*
+ * The apply, in the runner's one transaction: the link's row locked for
+ * this short write and looked at again (revoked or disconnected while the
+ * biller answered: nothing is written), then the outcome: the link
+ * disconnected, or every statement and payment stored.
+ */
+enum jobs_outcome
+jobs_retrieval_apply(struct req *r, struct jobs_job *job)
+{
+	struct run *u = job->state;
+	struct links_retrieval lr;
+	int rc;
+
+	if (u->gone)
+		return JOBS_DONE;
+	u->r = r;
+	if ((rc = links_retrieval_load(r, job->client_id, job->subject_id, &lr)) < 0)
+		return retry(job, "database failure");
+	if (rc == 0 || strcmp(lr.status, "ACTIVE") != 0) {
+		log_msg("info", "retrieval %s: the link is %s now; nothing written",
+		    job->subject_id, rc == 0 ? "gone" : lr.status);
+		return JOBS_DONE;
 	}
-	return out;
+	return u->st != CONN_OK ? failed(u, u->st) : write_all(u);
 }
 
 /* The runner's failure hook: a transient failure (RETRY, or the last

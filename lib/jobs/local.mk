@@ -2,13 +2,16 @@
 lib_libbds_a_SOURCES += \
 	%reldir%/jobs.c \
 	%reldir%/jobs.h \
+	%reldir%/jobs_conv.c \
+	%reldir%/jobs_conv.h \
+	%reldir%/jobs_loop.c \
 	%reldir%/connectors/connector.c \
 	%reldir%/connectors/connector.h \
 	%reldir%/connectors/sandbox.c \
 	%reldir%/jobs_connect.c \
 	%reldir%/jobs_reconcile.c \
 	%reldir%/jobs_retrieval.c
-# issue 12 portal: the portal connector and what the jobs keep for connectors
+# the portal connector and what the jobs keep for connectors
 lib_libbds_a_SOURCES += \
 	%reldir%/connectors/connector_db.c \
 	%reldir%/connectors/portal.c \

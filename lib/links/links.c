@@ -105,9 +105,12 @@ static struct db_stmt stmts[L__MAX] = {
 	    " WHERE " LINKS_BY_ID("l.", "")
 	    " RETURNING o.first, " DB_ISO("l.first_sync_completed_at") ", l.environment,"
 	    " l.client_user_id, l.biller_id" },
+	/* locked for a retrieval's apply (its short write); in its fetch, no
+	 * transaction is open and the lock ends with the statement. NO KEY:
+	 * rows that name the link (tokens, exchange) do not wait for it. */
 	[L_RETRIEVAL] = { "links_retrieval",
 	    "SELECT " RETRIEVAL_COLS " FROM links l JOIN billers b ON b.id = l.biller_id"
-	    " WHERE " LINKS_BY_ID("l.", "") },
+	    " WHERE " LINKS_BY_ID("l.", "") " FOR NO KEY UPDATE OF l" },
 };
 const struct db_stmt_set links_stmt_set = { "links", stmts, L__MAX };
 

@@ -117,7 +117,7 @@ struct links_credentials {
 	int refresh_count;	/* successful retrievals so far */
 	int repairs;		/* update-mode repairs so far */
 };
-/* Lock the link's row and open its credentials: 1 (c filled), 0 none (no
+/* Open the link's credentials (the row is not locked): 1 (c filled), 0 none (no
  * link or no credentials: revoked), -1 failure (database, or a sealed value
  * that does not open). */
 int	 links_credentials_open(struct req *, const char *client_id, const char *link_id,
@@ -166,9 +166,6 @@ long long links_refresh_due(const struct config *, struct db *, struct arena *);
  */
 int	 links_retrieval_failed(struct req *, const char *client_id, const char *link_id,
 	    int dead);
-/* Take one of the biller's biller_max_sessions slots for the caller's
- * transaction: 1 taken, 0 all busy (try later), -1 database failure. */
-int	 links_biller_slot(struct req *, const char *biller_id);
 /* bdsctl links refresh ID: queue an ACTIVE link's retrieval now (no
  * throttle). bdsctl links correct-reason ID FAMILY REASON: record the
  * correction and emit link.failure_reason_corrected. 0 ok, -1 (printed). */

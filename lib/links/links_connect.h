@@ -85,8 +85,9 @@ struct links_connect_job {
 	const char	*mfa_answer;		/* opened, NULL when none */
 };
 /*
- * The session of a connect job, locked (FOR UPDATE) in the job's
- * transaction, with its sealed credentials opened. 1 when it waits for a
+ * The session of a connect job, with its sealed credentials opened; locked
+ * (FOR UPDATE) when the caller is in a transaction (the job's apply), only
+ * read in its fetch. 1 when it waits for a
  * login (status connecting), 0 when there is nothing to do (exited,
  * expired, already done), -1 on a database failure or a seal that does
  * not open.

@@ -34,7 +34,7 @@ enum fix_col { FX_CLIENT, FX_ENV, FX_USER, FX_BILLER, FX_STATUS, FX_DISCONNECT, 
 enum fixed_col { FD_VERSION, FD_AT };
 
 enum {
-	R_DUE, R_FAILED, R_SLOT, R_FIND, R_FIX_LOAD, R_FIX_INSERT, R__MAX
+	R_DUE, R_FAILED, R_FIND, R_FIX_LOAD, R_FIX_INSERT, R__MAX
 };
 static struct db_stmt stmts[R__MAX] = {
 	/* the links due, marked to be tried again after the backoff cap
@@ -58,9 +58,6 @@ static struct db_stmt stmts[R__MAX] = {
 	    "  ELSE next_sync_at END"
 	    " WHERE " LINKS_BY_ID("", " AND status = 'ACTIVE'")
 	    " RETURNING coalesce(failing_since, now()) <= now() - make_interval(secs => $6::int)" },
-	[R_SLOT] = { "links_biller_slot",
-	    "SELECT s FROM generate_series(0, $2::int - 1) s"
-	    " WHERE pg_try_advisory_xact_lock(hashtext('bds biller ' || $1), s) LIMIT 1" },
 	[R_FIND] = { "links_refresh_find",
 	    "SELECT client_id, environment, status FROM links WHERE id = $1" },
 	[R_FIX_LOAD] = { "links_fix_load",
@@ -125,17 +122,6 @@ links_retrieval_failed(struct req *r, const char *client_id, const char *link_id
 		return 0;
 	return links_disconnect(r, client_id, link_id, "credentials_rejected",
 	    "CONNECTION_DEGRADED") < 0 ? -1 : 0;
-}
-
-int
-links_biller_slot(struct req *r, const char *biller_id)
-{
-	const char *p[2] = { biller_id, arena_printf(r->arena, "%d", r->cfg->biller_max_sessions) };
-	PGresult *res;
-
-	if ((res = db_query(r, &stmts[R_SLOT], 2, p)) == NULL)
-		return -1;
-	return PQntuples(res) == 1;
 }
 
 int

@@ -200,11 +200,12 @@ START_TEST(notify_wakes_a_sleeping_runner)
 	/* only a runner that polls once an hour: the notification must wake it */
 	ck_assert_msg(harness_jobs_stop() == 0, "%s", harness_error());
 	ck_assert_int_eq(pthread_create(&t, NULL, run_thread, &a), 0);
-	/* a bds-jobs backend other than the stack's sits idle after its claim:
-	 * the runner listens and sleeps */
+	/* a bds-jobs backend other than the stack's sits idle after its claim
+	 * (the claim's short transaction committed): the runner listens and
+	 * sleeps */
 	wait_true("SELECT count(*) >= 1 FROM pg_stat_activity"
 	    " WHERE application_name = 'bds-jobs' AND state = 'idle'"
-	    "   AND query LIKE 'WITH full_billers AS%'", NULL, 15000, "the runner going idle");
+	    "   AND query = 'COMMIT'", NULL, 15000, "the runner going idle");
 	enqueue("wake", "{}");
 	free(wait_status("wake", "done", 5000));
 	pthread_join(t, NULL);

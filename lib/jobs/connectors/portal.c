@@ -8,7 +8,8 @@
  * address public unless allow_private_targets, resolved once); every request
  * of the session is pinned to that address, follows no redirect and uses no
  * proxy. One easy handle per session keeps the connection alive between
- * calls. Each request has portal_connect_timeout_ms to connect and
+ * calls. In bds-jobs each request is a transfer on the runner's multi
+ * handle (conv_perform): the conversation waits, the runner does not. Each request has portal_connect_timeout_ms to connect and
  * portal_timeout_ms in all, never past the session's deadline; a JSON answer
  * may be PORTAL_JSON_MAX bytes, a document BILLS_DOC_MAX: the transfer stops
  * at the cap.
@@ -33,6 +34,7 @@
 #include "bills/bills_statement.h"
 #include "jobs/connectors/connector.h"
 #include "jobs/connectors/portal.h"
+#include "jobs/jobs_conv.h"
 
 #define PORTAL_USER_AGENT	"bds-portal/1"
 
@@ -286,7 +288,7 @@ request(struct arena *a, struct connector_session *s, const char *endpoint, cons
 	    curl_easy_setopt(p->c, CURLOPT_HTTPGET, 1L) != CURLE_OK))
 		return fail(s, CONN_TRANSIENT, "portal: libcurl refused an option");
 	t0 = mono_ns();
-	cc = curl_easy_perform(p->c);
+	cc = conv_perform(p->c);	/* yields to the runner's loop meanwhile */
 	s->portal_ns += mono_ns() - t0;
 	s->calls++;
 	if (b.p != NULL)
