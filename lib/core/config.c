@@ -30,6 +30,7 @@ static const char *const transports[] = { "spool", "smtp", NULL };
 
 static const struct centry entries[] = {
 	{ "database_url", C_STR, F(database_url), "dbname=bds" },
+	{ "api_lock_timeout_ms", C_INT, F(api_lock_timeout_ms), "1000" },
 	{ "socket_path", C_STR, F(socket_path), "/run/bds/api.sock" },
 	{ "socket_mode", C_OCTAL, F(socket_mode), "0660" },
 	{ "workers", C_INT, F(workers), "8" },
@@ -238,8 +239,10 @@ config_load(struct config *c, const char *path, char *err, size_t errlen)
 		    "jwt_seed" : "secret_key");
 		return -1;
 	}
-	if (c->workers < 0 || c->workers > 256 || c->body_limit <= 0) {
-		snprintf(err, errlen, "workers must be 0..256 and body_limit positive");
+	if (c->workers < 0 || c->workers > 256 || c->body_limit <= 0 ||
+	    c->api_lock_timeout_ms < 1 || c->api_lock_timeout_ms > 60000) {
+		snprintf(err, errlen, "workers must be 0..256, body_limit positive and"
+		    " api_lock_timeout_ms 1..60000");
 		return -1;
 	}
 	if (c->refresh_interval_s < 60 || c->refresh_jitter_pct > 50 ||

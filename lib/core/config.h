@@ -8,6 +8,7 @@
 
 struct config {
 	char		*database_url;		/* libpq conninfo */
+	int		 api_lock_timeout_ms;	/* an API statement's longest wait on a lock */
 	char		*socket_path;		/* FastCGI unix socket to create */
 	int		 socket_mode;		/* octal, e.g. 0660 */
 	int		 workers;		/* prefork workers, default 8 */

@@ -23,6 +23,7 @@ struct db_channel {
 struct db {
 	PGconn		*conn;
 	char		*conninfo;
+	char		*options;	/* the session's settings ("-c k=v ..."), or NULL */
 	unsigned	 gen;		/* this connection's generation (db_generation) */
 	int		 in_tx;
 	enum db_fail	 fail;
@@ -69,6 +70,18 @@ db_new(const char *conninfo)
 	return d;
 }
 
+int
+db_set_options(struct db *d, const char *options)
+{
+	char *o = options != NULL ? strdup(options) : NULL;
+
+	if (options != NULL && o == NULL)
+		return -1;
+	free(d->options);
+	d->options = o;
+	return 0;
+}
+
 void
 db_free(struct db *d)
 {
@@ -76,6 +89,7 @@ db_free(struct db *d)
 		return;
 	PQfinish(d->conn);
 	free(d->conninfo);
+	free(d->options);
 	free(d);
 }
 
@@ -172,7 +186,14 @@ db_ensure(struct db *d)
 	d->last_attempt_ms = t;
 	PQfinish(d->conn);
 	d->in_tx = 0;
-	d->conn = PQconnectdb(d->conninfo);
+	{
+		/* dbname expands a whole conninfo or URL; options adds to it */
+		const char *const keys[] = { "dbname", d->options != NULL ? "options" : NULL,
+			NULL };
+		const char *const vals[] = { d->conninfo, d->options, NULL };
+
+		d->conn = PQconnectdbParams(keys, vals, 1);
+	}
 	if (PQstatus(d->conn) != CONNECTION_OK) {
 		set_err(d, DB_UNAVAILABLE, NULL);
 		log_msg("warn", "database connection failed: %s", d->errmsg);

@@ -70,6 +70,9 @@ struct db;
 /* Create the handle; connects lazily, so it succeeds with the database away. */
 struct db *db_new(const char *conninfo);
 void	 db_free(struct db *);
+/* Settings for every session of d from its next connection on, as libpq's
+ * options ("-c lock_timeout=1000"); NULL none. 0 ok, -1 out of memory. */
+int	 db_set_options(struct db *, const char *options);
 /* Connect or reconnect if needed; 0 when the connection is usable. */
 int	 db_ensure(struct db *);
 /* 1 when the last call found the connection usable. */

@@ -131,6 +131,14 @@ api_db_error(struct req *r)
 		return api_error(r, 503, "SERVICE_UNAVAILABLE", "retry shortly",
 		    "the database is unavailable");
 	}
+	/* lock_not_available (lock_timeout) or a deadlock: a job or another
+	 * request holds the row; nothing was changed */
+	if (strcmp(db_sqlstate(r->db), "55P03") == 0 ||
+	    strcmp(db_sqlstate(r->db), "40P01") == 0) {
+		req_header_add(r, "Retry-After", "1");
+		return api_error(r, 409, "LOCK_TIMEOUT", "retry the request in a second",
+		    "another request or a background job is changing this object right now");
+	}
 	log_msg("error", "request %s: database error %s: %s", r->http.request_id,
 	    db_sqlstate(r->db), db_errmsg(r->db));
 	return api_error(r, 500, "INTERNAL_ERROR", NULL, "internal error");

@@ -516,6 +516,16 @@ server_worker(const struct config *cfg, int listen_fd)
 		goto err;
 	if ((w->db = db_new(cfg->database_url)) == NULL)
 		goto err;
+	/* a request never waits long on a row a job or another request
+	 * holds: past api_lock_timeout_ms it answers 409 LOCK_TIMEOUT
+	 * (api_db_error) */
+	{
+		char opt[64];
+
+		snprintf(opt, sizeof(opt), "-c lock_timeout=%d", cfg->api_lock_timeout_ms);
+		if (db_set_options(w->db, opt) != 0)
+			goto err;
+	}
 	(void)db_ensure(w->db);	/* connect early; requests retry when it is away */
 	arena_init(&w->a);
 	/*

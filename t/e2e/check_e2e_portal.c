@@ -1445,6 +1445,106 @@ START_TEST(unstructured_statement)
 END_TEST
 
 /* ------------------------------------------------------------------ */
+/* The runner while a biller answers slowly                            */
+
+#define SLOW_MS		7000	/* under the suite's portal_timeout_ms */
+#define SLOW_LINKS	4	/* biller_max_sessions: all at once */
+#define SANDBOX_BILLER	"blr_01900000-0000-7000-8000-000000000001"
+
+/* Requests of the biller in flight at the simulator now. */
+static long long
+in_flight(void)
+{
+	return sim_stat("power", "concurrent_requests");
+}
+
+/*
+ * SLOW_LINKS retrievals of one biller wait on its slow accounts call at
+ * once: conversations of the runner, more than its two workers. While
+ * every one of them is still in flight: another client's sandbox connect
+ * connects (it queues behind no biller); a refresh and a revoke of held
+ * links answer (no transaction or row lock is held across the network);
+ * another client's API call answers. Afterwards the revoked link's
+ * retrieval has written nothing, and the others stored their bills.
+ */
+START_TEST(slow_biller_holds_no_worker_and_no_lock)
+{
+	struct tenant t, other;
+	char *users[SLOW_LINKS], *links[SLOW_LINKS], *lt, *st, *s;
+	struct harness_resp *r;
+	long long end;
+	int i;
+
+	tenant_new(&t, 0);
+	tenant_new(&other, 0);
+	for (i = 0; i < SLOW_LINKS; i++) {
+		users[i] = user_of(33 + i);
+		knobs("power", users[i], harness_fmt("{\"delay_ms\":%d,"
+		    "\"delay_endpoint\":\"accounts\"}", SLOW_MS));
+		/* linked without waiting for the runner to go idle: the
+		 * retrievals before this one still wait on the biller */
+		st = session_open(&t, users[i], NULL, &lt);
+		r = page(st, "POST", "/v1/link-sessions/connect", harness_fmt("{\"biller_id\":\""
+		    POWER "\",\"username\":\"%s\",\"password\":\"%s\"}", users[i],
+		    pass_of(users[i])));
+		harness_expect(r, 202);
+		harness_resp_free(r);
+		links[i] = exchange(&t, current_connected(st), lt);
+		free(st);
+		free(lt);
+	}
+	/* every first retrieval waits on the biller */
+	for (end = harness_now_ms() + WAIT_MS; in_flight() < SLOW_LINKS;) {
+		ck_assert_msg(harness_now_ms() < end, "%lld of %d retrievals in flight",
+		    in_flight(), SLOW_LINKS);
+		harness_sleep_ms(20);
+	}
+	ck_assert_int_ge(sim_stat("power", "max_concurrent_requests"), SLOW_LINKS);
+
+	/* the sandbox connect of another client */
+	st = session_open(&other, "sandbox-user", NULL, &lt);
+	r = page(st, "POST", "/v1/link-sessions/connect", "{\"biller_id\":\"" SANDBOX_BILLER
+	    "\",\"username\":\"user_good\",\"password\":\"pass_good\"}");
+	harness_expect(r, 202);
+	harness_resp_free(r);
+	r = current_connected(st);
+	ck_assert_pstr_eq(devacct_str(r, "status"), "connected");
+	harness_resp_free(r);
+	/* refresh and revoke of links whose retrieval talks to the biller */
+	r = devacct_call("POST", "sandbox", harness_fmt("/v1/links/%s/refresh", links[0]),
+	    devacct_bearer(t.key), NULL, NULL);
+	ck_assert_msg(r->status == 202 || r->status == 429, "refresh: %ld %s", r->status,
+	    r->body);
+	harness_resp_free(r);
+	r = devacct_call("DELETE", "sandbox", harness_fmt("/v1/links/%s", links[1]),
+	    devacct_bearer(t.key), NULL, NULL);
+	harness_expect(r, 200);
+	harness_resp_free(r);
+	r = devacct_call("GET", "sandbox", "/v1/links", devacct_bearer(other.key), NULL, NULL);
+	harness_expect(r, 200);
+	harness_resp_free(r);
+	ck_assert_msg(in_flight() == SLOW_LINKS, "the slow retrievals ended first: %lld left",
+	    in_flight());
+
+	for (i = 0; i < SLOW_LINKS; i++) {
+		s = wait_done(links[i]);
+		ck_assert_msg(strncmp(s, "done 1 ", 7) == 0, "retrieval of %s: %s", links[i], s);
+		free(s);
+		ck_assert_int_eq(bills_live(links[i]), i == 1 ? 0 : STATEMENTS);
+	}
+	for (i = 0; i < SLOW_LINKS; i++) {
+		knobs("power", users[i], "{\"delay_ms\":0}");
+		free(users[i]);
+		free(links[i]);
+	}
+	free(st);
+	free(lt);
+	tenant_free(&other);
+	tenant_free(&t);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
 
 static void
 setup(void)
@@ -1541,6 +1641,7 @@ portal_suite(void)
 	ADD(tc, next_statement_shows_balance);
 	ADD(tc, unstructured_statement);
 	ADD(tc, sim_killed_mid_retrieval);
+	ADD(tc, slow_biller_holds_no_worker_and_no_lock);
 	suite_add_tcase(s, tc);
 	return s;
 }
