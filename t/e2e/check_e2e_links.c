@@ -595,6 +595,52 @@ START_TEST(delete_revokes_once)
 }
 END_TEST
 
+/*
+ * A link's row held by someone else (a job's short write, another
+ * request): refresh and revoke wait at most api_lock_timeout_ms and answer
+ * 409 LOCK_TIMEOUT with Retry-After, changing nothing; once the row is
+ * free they work. The test holds the lock from a connection of its own.
+ */
+START_TEST(locked_link_answers_409)
+{
+	struct tenant t;
+	struct harness_resp *r;
+	PGresult *res;
+	PGconn *holder;
+	const char *p[1];
+	char *id;
+
+	tenant_new(&dev_a, &t, "sandbox");
+	id = sandbox_link(t.key, "u-locked", NULL);
+	holder = PQconnectdb(harness_database_url());
+	ck_assert_int_eq(PQstatus(holder), CONNECTION_OK);
+	PQclear(PQexec(holder, "BEGIN"));
+	p[0] = id;
+	res = PQexecParams(holder, "SELECT 1 FROM links WHERE id = $1 FOR UPDATE", 1, NULL, p,
+	    NULL, NULL, 0);
+	ck_assert_int_eq(PQntuples(res), 1);
+	PQclear(res);
+	r = key_call(t.key, "POST", harness_fmt("/v1/links/%s/refresh", id), NULL, NULL);
+	harness_assert_coded(r, 409, "LOCK_TIMEOUT");
+	ck_assert_pstr_eq(harness_header(r, "Retry-After"), "1");
+	harness_resp_free(r);
+	r = key_call(t.key, "DELETE", harness_fmt("/v1/links/%s", id), NULL, NULL);
+	harness_assert_coded(r, 409, "LOCK_TIMEOUT");
+	harness_resp_free(r);
+	ck_assert_int_eq(devacct_sql_int("SELECT count(*) FROM links WHERE id = $1"
+	    " AND status = 'ACTIVE'", id, NULL), 1);
+	ck_assert_int_eq(events_of(t.client, "link.disconnected"), 0);
+	PQclear(PQexec(holder, "ROLLBACK"));
+	PQfinish(holder);
+	r = key_call(t.key, "DELETE", harness_fmt("/v1/links/%s", id), NULL, NULL);
+	harness_expect(r, 200);
+	ck_assert_pstr_eq(devacct_str(r, "status"), "REVOKED");
+	harness_resp_free(r);
+	free(id);
+	tenant_free(&t);
+}
+END_TEST
+
 /* refresh: 202 and a retrieval queued; 429 with Retry-After inside 10
  * minutes; accepted again once the window has passed. */
 START_TEST(refresh_and_cooldown)
@@ -869,6 +915,7 @@ links_suite(void)
 	tcase_add_test(tc, tenant_isolation);
 	tcase_add_test(tc, list_pages_and_filters);
 	tcase_add_test(tc, delete_revokes_once);
+	tcase_add_test(tc, locked_link_answers_409);
 	tcase_add_test(tc, refresh_and_cooldown);
 	tcase_add_test(tc, access_token_minted);
 	tcase_add_test(tc, sandbox_reset_login_once);
