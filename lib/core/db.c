@@ -6,6 +6,7 @@
 
 #include "core/arena.h"
 #include "core/auth.h"
+#include "core/clock.h"
 #include "core/db.h"
 #include "core/json.h"
 #include "core/log.h"
@@ -40,15 +41,6 @@ static unsigned db_generation;
 /* The last channel version handed out: process-wide, so a version is never
  * seen twice (not even by another struct db at a reused address). */
 static unsigned long long db_version_seq;
-
-static long long
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static void
 notice_quiet(void *arg, const PGresult *res)
@@ -177,7 +169,7 @@ db_ensure(struct db *d)
 
 	if (d->conn != NULL && PQstatus(d->conn) == CONNECTION_OK)
 		return 0;
-	t = now_ms();
+	t = mono_ms();
 	if (d->conn == NULL && d->last_attempt_ms != 0 &&
 	    t - d->last_attempt_ms < DB_RETRY_MS) {
 		d->fail = DB_UNAVAILABLE;

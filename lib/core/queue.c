@@ -8,10 +8,11 @@
 #include <time.h>
 
 #include "core/arena.h"
+#include "core/clock.h"
 #include "core/crypto.h"
 #include "core/db.h"
-#include "core/queue.h"
 #include "core/log.h"
+#include "core/queue.h"
 
 /* A job must be recorded at least this long before its lease ends. */
 #define QUEUE_LEASE_MARGIN_MS	2000
@@ -22,15 +23,6 @@ static const char *const outcome_names[QUEUE__MAX] = {
 	[QUEUE_RETRY] = "retry",
 	[QUEUE_FAILED] = "failed",
 };
-
-static long long
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 int
 queue_backoff(const struct queue_sender *s, int attempt)
@@ -63,7 +55,7 @@ queue_may_start(const struct queue_batch *b, int need_seconds)
 {
 	if (b->stop != NULL && *b->stop)
 		return 0;
-	return now_ms() + (long long)need_seconds * 1000 <= b->lease_end_ms;
+	return mono_ms() + (long long)need_seconds * 1000 <= b->lease_end_ms;
 }
 
 /* Never sooner than the endpoint asked (Retry-After). */
@@ -161,7 +153,7 @@ queue_batch_run(struct db *d, struct arena *a, const struct queue_sender *s,
 	const char *p[3] = { limit, lease, s->claim_arg };
 	struct queue_job *gave_up;
 	struct queue_batch b;
-	long long t0 = now_ms();
+	long long t0 = mono_ms();
 	size_t ngave = 0, i;
 	PGresult *res;
 	int n, rc;
@@ -306,7 +298,7 @@ int
 queue_run(struct db *d, struct queue_sender *const *senders, size_t n,
     const struct queue_opts *o)
 {
-	long long end = o->max_seconds > 0 ? now_ms() + o->max_seconds * 1000LL : 0;
+	long long end = o->max_seconds > 0 ? mono_ms() + o->max_seconds * 1000LL : 0;
 	PGconn *listening = NULL;
 	int backend = 0, rc = 0, down = 0;
 	struct arena a;
@@ -317,7 +309,7 @@ queue_run(struct db *d, struct queue_sender *const *senders, size_t n,
 		long long left = o->poll_ms;
 		size_t i;
 
-		if ((o->stop != NULL && *o->stop) || (end != 0 && now_ms() >= end))
+		if ((o->stop != NULL && *o->stop) || (end != 0 && mono_ms() >= end))
 			break;
 		/* LISTEN before the first claim: a row committed after the
 		 * claim's snapshot then always wakes us */
@@ -355,8 +347,8 @@ queue_run(struct db *d, struct queue_sender *const *senders, size_t n,
 		/* a notification that arrived with a batch's results is queued */
 		if (!failed && queue_drain_notifies(db_conn(d)) > 0)
 			continue;
-		if (end != 0 && end - now_ms() < left)
-			left = end - now_ms();
+		if (end != 0 && end - mono_ms() < left)
+			left = end - mono_ms();
 		wait_wake(d, left, o->stop);
 	}
 	arena_free(&a);

@@ -26,6 +26,7 @@
 #include <fcgiapp.h>
 
 #include "core/arena.h"
+#include "core/clock.h"
 #include "core/config.h"
 #include "core/db.h"
 #include "core/errors.h"
@@ -36,15 +37,6 @@
 
 #define MAX_WORKERS 256
 #define BODY_DRAIN_MAX (16LL << 20)	/* read and drop at most this much of a refused body */
-
-static long long
-now_us(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000000 + ts.tv_nsec / 1000;
-}
 
 int
 server_listen_path(const char *path, int mode, const char *group)
@@ -259,7 +251,7 @@ serve_one(FCGX_Request *fr, const struct config *cfg, struct db *db, struct aren
 {
 	struct req r;
 	enum http_parse pr;
-	long long t0 = now_us();
+	long long t0 = mono_us();
 
 	req_init(&r, cfg, db, a, NULL);	/* the id comes with the params */
 	r.start_us = t0;
@@ -286,7 +278,7 @@ serve_one(FCGX_Request *fr, const struct config *cfg, struct db *db, struct aren
 	FCGX_Finish_r(fr);
 	if (!keep)
 		conn_close(fr);
-	log_request(&r, now_us() - t0);
+	log_request(&r, mono_us() - t0);
 	arena_reset(a);
 }
 
@@ -476,12 +468,12 @@ worker_accept(struct worker *w)
 static void
 worker_drain(struct worker *w)
 {
-	long long end = now_us() + WORKER_STOP_GRACE_MS * 1000LL;
+	long long end = mono_us() + WORKER_STOP_GRACE_MS * 1000LL;
 	struct epoll_event ev;
 
 	(void)worker_listen(w, 0);
 	while (w->held.ipcFd >= 0) {
-		long long left = end - now_us();
+		long long left = end - mono_us();
 
 		if (epoll_wait(w->ep, &ev, 1, left > 0 ? (int)((left + 999) / 1000) : 0) <= 0)
 			break;
@@ -672,7 +664,7 @@ reap(struct master *m, int stopping)
 static void
 top_up(struct master *m)
 {
-	long long t = now_us();
+	long long t = mono_us();
 	int missing = m->want - count_live(m, 0);
 
 	if (missing <= 0)
@@ -692,7 +684,7 @@ top_up(struct master *m)
 static void
 roll(struct master *m)
 {
-	long long t = now_us();
+	long long t = mono_us();
 
 	for (int i = 0; i < MAX_WORKERS; i++) {
 		struct wslot *s = &m->w[i];
@@ -773,11 +765,11 @@ upgrade(struct master *m)
 		log_msg("error", "upgrade: fork: %s", strerror(errno));
 		return;
 	}
-	deadline = now_us() + 10000000;
+	deadline = mono_us() + 10000000;
 	while (waitpid(pid, &st, WNOHANG) == 0) {
 		struct timespec ms = { 0, 10 * 1000000 };
 
-		if (now_us() > deadline) {
+		if (mono_us() > deadline) {
 			kill(pid, SIGKILL);
 			waitpid(pid, &st, 0);
 			break;
@@ -814,7 +806,7 @@ static void
 adopt(struct master *m)
 {
 	const char *s = getenv("BDS_UPGRADE_WORKERS");
-	long long t = now_us();
+	long long t = mono_us();
 	int n = 0;
 
 	if (s == NULL)
@@ -841,7 +833,7 @@ adopt(struct master *m)
 static int
 drain_all(struct master *m)
 {
-	long long deadline = now_us() + (long long)master_cfg(m)->drain_timeout * 1000000;
+	long long deadline = mono_us() + (long long)master_cfg(m)->drain_timeout * 1000000;
 	struct timespec tick = { 0, 50 * 1000000 };
 	sigset_t chld;
 
@@ -859,12 +851,12 @@ drain_all(struct master *m)
 				left++;
 		if (left == 0)
 			return 0;
-		if (now_us() > deadline) {
+		if (mono_us() > deadline) {
 			log_msg("warn", "drain timeout: killing %d workers", left);
 			for (int i = 0; i < MAX_WORKERS; i++)
 				if (m->w[i].pid != 0)
 					kill(m->w[i].pid, SIGKILL);
-			deadline = now_us() + 5000000;
+			deadline = mono_us() + 5000000;
 		}
 		(void)sigtimedwait(&chld, NULL, &tick);
 	}

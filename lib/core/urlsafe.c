@@ -10,6 +10,7 @@
 #include <sys/socket.h>
 
 #include "core/arena.h"
+#include "core/clock.h"
 #include "core/urlsafe.h"
 
 static const char *const class_names[URLSAFE_CLASS__MAX] = {
@@ -369,15 +370,6 @@ urlsafe_parse(struct arena *a, const char *url, struct urlsafe_url *u, const cha
 
 /* ------------------------------------------------------------------ */
 /* The check                                                           */
-
-static long long
-mono_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 int
 urlsafe_resolve(const char *host, const struct addrinfo *hints, int ms,

@@ -13,6 +13,7 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+#include "core/clock.h"
 #include "jobs/jobs_conv.h"
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -60,15 +61,6 @@ static struct conv *cur;
 static const void *loop_bottom;
 static size_t loop_size;
 #endif
-
-static long long
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 int
 conv_loop_init(struct conv_loop *l)
@@ -240,7 +232,7 @@ conv_sleep(long long ms)
 			;
 		return;
 	}
-	c->wake_ms = now_ms() + ms;
+	c->wake_ms = mono_ms() + ms;
 	c->next_sleeper = c->loop->sleepers;
 	c->loop->sleepers = c;
 	while (c->wake_ms != 0)
@@ -252,7 +244,7 @@ conv_loop_step(struct conv_loop *l, struct curl_waitfd *extra, unsigned nextra,
     int timeout_ms)
 {
 	struct conv *ready = NULL, **pp, *c;
-	long long now = now_ms();
+	long long now = mono_ms();
 	CURLMsg *m;
 	int still, left, had = 0;
 	unsigned i;
@@ -287,7 +279,7 @@ conv_loop_step(struct conv_loop *l, struct curl_waitfd *extra, unsigned nextra,
 		c->next_ready = ready;
 		ready = c;
 	}
-	now = now_ms();
+	now = mono_ms();
 	for (pp = &l->sleepers; (c = *pp) != NULL;) {
 		if (c->wake_ms <= now) {
 			*pp = c->next_sleeper;

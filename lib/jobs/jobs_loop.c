@@ -25,6 +25,7 @@
 #include <time.h>
 
 #include "core/arena.h"
+#include "core/clock.h"
 #include "core/config.h"
 #include "core/db.h"
 #include "core/log.h"
@@ -57,15 +58,6 @@ struct loop {
 	struct jrun		*runs, **tail;	/* in claim order */
 	int			 nruns;
 };
-
-static long long
-now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
 
 static void
 fetch_run(void *arg)
@@ -165,7 +157,7 @@ claim(struct loop *l, struct arena *a)
 int
 jobs_loop_run(struct db *d, const struct config *cfg, const struct queue_opts *o)
 {
-	long long end = o->max_seconds > 0 ? now_ms() + o->max_seconds * 1000LL : 0;
+	long long end = o->max_seconds > 0 ? mono_ms() + o->max_seconds * 1000LL : 0;
 	long long next_claim = 0;
 	PGconn *listening = NULL;
 	int backend = 0, rc = 0, down = 0, more = 1;
@@ -188,9 +180,9 @@ jobs_loop_run(struct db *d, const struct config *cfg, const struct queue_opts *o
 	}
 	arena_init(&a);
 	for (;;) {
-		int stopping = (o->stop != NULL && *o->stop) || (end != 0 && now_ms() >= end);
+		int stopping = (o->stop != NULL && *o->stop) || (end != 0 && mono_ms() >= end);
 		struct curl_waitfd wfd = { 0, CURL_WAIT_POLLIN, 0 };
-		long long now = now_ms(), wait;
+		long long now = mono_ms(), wait;
 		PGconn *c;
 		int failed = 0, k;
 
@@ -208,7 +200,7 @@ jobs_loop_run(struct db *d, const struct config *cfg, const struct queue_opts *o
 				more = k == LOOP_CLAIM_BATCH ||
 				    (k > 0 && l.nruns < cfg->jobs_conversations);
 			}
-			next_claim = now_ms() + o->poll_ms;
+			next_claim = mono_ms() + o->poll_ms;
 			if (failed != down) {
 				log_msg(failed ? "warn" : "info", failed ?
 				    "jobs: database failing, retrying every %d ms" :
@@ -224,7 +216,7 @@ jobs_loop_run(struct db *d, const struct config *cfg, const struct queue_opts *o
 			break;
 		if (o->once && rc != 0)
 			more = 0;
-		wait = more ? 0 : next_claim - now_ms();
+		wait = more ? 0 : next_claim - mono_ms();
 		if (wait > LOOP_WAIT_MAX_MS)
 			wait = LOOP_WAIT_MAX_MS;
 		if (wait < 0)

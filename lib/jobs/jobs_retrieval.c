@@ -41,6 +41,7 @@
 #include <time.h>
 
 #include "core/arena.h"
+#include "core/clock.h"
 #include "core/config.h"
 #include "core/jobq.h"
 #include "core/log.h"
@@ -86,15 +87,6 @@ struct run {
 	long long		 t0;		/* the run's start (monotonic ns) */
 	int			 fresh;		/* a statement was new */
 };
-
-static long long
-mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
 
 static enum jobs_outcome
 retry(struct jobs_job *job, const char *why)

@@ -29,6 +29,7 @@
 #include <sodium.h>
 
 #include "core/arena.h"
+#include "core/clock.h"
 #include "core/config.h"
 #include "core/urlsafe.h"
 #include "bills/bills_statement.h"
@@ -63,15 +64,6 @@ struct pbuf {
 	size_t		 len, cap, max;
 	int		 over;
 };
-
-static long long
-mono_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
 
 static size_t
 sink(char *d, size_t size, size_t nmemb, void *arg)
