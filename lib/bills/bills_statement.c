@@ -67,17 +67,14 @@ bills_statement_attach(struct req *r, const char *client_id, const char *link_id
 	return db_exec(r->db, r->arena, &stmts[BS_ATTACH], 4, p) == NULL ? -1 : 0;
 }
 
-int
-bills_statement_keep(struct req *r, const struct bills_link *l, const struct bills_statement *st)
+const char *
+bills_statement_render(struct req *r, const char *biller_name, const struct bills_statement *st)
 {
 	unsigned char *pdf;
-	const char *sha;
 	size_t len;
 
-	pdf = bills_pdf_render(r->arena, l->biller_name, st, &len);
-	if ((sha = bills_docs_put(r->arena, r->cfg, pdf, len)) == NULL)
-		return -1;
-	return bills_statement_attach(r, l->client_id, l->link_id, st->ref, sha) == 0 ? 0 : -2;
+	pdf = bills_pdf_render(r->arena, biller_name, st, &len);
+	return bills_docs_put(r->arena, r->cfg, pdf, len);
 }
 
 /* The host a request came to, as signed: "live" or "sandbox". */

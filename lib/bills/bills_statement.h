@@ -68,10 +68,12 @@ int	 bills_statement_attach(struct req *, const char *client_id, const char *lin
 	    const char *statement_ref, const char *sha);
 /*
  * What a retrieval does for a statement that has a document and no
- * document body of its own (the sandbox's): render the PDF, store it,
- * attach it. 0 ok, -1 store failure, -2 database failure.
+ * document body of its own (the sandbox's), outside any transaction:
+ * render the PDF and store it content-addressed. Its hash (arena), NULL
+ * on a store failure; the bill is written with it (bills_store) or
+ * attached (bills_statement_attach).
  */
-int	 bills_statement_keep(struct req *, const struct bills_link *,
+const char *bills_statement_render(struct req *, const char *biller_name,
 	    const struct bills_statement *);
 
 /*

@@ -424,6 +424,22 @@ db_rollback(struct db *d)
 }
 
 int
+db_savepoint(struct db *d)
+{
+	if (!d->in_tx)
+		return -1;
+	return simple(d, "SAVEPOINT bds_mark", "SAVEPOINT");
+}
+
+int
+db_rollback_to_savepoint(struct db *d)
+{
+	if (!d->in_tx)
+		return -1;
+	return simple(d, "ROLLBACK TO SAVEPOINT bds_mark", "ROLLBACK");
+}
+
+int
 db_in_tx(const struct db *d)
 {
 	return d->in_tx;

@@ -135,6 +135,11 @@ unsigned long long db_channel_version(struct db *, const char *channel);
 int	 db_begin(struct db *);
 int	 db_commit(struct db *);
 void	 db_rollback(struct db *);
+/* One mark inside the open transaction (a second replaces it), and the
+ * way back to it: what came after is undone, the transaction goes on.
+ * 0 ok, -1 (no transaction, or the database failed). */
+int	 db_savepoint(struct db *);
+int	 db_rollback_to_savepoint(struct db *);
 int	 db_in_tx(const struct db *);
 
 enum db_fail db_last_fail(const struct db *);

@@ -9,9 +9,8 @@
  *
  * That is the fetch: no transaction is open and no row is locked while the
  * biller answers (the runner's claim keeps two runs of one link apart).
- * Then the apply, in the one transaction the runner opens: the link's row
- * locked and looked at again (revoked or disconnected meanwhile: nothing is
- * written), and per account: upsert it;
+ * Then the apply, in the one transaction the runner opens, per account:
+ * upsert it;
  * the payments turned reversed (bills_payment_store: the bill goes back,
  * status_reverted observed_payment_reversed, before its statement shows
  * the balance again); every statement oldest first (bills_store:
@@ -23,6 +22,8 @@
  * match, paid / partially_paid). Then the link's reconciliation when a
  * statement was new, its sync fields and, after the first successful
  * retrieval, connection.ready (once, emitted last in the same transaction).
+ * Last, the link's row is locked to the commit and looked at again: a link
+ * revoked or disconnected meanwhile gets nothing written.
  * A run killed midway leaves nothing behind (its job is retried after the
  * lease).
  *
@@ -43,6 +44,7 @@
 #include "core/arena.h"
 #include "core/clock.h"
 #include "core/config.h"
+#include "core/db.h"
 #include "core/jobq.h"
 #include "core/log.h"
 #include "core/req.h"
@@ -299,6 +301,33 @@ fetch(struct run *u, const struct connector_account *accts)
 }
 
 /*
+ * A connector without documents of its own (the sandbox): every
+ * statement's PDF rendered and stored content-addressed, before the
+ * apply's transaction. 0 ok, -1 on a store failure (*why).
+ */
+static int
+rendered(struct run *u, const char **why)
+{
+	for (size_t k = 0; k < u->nacct; k++) {
+		struct racct *ra = &u->acct[k];
+
+		for (size_t i = 0; i < ra->nst; i++) {
+			struct connector_statement *cs = &ra->st[i];
+
+			if (!cs->b.has_document || cs->b.withdrawn || !cs->structured)
+				continue;
+			if ((ra->sha[i] = bills_statement_render(u->r, u->bl.biller_name,
+			    &cs->b)) == NULL) {
+				*why = "document store failure";
+				return -1;
+			}
+			cs->b.sha256 = ra->sha[i];	/* a new bill is inserted with it */
+		}
+	}
+	return 0;
+}
+
+/*
  * The documents the link does not hold yet (a new statement, a new
  * revision, or none stored), newest first, fetched and stored
  * content-addressed: a file is harmless if the transaction later rolls
@@ -315,7 +344,7 @@ documents(struct run *u, const char **why)
 	size_t later = 0;
 
 	if (u->conn->document == NULL)
-		return 0;	/* rendered at the write (the sandbox) */
+		return rendered(u, why);
 	for (size_t k = 0; k < u->nacct; k++) {
 		struct racct *ra = &u->acct[k];
 
@@ -377,13 +406,13 @@ payments_store(struct run *u, const struct racct *ra, const char *status)
 	return 0;
 }
 
-/* One statement's write. 0 ok, -1 database failure, -2 document store. */
+/* One statement's write. 0 ok, -1 database failure. */
 static int
 statement_store(struct run *u, const struct racct *ra, size_t i)
 {
 	struct req *r = u->r;
 	const struct connector_statement *cs = &ra->st[i];
-	int created, rc;
+	int created;
 
 	if (!cs->structured)
 		return connector_unstructured_put(r, u->job->client_id, u->job->subject_id,
@@ -397,10 +426,6 @@ statement_store(struct run *u, const struct racct *ra, size_t i)
 	if (ra->sha[i] != NULL && !created)
 		return bills_statement_attach(r, u->job->client_id, u->job->subject_id,
 		    cs->b.ref, ra->sha[i]) == 0 ? 0 : -1;
-	/* no document function: the statement's PDF rendered and stored */
-	if (u->conn->document == NULL && cs->b.has_document &&
-	    (rc = bills_statement_keep(r, &u->bl, &cs->b)) != 0)
-		return rc == -2 ? -1 : -2;
 	return 0;
 }
 
@@ -431,7 +456,7 @@ unlisted_withdraw(struct run *u, const struct racct *ra)
 }
 
 /* Everything fetched, written in the runner's transaction. 0 ok, -1
- * database failure, -2 document store failure. */
+ * database failure. */
 static int
 store(struct run *u)
 {
@@ -494,10 +519,9 @@ write_all(struct run *u)
 	struct req *r = u->r;
 	const char *why = "database failure";
 	long long count, run_ns;
-	int rc;
 
-	if ((rc = store(u)) != 0)
-		return retry(u->job, rc == -2 ? "document store failure" : why);
+	if (store(u) != 0)
+		return retry(u->job, why);
 	/* a new statement may show an older bill's balance unpaid */
 	if (u->fresh && jobq_add(r, "reconcile", u->job->client_id, u->bl.environment,
 	    u->job->subject_id, NULL, 0) != 0)
@@ -608,29 +632,37 @@ jobs_retrieval_fetch(struct req *r, struct jobs_job *job)
 }
 
 /*
- * The apply, in the runner's one transaction: the link's row locked for
- * this short write and looked at again (revoked or disconnected while the
- * biller answered: nothing is written), then the outcome: the link
- * disconnected, or every statement and payment stored.
+ * The apply, in the runner's one transaction: the outcome written (the
+ * link disconnected, or every statement and payment stored), then the
+ * link's row locked to the commit and looked at again. A link revoked or
+ * disconnected while the biller answered, or while this wrote, gets
+ * nothing: the writes are undone to the mark before them. So a revoke
+ * never waits for more than the commit, and never sees bills after it.
  */
 enum jobs_outcome
 jobs_retrieval_apply(struct req *r, struct jobs_job *job)
 {
 	struct run *u = job->state;
-	struct links_retrieval lr;
+	enum jobs_outcome out;
 	int rc;
 
 	if (u->gone)
 		return JOBS_DONE;
 	u->r = r;
-	if ((rc = links_retrieval_load(r, job->client_id, job->subject_id, &lr)) < 0)
+	if (db_savepoint(r->db) != 0)
 		return retry(job, "database failure");
-	if (rc == 0 || strcmp(lr.status, "ACTIVE") != 0) {
-		log_msg("info", "retrieval %s: the link is %s now; nothing written",
-		    job->subject_id, rc == 0 ? "gone" : lr.status);
-		return JOBS_DONE;
+	out = u->st != CONN_OK ? failed(u, u->st) : write_all(u);
+	if (out != JOBS_DONE)
+		return out;
+	if ((rc = links_retrieval_active(r, job->client_id, job->subject_id)) < 0)
+		return retry(job, "database failure");
+	if (rc == 0 && u->st == CONN_OK) {
+		if (db_rollback_to_savepoint(r->db) != 0)
+			return retry(job, "database failure");
+		log_msg("info", "retrieval %s: the link is no longer ACTIVE; nothing written",
+		    job->subject_id);
 	}
-	return u->st != CONN_OK ? failed(u, u->st) : write_all(u);
+	return JOBS_DONE;
 }
 
 /* The runner's failure hook: a transient failure (RETRY, or the last

@@ -41,7 +41,7 @@ enum retrieval_col { RL_STATUS, RL_ENVIRONMENT, RL_USER_ID, RL_BILLER_ID, RL_BIL
 
 enum {
 	L_INSERT, L_REPAIR, L_TOKEN, L_GET, L_ENTITY, L_COMPLETED, L_DISCONNECT,
-	L_ACCOUNT_UPSERT, L_SYNC_DONE, L_RETRIEVAL, L__MAX
+	L_ACCOUNT_UPSERT, L_SYNC_DONE, L_RETRIEVAL, L_RETRIEVAL_LOCK, L__MAX
 };
 static struct db_stmt stmts[L__MAX] = {
 	[L_INSERT] = { "links_insert",
@@ -105,12 +105,14 @@ static struct db_stmt stmts[L__MAX] = {
 	    " WHERE " LINKS_BY_ID("l.", "")
 	    " RETURNING o.first, " DB_ISO("l.first_sync_completed_at") ", l.environment,"
 	    " l.client_user_id, l.biller_id" },
-	/* locked for a retrieval's apply (its short write); in its fetch, no
-	 * transaction is open and the lock ends with the statement. NO KEY:
-	 * rows that name the link (tokens, exchange) do not wait for it. */
 	[L_RETRIEVAL] = { "links_retrieval",
 	    "SELECT " RETRIEVAL_COLS " FROM links l JOIN billers b ON b.id = l.biller_id"
-	    " WHERE " LINKS_BY_ID("l.", "") " FOR NO KEY UPDATE OF l" },
+	    " WHERE " LINKS_BY_ID("l.", "") },
+	/* the last look of a retrieval's apply, held to its commit. NO KEY:
+	 * rows that name the link (tokens, exchange) do not wait for it. */
+	[L_RETRIEVAL_LOCK] = { "links_retrieval_lock",
+	    "SELECT status = 'ACTIVE' FROM links"
+	    " WHERE " LINKS_BY_ID("", "") " FOR NO KEY UPDATE" },
 };
 const struct db_stmt_set links_stmt_set = { "links", stmts, L__MAX };
 
@@ -311,6 +313,17 @@ links_retrieval_load(struct req *r, const char *client_id, const char *link_id,
 	lr->biller_name = PQgetvalue(res, 0, RL_BILLER_NAME);
 	lr->connector = PQgetvalue(res, 0, RL_CONNECTOR);
 	return 1;
+}
+
+int
+links_retrieval_active(struct req *r, const char *client_id, const char *link_id)
+{
+	const char *p[2] = { client_id, link_id };
+	PGresult *res;
+
+	if ((res = db_query(r, &stmts[L_RETRIEVAL_LOCK], 2, p)) == NULL)
+		return -1;
+	return PQntuples(res) == 1 && strcmp(PQgetvalue(res, 0, 0), "t") == 0;
 }
 
 const char *

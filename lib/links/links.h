@@ -109,6 +109,9 @@ struct links_retrieval {
 /* 1 found (*lr filled), 0 no such link of the client, -1 database failure. */
 int	 links_retrieval_load(struct req *, const char *client_id, const char *link_id,
 	    struct links_retrieval *lr);
+/* In the caller's transaction, the link's row locked to its end: 1 the
+ * link is ACTIVE, 0 not (or no such link), -1 database failure. */
+int	 links_retrieval_active(struct req *, const char *client_id, const char *link_id);
 /* A link's opened credentials (arena strings; wipe them after use). */
 struct links_credentials {
 	const char *username, *password;

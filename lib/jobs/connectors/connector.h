@@ -112,7 +112,7 @@ struct connector {
 	    const char *account_ref, const struct connector_query *q,
 	    struct bills_payment **out, size_t *n);
 	/* The statement's document (a PDF, at most BILLS_DOC_MAX bytes, arena).
-	 * NULL: the retrieval renders one (bills_statement_keep: the sandbox). */
+	 * NULL: the retrieval renders one (bills_statement_render: the sandbox). */
 	enum connector_status (*document)(struct arena *, struct connector_session *s,
 	    const char *statement_ref, const unsigned char **bytes, size_t *len);
 };
