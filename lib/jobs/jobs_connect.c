@@ -10,9 +10,13 @@
  * id, s.mfa_state) has it kept sealed with the session
  * (connector_challenge_put) while the user reads the prompt; the user's
  * answer then goes to that very challenge in the next run, never to a new
- * one. A wrong answer ends that challenge: the job logs in again for a new
- * one and shows it with MFA_FAILED (counted as a failed login). A new
- * connect (no answer yet) drops any kept challenge. The sandbox logs in and
+ * one. After a wrong answer (MFA_FAILED, counted as a failed login) the
+ * job logs in again for a new challenge once per session; after that the
+ * same challenge takes the next answers, so the biller's own limit on it
+ * holds (links_connect_job_rechallenge). A new connect (no answer yet)
+ * drops any kept challenge. Before any login, links_connect_job_load ends a
+ * session that must not log in (too many failures, a revoked or another
+ * person's link in update mode). The sandbox logs in and
  * answers in one run. A "remember this device" token the biller gives is
  * stored sealed with the link's credentials.
  */
@@ -65,7 +69,7 @@ attempt(struct req *r, const struct connector *c, const struct links_connect_job
 {
 	enum connector_status st;
 	const char *kept;
-	int err;
+	int err, fresh;
 
 	*wrong = 0;
 	if (j->mfa_answer == NULL) {
@@ -81,8 +85,14 @@ attempt(struct req *r, const struct connector *c, const struct links_connect_job
 		cs->mfa_state = kept;
 		if ((st = c->mfa(r->arena, cs, j->mfa_answer)) != CONN_MFA_FAILED)
 			return st;
-		/* that challenge is spent: a new one for the next answer */
 		*wrong = 1;
+		/* one new challenge per session; then the same one again */
+		if ((fresh = links_connect_job_rechallenge(r, j)) <= 0) {
+			cs->mfa_state = kept;
+			cs->mfa_type = j->mfa_type;
+			cs->mfa_prompt = j->mfa_prompt;
+			return fresh < 0 ? -1 : CONN_MFA_FAILED;
+		}
 		return c->login(r->arena, cs, j->username, j->password);
 	}
 	st = c->login(r->arena, cs, j->username, j->password);
