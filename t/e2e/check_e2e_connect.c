@@ -7,7 +7,10 @@
  * backend exchanges; the hosted flow exchanges server-side and fires
  * link.session_finished; exits fire it too; five failed logins end a
  * session; update mode repairs a link in place. CORS answers the link host
- * and the client's allowedOrigins only.
+ * and the client's allowedOrigins only. Guessing is bounded: per link
+ * token, per username (the biller simulator, tools/biller-sim, is the
+ * portal biller there), one fresh MFA challenge per session; update mode
+ * refuses a revoked link and another person's login before any login.
  *
  * Logins run in the stack's bds-jobs (harness): a test waits for the
  * runner to be idle, then reads the session. Rows are aged with SQL
@@ -1486,10 +1489,10 @@ START_TEST(update_other_username)
 	harness_expect(r, 201);
 	link = strdup(devacct_str(r, "link_id"));
 	harness_resp_free(r);
+	drive_connect(t.client);	/* its first retrieval: one account */
 	r = key_call(&t, "POST", harness_fmt("/v1/sandbox/links/%s/reset-login", link), NULL);
 	ck_assert_msg(r->status < 300, "%ld %s", r->status, r->body);
 	harness_resp_free(r);
-	drive_connect(t.client);
 
 	lt = link_token(&t, harness_fmt("{\"client_user_id\":\"user-o\",\"update\":"
 	    "{\"link_id\":\"%s\"}}", link));
