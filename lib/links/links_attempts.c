@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <sodium.h>
+
 #include "core/arena.h"
 #include "core/config.h"
 #include "core/crypto.h"
@@ -23,6 +25,7 @@
 #define LA_WINDOW(n)	"make_interval(secs => $" #n "::int)"
 
 enum { LA_TOKEN, LA_USERNAME, LA_RECORD, LA_SWEEP, LA__MAX };
+enum { TOKEN_FAILED };
 enum { USER_COUNT, USER_RETRY_AFTER };
 static struct db_stmt stmts[LA__MAX] = {
 	[LA_TOKEN] = { "la_token",
@@ -60,6 +63,7 @@ links_username_hash(struct req *r, const char *username)
 		if (*c >= 'A' && *c <= 'Z')
 			*c = (char)(*c - 'A' + 'a');
 	crypto_keyed_hash(r->cfg->secret_key, "connect_username", norm, h);
+	sodium_memzero(norm, n - i);
 	return crypto_hex_encode(r->arena, h, sizeof(h));
 }
 
@@ -120,7 +124,7 @@ links_attempts_spent(struct req *r, const char *client_id, const char *link_toke
 
 	if ((res = db_query(r, &stmts[LA_TOKEN], 2, p)) == NULL || PQntuples(res) != 1)
 		return -1;
-	if (atol(PQgetvalue(res, 0, 0)) >= LINKS_TOKEN_FAILURES_MAX)
+	if (atol(PQgetvalue(res, 0, TOKEN_FAILED)) >= LINKS_TOKEN_FAILURES_MAX)
 		return 1;
 	if (username_count(r, client_id, biller_id, uhash, &count, &wait) != 0)
 		return -1;
