@@ -417,10 +417,14 @@ links_session_billers(struct req *r, struct json_object *out)
 static int
 state_error(struct req *r, const struct session *s, const char *what)
 {
-	if (s->ended && s->v[S_ERROR] != NULL && strcmp(s->v[S_ERROR], "INVALID_CREDENTIALS") != 0 &&
-	    strcmp(s->v[S_ERROR], "MFA_FAILED") != 0)
+	const char *why = s->v[S_ERROR];
+
+	/* ended by its failed logins, or before a login (TOO_MANY_ATTEMPTS,
+	 * LINK_REVOKED) */
+	if (s->ended && why != NULL && strcmp(why, "INVALID_CREDENTIALS") != 0 &&
+	    strcmp(why, "MFA_FAILED") != 0)
 		return api_error(r, 409, "SESSION_ENDED", "start again with a new link token",
-		    "the session ended (%s)", s->v[S_ERROR]);
+		    "the session ended (%s)", why);
 	if (s->ended)
 		return api_error(r, 409, "SESSION_ENDED", "start again with a new link token",
 		    "the session ended after %d failed logins", LINKS_FAILED_LOGINS_MAX);
