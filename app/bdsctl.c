@@ -217,6 +217,7 @@ cmd_jobs(const struct config *cfg, struct db *d, struct arena *a, int argc,
 		{ "ended sessions", iam_ops_sweep_sessions },
 		{ "events older than 30 days", events_sweep },
 		{ "secrets of expired connect sessions", links_sessions_sweep },
+		{ "connect failures out of their window", links_attempts_sweep },
 	};
 	int rc = 0;
 	long long n;

@@ -60,7 +60,7 @@ static const struct db_stmt_set *const billers_sets[] = {
 static const struct db_stmt_set *const links_sets[] = {
 	&links_stmt_set, &links_api_stmt_set, &links_sandbox_stmt_set,
 	&links_tokens_stmt_set, &links_sessions_stmt_set, &links_exchange_stmt_set,
-	&links_vault_stmt_set, &links_refresh_stmt_set, NULL
+	&links_vault_stmt_set, &links_refresh_stmt_set, &links_attempts_stmt_set, NULL
 };
 static const struct db_stmt_set *const bills_sets[] = {
 	&bills_stmt_set,

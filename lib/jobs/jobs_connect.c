@@ -11,9 +11,13 @@
  * id, s.mfa_state) has it kept sealed with the session
  * (connector_challenge_put) while the user reads the prompt; the user's
  * answer then goes to that very challenge in the next run, never to a new
- * one. A wrong answer ends that challenge: the job logs in again for a new
- * one and shows it with MFA_FAILED (counted as a failed login). A new
- * connect (no answer yet) drops any kept challenge. The sandbox logs in and
+ * one. After a wrong answer (MFA_FAILED, counted as a failed login) the
+ * job logs in again for a new challenge once per session; after that the
+ * same challenge takes the next answers, so the biller's own limit on it
+ * holds (links_connect_job_rechallenge). A new connect (no answer yet)
+ * drops any kept challenge. Before any login, links_connect_job_load ends a
+ * session that must not log in (too many failures, a revoked or another
+ * person's link in update mode). The sandbox logs in and
  * answers in one run. A "remember this device" token the biller gives is
  * stored sealed with the link's credentials.
  */
@@ -21,6 +25,7 @@
 #include <time.h>
 
 #include "core/arena.h"
+#include "core/db.h"
 #include "core/req.h"
 #include "jobs/connectors/connector.h"
 #include "jobs/jobs.h"
@@ -67,7 +72,7 @@ attempt(struct req *r, const struct connector *c, const struct links_connect_job
 {
 	enum connector_status st;
 	const char *kept;
-	int err;
+	int err, fresh;
 
 	*wrong = 0;
 	if (j->mfa_answer == NULL) {
@@ -83,8 +88,14 @@ attempt(struct req *r, const struct connector *c, const struct links_connect_job
 		cs->mfa_state = kept;
 		if ((st = c->mfa(r->arena, cs, j->mfa_answer)) != CONN_MFA_FAILED)
 			return st;
-		/* that challenge is spent: a new one for the next answer */
 		*wrong = 1;
+		/* one new challenge per session; then the same one again */
+		if ((fresh = links_connect_job_rechallenge(r, j)) <= 0) {
+			cs->mfa_state = kept;
+			cs->mfa_type = j->mfa_type;
+			cs->mfa_prompt = j->mfa_prompt;
+			return fresh < 0 ? -1 : CONN_MFA_FAILED;
+		}
 		return c->login(r->arena, cs, j->username, j->password);
 	}
 	st = c->login(r->arena, cs, j->username, j->password);
@@ -107,9 +118,10 @@ struct connect_run {
 };
 
 /*
- * The fetch, outside any transaction: the session and its credentials
- * (read, not held), then the login or the answer to the kept challenge,
- * each HTTP exchange a yield to the runner's loop.
+ * The fetch: the session and its credentials loaded in a short transaction
+ * of their own (the session's guards may end it there), then, with no
+ * transaction open, the login or the answer to the kept challenge, each
+ * HTTP exchange a yield to the runner's loop.
  */
 enum jobs_outcome
 jobs_connect_fetch(struct req *r, struct jobs_job *job)
@@ -123,8 +135,15 @@ jobs_connect_fetch(struct req *r, struct jobs_job *job)
 
 	memset(u, 0, sizeof(*u));
 	job->state = u;
-	if ((rc = links_connect_job_load(r, job->client_id, job->subject_id, &j)) < 0)
+	/* a short transaction of its own: the load may end the session (too
+	 * many failures, a revoked or another person's link) before any login */
+	if (db_begin(r->db) != 0)
 		return retry(job, "cannot load the link session");
+	if ((rc = links_connect_job_load(r, job->client_id, job->subject_id, &j)) < 0 ||
+	    db_commit(r->db) != 0) {
+		db_rollback(r->db);
+		return retry(job, "cannot load the link session");
+	}
 	if (rc == 0) {
 		u->gone = 1;	/* exited, expired or already done */
 		return JOBS_DONE;

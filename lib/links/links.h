@@ -120,7 +120,8 @@ struct links_credentials {
 	int refresh_count;	/* successful retrievals so far */
 	int repairs;		/* update-mode repairs so far */
 };
-/* Open the link's credentials (the row is not locked): 1 (c filled), 0 none (no
+/* Open the link's credentials, its row locked to the end of the caller's
+ * transaction (when there is one): 1 (c filled), 0 none (no
  * link or no credentials: revoked), -1 failure (database, or a sealed value
  * that does not open). */
 int	 links_credentials_open(struct req *, const char *client_id, const char *link_id,

@@ -25,6 +25,7 @@ struct db_stmt_set;
 #define LINKS_SESSION_IDLE	(30 * 60)
 #define LINKS_PUBLIC_TTL	(30 * 60)
 #define LINKS_FAILED_LOGINS_MAX	5
+#define LINKS_FRESH_CHALLENGES	1	/* new MFA challenges per session after a wrong answer */
 #define LINKS_METADATA_MAX	4096
 
 /* ---- handlers (lib/routes.c) ---- */
@@ -82,7 +83,9 @@ struct links_connect_job {
 	const char	*request_to_link_id;
 	struct json_object *scopes;		/* the token's consents (array) */
 	const char	*username, *password;	/* opened; arena strings */
+	const char	*username_hash;		/* links_attempts.h: keyed, hex */
 	const char	*mfa_answer;		/* opened, NULL when none */
+	const char	*mfa_type, *mfa_prompt;	/* the challenge last shown, or NULL */
 };
 /*
  * The session of a connect job, with its sealed credentials opened; locked
@@ -90,17 +93,32 @@ struct links_connect_job {
  * read in its fetch. 1 when it waits for a
  * login (status connecting), 0 when there is nothing to do (exited,
  * expired, already done), -1 on a database failure or a seal that does
- * not open.
+ * not open. Before any login it also ends, and answers 0 for, a session
+ * whose link token or username has had too many failures
+ * (TOO_MANY_ATTEMPTS), an update session whose link is revoked
+ * (LINK_REVOKED; the link's row stays locked for the job otherwise), and
+ * an update session whose username is not the link's
+ * (INVALID_UPDATED_USERNAME, counted as a failed login).
  */
 int	 links_connect_job_load(struct req *, const char *client_id,
 	    const char *session_id, struct links_connect_job *j);
 /* The biller asks a second factor: status mfa_required with type and prompt;
- * error_code (NULL or MFA_FAILED after a wrong answer). 0 ok, -1 db. */
+ * error_code (NULL or MFA_FAILED after a wrong answer, counted as
+ * links_connect_job_failed counts one). 0 ok, -1 db. */
 int	 links_connect_job_mfa(struct req *, const struct links_connect_job *,
 	    const char *type, const char *prompt, const char *error_code);
+/*
+ * After a wrong answer to a kept challenge: 1 when the job may log in once
+ * more for a new challenge (the first time in the session; counted), 0
+ * when the session had its one (the next answer goes to the same
+ * challenge, so the biller's own limit on it holds), -1 db.
+ */
+int	 links_connect_job_rechallenge(struct req *, const struct links_connect_job *);
 /* The login failed: status failed with error_code (INVALID_CREDENTIALS,
  * ACCOUNT_LOCKED, BILLER_UNAVAILABLE, MFA_FAILED); counts_login adds one
- * failed login (the fifth ends the session). Credentials wiped. A create
+ * failed login (the fifth ends the session) and counts it against the link
+ * token and the username (links_attempts.h: spending either ends the
+ * session, TOO_MANY_ATTEMPTS). Credentials wiped. A create
  * session's INVALID_CREDENTIALS also emits the pre-completion
  * link.disconnected. 0 ok, -1. */
 int	 links_connect_job_failed(struct req *, const struct links_connect_job *,
@@ -148,5 +166,9 @@ struct db;
 struct arena;
 long long links_sessions_sweep(struct db *, struct arena *);
 extern const struct db_stmt_set links_exchange_stmt_set;
+/* bdsctl jobs: drop the counted connect failures no window counts any more
+ * (links_attempts.h; a link token keeps its own count). Rows, -1. */
+long long links_attempts_sweep(struct db *, struct arena *);
+extern const struct db_stmt_set links_attempts_stmt_set;
 
 #endif

@@ -22,6 +22,7 @@
 #include "core/validate.h"
 #include "events/events.h"
 #include "links/links.h"
+#include "links/links_attempts.h"
 #include "links/links_connect.h"
 #include "links/links_page.h"	/* issue 13 web */
 
@@ -39,13 +40,13 @@
 	" t.mode, t.biller_id, t.hosted," \
 	" t.client_user_id, t.update_link_id, s.biller_id, s.mfa_type, s.mfa_prompt," \
 	" s.error_code, s.ended, encode(s.public_token, 'hex'), s.link_id, s.failed_logins," \
-	" s.exit_reason" \
+	" s.exit_reason, t.failed_attempts, encode(s.username_hash, 'hex')" \
 	" FROM link_sessions s JOIN link_tokens t" \
 	" ON t.client_id = s.client_id AND t.id = s.link_token_id"
 enum {
 	S_CLIENT, S_ID, S_ENV, S_LT, S_STATUS, S_LIVE, S_EXPIRES, S_MODE, S_PINNED,
 	S_HOSTED, S_USER, S_UPDATE_LINK, S_BILLER, S_MFA_TYPE, S_MFA_PROMPT, S_ERROR,
-	S_ENDED, S_PUBLIC, S_LINK, S_FAILED, S_EXIT, S__MAX
+	S_ENDED, S_PUBLIC, S_LINK, S_FAILED, S_EXIT, S_TOKEN_FAILED, S_UHASH, S__MAX
 };
 
 /* The connect job's view: the session, its token and the biller's connector. */
@@ -53,18 +54,21 @@ enum {
 	"s.status, s.environment, s.link_token_id, t.mode, t.hosted, t.client_user_id," \
 	" s.biller_id, b.connector, t.update_link_id, t.request_to_link_id," \
 	" array_to_json(t.consents)::text, encode(s.credentials, 'hex')," \
-	" encode(s.mfa_answer, 'hex'), s.expires_at > now()"
+	" encode(s.mfa_answer, 'hex'), s.expires_at > now(), s.mfa_type, s.mfa_prompt"
 enum {
 	J_STATUS, J_ENV, J_LT, J_MODE, J_HOSTED, J_USER, J_BILLER, J_CONNECTOR,
-	J_UPDATE_LINK, J_RTL, J_SCOPES, J_CREDS, J_MFA, J_LIVE, J__MAX
+	J_UPDATE_LINK, J_RTL, J_SCOPES, J_CREDS, J_MFA, J_LIVE, J_MFA_TYPE, J_MFA_PROMPT,
+	J__MAX
 };
 
 enum {
 	LS_TICKET_USE, LS_INSERT, LS_INFO, LS_BY_TOKEN, LS_BY_LT, LS_LT_LIVE, LS_TOUCH,
 	LS_BILLER, LS_CONNECT, LS_MFA, LS_EXIT, LS_FINISH, LS_CORS_CLIENT, LS_CORS_ANY,
 	LS_JOB_LOAD, LS_JOB_MFA, LS_JOB_FAILED, LS_JOB_CONNECTED, LS_PUB_INSERT,
-	LS_SWEEP, LS__MAX
+	LS_SWEEP, LS_JOB_END, LS_RECHALLENGE, LS__MAX
 };
+enum { TU_CLIENT, TU_LT, TU_FAILED };	/* ls_ticket_use */
+enum { LT_LIVE_CLIENT, LT_LIVE_FAILED };	/* ls_lt_live */
 static struct db_stmt stmts[LS__MAX] = {
 	/* single use: the first caller takes it; expired or used: nothing */
 	[LS_TICKET_USE] = { "ls_ticket_use",
@@ -72,7 +76,7 @@ static struct db_stmt stmts[LS__MAX] = {
 	    " WHERE k.token_sha256 = decode($1, 'hex') AND k.used_at IS NULL"
 	    " AND k.expires_at > now() AND t.client_id = k.client_id"
 	    " AND t.id = k.link_token_id AND t.expires_at > now() AND t.finished_at IS NULL"
-	    " RETURNING k.client_id, k.link_token_id" },
+	    " RETURNING k.client_id, k.link_token_id, t.failed_attempts" },
 	[LS_INSERT] = { "ls_insert",
 	    "INSERT INTO link_sessions (client_id, id, token_sha256, environment,"
 	    " link_token_id, expires_at)"
@@ -90,7 +94,8 @@ static struct db_stmt stmts[LS__MAX] = {
 	[LS_BY_LT] = { "ls_by_lt",
 	    "SELECT " LS_COLS " WHERE t.id = $1 ORDER BY s.created_at DESC, s.id DESC LIMIT 1" },
 	[LS_LT_LIVE] = { "ls_lt_live",
-	    "SELECT client_id FROM link_tokens WHERE id = $1 AND expires_at > now()"
+	    "SELECT client_id, failed_attempts FROM link_tokens WHERE id = $1"
+	    " AND expires_at > now()"
 	    " AND finished_at IS NULL" },
 	/* every call moves the idle deadline, never past the token's */
 	[LS_TOUCH] = { "ls_touch",
@@ -101,7 +106,8 @@ static struct db_stmt stmts[LS__MAX] = {
 	[LS_BILLER] = { "ls_biller", "SELECT status FROM billers WHERE id = $1" },
 	[LS_CONNECT] = { "ls_connect",
 	    "UPDATE link_sessions SET status = 'connecting', biller_id = $3,"
-	    " credentials = decode($4, 'hex'), mfa_answer = NULL, mfa_type = NULL,"
+	    " credentials = decode($4, 'hex'), username_hash = decode($5, 'hex'),"
+	    " mfa_answer = NULL, mfa_type = NULL,"
 	    " mfa_prompt = NULL, error_code = NULL, updated_at = now()"
 	    " WHERE client_id = $1 AND id = $2 AND NOT ended"
 	    " AND status IN ('awaiting_credentials', 'failed', 'mfa_required')" },
@@ -161,6 +167,15 @@ static struct db_stmt stmts[LS__MAX] = {
 	    "  THEN NULL ELSE public_token END, updated_at = now()"
 	    " WHERE expires_at < now() AND (credentials IS NOT NULL OR mfa_answer IS NOT NULL"
 	    "  OR (public_token IS NOT NULL AND expires_at < now() - " LS_IDLE "))" },
+	/* ended before any login (or after a failure spent the token) */
+	[LS_JOB_END] = { "ls_job_end",
+	    "UPDATE link_sessions SET status = 'failed', error_code = $3, ended = true,"
+	    " credentials = NULL, mfa_answer = NULL, updated_at = now()"
+	    " WHERE client_id = $1 AND id = $2" },
+	/* one new challenge per session after a wrong answer */
+	[LS_RECHALLENGE] = { "ls_rechallenge",
+	    "UPDATE link_sessions SET fresh_challenges = fresh_challenges + 1"
+	    " WHERE client_id = $1 AND id = $2 AND fresh_challenges < $3::int" },
 };
 const struct db_stmt_set links_sessions_stmt_set = { "links_sessions", stmts, LS__MAX };
 
@@ -240,6 +255,7 @@ session_or_reply(struct req *r, struct session *s, int expired_ok)
 {
 	const char *h = r->http.authorization, *tok, *p[4];
 	PGresult *res;
+	int rc;
 
 	if (h == NULL || strncmp(h, "Bearer ", 7) != 0)
 		return api_error(r, 401, "INVALID_SESSION",
@@ -256,7 +272,10 @@ session_or_reply(struct req *r, struct session *s, int expired_ok)
 			if (PQntuples(res) != 1)
 				return api_error(r, 401, "INVALID_SESSION", NULL,
 				    "the link token is unknown or expired");
-			p[0] = PQgetvalue(res, 0, 0);
+			p[0] = PQgetvalue(res, 0, LT_LIVE_CLIENT);
+			if ((rc = links_attempts_or_reply(r, p[0],
+			    atol(PQgetvalue(res, 0, LT_LIVE_FAILED)), NULL, NULL)) != 0)
+				return rc;
 			p[1] = crypto_id_new(r->arena, "lses");
 			p[2] = auth_key_hash(r->arena, auth_token_new(r->arena, LS_SESSION_PREFIX));
 			p[3] = tok;
@@ -321,6 +340,7 @@ links_session_create(struct req *r, struct json_object *out)
 	struct json_object *client, *consents;
 	struct session s;
 	PGresult *res;
+	int rc;
 
 	if (!auth_token_wellformed(ticket, LS_TICKET_PREFIX))
 		return api_field_error(r, 400, "INVALID_TICKET", "ticket", "invalid",
@@ -331,11 +351,15 @@ links_session_create(struct req *r, struct json_object *out)
 	if (PQntuples(res) != 1)
 		return api_field_error(r, 400, "INVALID_TICKET", "ticket", "invalid",
 		    "the ticket is unknown, used or expired");
-	p[0] = arena_strdup(r->arena, PQgetvalue(res, 0, 0));
+	p[0] = arena_strdup(r->arena, PQgetvalue(res, 0, TU_CLIENT));
+	/* a spent token opens no session (the ticket stays unused: rolled back) */
+	if ((rc = links_attempts_or_reply(r, p[0], atol(PQgetvalue(res, 0, TU_FAILED)),
+	    NULL, NULL)) != 0)
+		return rc;
 	p[1] = crypto_id_new(r->arena, "lses");
 	token = auth_token_new(r->arena, LS_SESSION_PREFIX);
 	p[2] = auth_key_hash(r->arena, token);
-	p[3] = arena_strdup(r->arena, PQgetvalue(res, 0, 1));
+	p[3] = arena_strdup(r->arena, PQgetvalue(res, 0, TU_LT));
 	if (db_query(r, &stmts[LS_INSERT], 4, p) == NULL)
 		return api_db_error(r);
 	if ((res = db_query(r, &stmts[LS_BY_TOKEN], 1, &p[2])) == NULL || PQntuples(res) != 1)
@@ -393,6 +417,14 @@ links_session_billers(struct req *r, struct json_object *out)
 static int
 state_error(struct req *r, const struct session *s, const char *what)
 {
+	const char *why = s->v[S_ERROR];
+
+	/* ended by its failed logins, or before a login (TOO_MANY_ATTEMPTS,
+	 * LINK_REVOKED) */
+	if (s->ended && why != NULL && strcmp(why, "INVALID_CREDENTIALS") != 0 &&
+	    strcmp(why, "MFA_FAILED") != 0)
+		return api_error(r, 409, "SESSION_ENDED", "start again with a new link token",
+		    "the session ended (%s)", why);
 	if (s->ended)
 		return api_error(r, 409, "SESSION_ENDED", "start again with a new link token",
 		    "the session ended after %d failed logins", LINKS_FAILED_LOGINS_MAX);
@@ -403,13 +435,16 @@ state_error(struct req *r, const struct session *s, const char *what)
 int
 links_session_connect(struct req *r, struct json_object *out)
 {
-	const char *biller = json_get_str(r->body, "biller_id"), *p[4], *creds;
+	const char *biller = json_get_str(r->body, "biller_id"), *p[5], *creds, *uhash;
 	struct json_object *c;
 	struct session s;
 	PGresult *res;
 	int rc;
 
 	if ((rc = session_or_reply(r, &s, 0)) != 0)
+		return rc;
+	if ((rc = links_attempts_or_reply(r, s.v[S_CLIENT], atol(s.v[S_TOKEN_FAILED]), NULL,
+	    NULL)) != 0)
 		return rc;
 	if (s.ended)
 		return state_error(r, &s, "connect");
@@ -424,6 +459,9 @@ links_session_connect(struct req *r, struct json_object *out)
 	if (PQntuples(res) != 1 || strcmp(PQgetvalue(res, 0, 0), "UNSUPPORTED") == 0)
 		return api_field_error(r, 400, "VALIDATION_ERROR", "biller_id", "unknown_biller",
 		    "no such biller, or it cannot be linked");
+	uhash = links_username_hash(r, json_get_str(r->body, "username"));
+	if ((rc = links_attempts_or_reply(r, s.v[S_CLIENT], 0, biller, uhash)) != 0)
+		return rc;
 	c = json_obj(r->arena);
 	json_set_str(c, "username", json_get_str(r->body, "username"));
 	json_set_str(c, "password", json_get_str(r->body, "password"));
@@ -433,7 +471,8 @@ links_session_connect(struct req *r, struct json_object *out)
 	p[1] = s.v[S_ID];
 	p[2] = biller;
 	p[3] = creds;
-	if ((rc = (int)db_exec_count(r->db, r->arena, &stmts[LS_CONNECT], 4, p)) < 0)
+	p[4] = uhash;
+	if ((rc = (int)db_exec_count(r->db, r->arena, &stmts[LS_CONNECT], 5, p)) < 0)
 		return api_db_error(r);
 	if (rc == 0)
 		return state_error(r, &s, "connect");
@@ -452,6 +491,10 @@ links_session_mfa(struct req *r, struct json_object *out)
 
 	if ((rc = session_or_reply(r, &s, 0)) != 0)
 		return rc;
+	/* the answer counts against the token and the username it logs in */
+	if ((rc = links_attempts_or_reply(r, s.v[S_CLIENT], atol(s.v[S_TOKEN_FAILED]),
+	    s.v[S_BILLER], s.v[S_UHASH])) != 0)
+		return rc;
 	p[0] = s.v[S_CLIENT];
 	p[1] = s.v[S_ID];
 	if ((p[2] = seal_hex(r, s.v[S_ID], "mfa", json_get_str(r->body, "answer"))) == NULL)
@@ -464,6 +507,20 @@ links_session_mfa(struct req *r, struct json_object *out)
 		return api_db_error(r);
 	json_set_str(out, "status", "connecting");
 	return 202;
+}
+
+/* What the session may still fail: its own failed logins and its token's
+ * (links_attempts.h), the fewer of the two. */
+static int
+attempts_remaining(const struct session *s)
+{
+	int own = LINKS_FAILED_LOGINS_MAX - atoi(s->v[S_FAILED]);
+	int token = LINKS_TOKEN_FAILURES_MAX - atoi(s->v[S_TOKEN_FAILED]);
+
+	if (s->ended)
+		return 0;
+	own = own < token ? own : token;
+	return own > 0 ? own : 0;
 }
 
 int
@@ -502,8 +559,7 @@ links_session_current(struct req *r, struct json_object *out)
 	}
 	if (s.v[S_EXIT] != NULL)
 		json_set_str(out, "exit_reason", s.v[S_EXIT]);
-	json_set_int(out, "attempts_remaining", s.ended ? 0 :
-	    LINKS_FAILED_LOGINS_MAX - atoi(s.v[S_FAILED]));
+	json_set_int(out, "attempts_remaining", attempts_remaining(&s));
 	json_set_bool(out, "ended", s.ended);
 	json_set_str(out, "expires_at", s.v[S_EXPIRES]);
 	return 200;
@@ -563,6 +619,58 @@ links_connect_cors_allow(struct req *r, const char *origin)
 
 /* ---- the connect job ---- */
 
+/* End the job's session without a login: failed with error_code, no more
+ * connects, credentials wiped. 0, -1. */
+static int
+job_end(struct req *r, const struct links_connect_job *j, const char *error_code)
+{
+	const char *p[3] = { j->client_id, j->session_id, error_code };
+
+	return db_exec_count(r->db, r->arena, &stmts[LS_JOB_END], 3, p) == 1 ? 0 : -1;
+}
+
+/*
+ * What a job must not try, before any login: 1 go on; 0 the session was
+ * ended or failed here; -1. The link of an update session stays locked
+ * (links_credentials_open) until the job commits, so a revoke waits for the
+ * repair instead of slipping between this check and it.
+ */
+static int
+job_guard(struct req *r, const struct links_connect_job *j)
+{
+	struct links_credentials c;
+	int rc, same;
+
+	if ((rc = links_attempts_spent(r, j->client_id, j->link_token_id, j->biller_id,
+	    j->username_hash)) != 0)
+		return rc < 0 ? -1 : job_end(r, j, "TOO_MANY_ATTEMPTS");
+	if (strcmp(j->mode, "update") != 0)
+		return 1;
+	/* revoked: its credentials are gone, nothing can be repaired */
+	if ((rc = links_credentials_open(r, j->client_id, j->update_link_id, &c)) <= 0)
+		return rc < 0 ? -1 : job_end(r, j, "LINK_REVOKED");
+	/* another biller login would put a second person's accounts under the
+	 * link (Plaid's INVALID_UPDATED_USERNAME) */
+	same = crypto_ct_streq(links_username_hash(r, c.username), j->username_hash);
+	links_credentials_wipe(&c);
+	return same ? 1 : links_connect_job_failed(r, j, "INVALID_UPDATED_USERNAME", 1);
+}
+
+/* A counted failure, against the token and the username too: the one that
+ * spends either ends the session (TOO_MANY_ATTEMPTS). 0, -1. */
+static int
+job_counted(struct req *r, const struct links_connect_job *j, const char *error_code)
+{
+	int rc;
+
+	if (links_attempts_record(r, j->client_id, j->link_token_id, j->biller_id,
+	    j->username_hash, error_code) != 0 ||
+	    (rc = links_attempts_spent(r, j->client_id, j->link_token_id, j->biller_id,
+	    j->username_hash)) < 0)
+		return -1;
+	return rc == 1 ? job_end(r, j, "TOO_MANY_ATTEMPTS") : 0;
+}
+
 int
 links_connect_job_load(struct req *r, const char *client_id, const char *session_id,
     struct links_connect_job *j)
@@ -598,8 +706,13 @@ links_connect_job_load(struct req *r, const char *client_id, const char *session
 	if (!PQgetisnull(res, 0, J_MFA) &&
 	    (j->mfa_answer = open_hex(r, session_id, "mfa", PQgetvalue(res, 0, J_MFA))) == NULL)
 		return -1;
+	j->mfa_type = COL(J_MFA_TYPE);
+	j->mfa_prompt = COL(J_MFA_PROMPT);
 #undef COL
-	return j->username != NULL && j->password != NULL ? 1 : -1;
+	if (j->username == NULL || j->password == NULL)
+		return -1;
+	j->username_hash = links_username_hash(r, j->username);
+	return job_guard(r, j);
 }
 
 int
@@ -610,7 +723,19 @@ links_connect_job_mfa(struct req *r, const struct links_connect_job *j, const ch
 		error_code != NULL ? "1" : "0", arena_printf(r->arena, "%d",
 		LINKS_FAILED_LOGINS_MAX) };
 
-	return db_exec_count(r->db, r->arena, &stmts[LS_JOB_MFA], 7, p) == 1 ? 0 : -1;
+	if (db_exec_count(r->db, r->arena, &stmts[LS_JOB_MFA], 7, p) != 1)
+		return -1;
+	return error_code != NULL ? job_counted(r, j, error_code) : 0;
+}
+
+int
+links_connect_job_rechallenge(struct req *r, const struct links_connect_job *j)
+{
+	const char *p[3] = { j->client_id, j->session_id,
+		arena_printf(r->arena, "%d", LINKS_FRESH_CHALLENGES) };
+	long long n = db_exec_count(r->db, r->arena, &stmts[LS_RECHALLENGE], 3, p);
+
+	return n < 0 ? -1 : n == 1;
 }
 
 int
@@ -620,7 +745,8 @@ links_connect_job_failed(struct req *r, const struct links_connect_job *j,
 	const char *p[5] = { j->client_id, j->session_id, error_code, counts_login ? "1" : "0",
 		arena_printf(r->arena, "%d", LINKS_FAILED_LOGINS_MAX) };
 
-	if (db_exec_count(r->db, r->arena, &stmts[LS_JOB_FAILED], 5, p) != 1)
+	if (db_exec_count(r->db, r->arena, &stmts[LS_JOB_FAILED], 5, p) != 1 ||
+	    (counts_login && job_counted(r, j, error_code) != 0))
 		return -1;
 	/* The biller rejected the credentials before any link exists: the
 	 * spec's pre-completion link.disconnected (no id; the link token and

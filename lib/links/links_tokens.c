@@ -5,6 +5,7 @@
  * (bds_tkt_…, single use, 60 s) is what a page carries, in the URL
  * fragment, to open a link session.
  */
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/arena.h"
@@ -17,6 +18,7 @@
 #include "core/req.h"
 #include "core/validate.h"
 #include "links/links.h"
+#include "links/links_attempts.h"
 #include "links/links_connect.h"
 
 #define LT_TICKET_PREFIX "bds_tkt_"
@@ -55,8 +57,8 @@ static struct db_stmt stmts[LT__MAX] = {
 	    " FROM link_tokens t WHERE t.client_id = $2 AND t.id = $3"
 	    " RETURNING " DB_ISO("expires_at") },
 	[LT_BEARER] = { "lt_bearer",
-	    "SELECT client_id, environment, expires_at > now() AND finished_at IS NULL"
-	    " FROM link_tokens WHERE id = $1" },
+	    "SELECT client_id, environment, expires_at > now() AND finished_at IS NULL,"
+	    " failed_attempts FROM link_tokens WHERE id = $1" },
 	/* issue 13 rtl: a request to link closed or proceeded again */
 	[LT_END_RTL] = { "lt_end_rtl",
 	    "UPDATE link_tokens SET expires_at = now() WHERE client_id = $1"
@@ -65,7 +67,7 @@ static struct db_stmt stmts[LT__MAX] = {
 };
 const struct db_stmt_set links_tokens_stmt_set = { "links_tokens", stmts, LT__MAX };
 enum { LINK_COL_CLIENT, LINK_COL_ENV, LINK_COL_USER, LINK_COL_STATUS, LINK_COL_BILLER };
-enum { BEARER_COL_CLIENT, BEARER_COL_ENV, BEARER_COL_LIVE };
+enum { BEARER_COL_CLIENT, BEARER_COL_ENV, BEARER_COL_LIVE, BEARER_COL_FAILED };
 
 static const char *const scopes[] = { "bills", "statements", "payment_history", "usage",
 	"account_details", "payments", NULL };
@@ -409,6 +411,7 @@ links_ticket_create(struct req *r, struct json_object *out)
 	const char *h = r->http.authorization, *lt, *ticket, *exp;
 	int sandbox_host = r->http.host_env != NULL && strcmp(r->http.host_env, "sandbox") == 0;
 	PGresult *res;
+	int rc;
 
 	if (h == NULL || strncmp(h, "Bearer ", 7) != 0 ||
 	    !crypto_id_valid(lt = h + 7, "lt", 0))
@@ -422,6 +425,10 @@ links_ticket_create(struct req *r, struct json_object *out)
 		    "the link token is unknown, expired or already used");
 	r->client_id = arena_strdup(r->arena, PQgetvalue(res, 0, BEARER_COL_CLIENT));
 	r->env = arena_strdup(r->arena, PQgetvalue(res, 0, BEARER_COL_ENV));
+	/* a token that has had its failed logins mints no more tickets */
+	if ((rc = links_attempts_or_reply(r, r->client_id,
+	    atol(PQgetvalue(res, 0, BEARER_COL_FAILED)), NULL, NULL)) != 0)
+		return rc;
 	if ((ticket = ticket_new(r, r->client_id, lt, LINKS_TICKET_TTL, &exp)) == NULL)
 		return api_db_error(r);
 	json_set_str(out, "ticket", ticket);

@@ -31,13 +31,16 @@ enum stale_col { ST_CLIENT, ST_ID, ST_SEALED, ST_KEY_ID };
 
 enum { V_SECRETS, V_RESEAL, V_STALE, V__MAX };
 static struct db_stmt stmts[V__MAX] = {
-	/* The retrieval's view, read in its fetch and let go: no lock is held
-	 * while the biller answers (the jobs claim keeps two runs of one link
-	 * apart). */
+	/* The row locked to the end of the caller's transaction: a connect
+	 * job's apply (a revoke waits for the repair, not past it). A
+	 * retrieval's fetch runs it outside any transaction: read and let go,
+	 * no lock while the biller answers (the jobs claim keeps two runs of
+	 * one link apart). NO KEY: the foreign-key checks of rows that name
+	 * the link (exchange, tokens) do not wait. */
 	[V_SECRETS] = { "links_vault_secrets",
 	    "SELECT encode(credentials, 'hex'), credentials_key_id, refresh_count, repairs"
 	    " FROM links"
-	    " WHERE " LINKS_BY_ID("", "") },
+	    " WHERE " LINKS_BY_ID("", "") " FOR NO KEY UPDATE" },
 	[V_RESEAL] = { "links_vault_reseal",
 	    "UPDATE links SET credentials = decode($3, 'hex'), credentials_key_id = $4"
 	    " WHERE " LINKS_BY_ID("", " AND credentials IS NOT NULL") },

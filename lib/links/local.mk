@@ -7,7 +7,8 @@ lib_libbds_a_SOURCES += \
 	%reldir%/links_api.c \
 	%reldir%/links_sandbox.c \
 	%reldir%/links_connect.h %reldir%/links_tokens.c %reldir%/links_sessions.c \
-	%reldir%/links_exchange.c
+	%reldir%/links_exchange.c \
+	%reldir%/links_attempts.h %reldir%/links_attempts.c
 # issue 11 H1 (bills-read): link access tokens (AUTH_LINK)
 lib_libbds_a_SOURCES += \
 	%reldir%/links_auth.h \

@@ -69,6 +69,7 @@ RESULT = ENV['BDS_RESULT']
 # the test app's two origins (serve_site): registered, and not
 ORIGIN_OK = ORIGIN_OTHER = REDIRECT = None
 WAIT = 20
+SANDBOX_BILLER = 'blr_01900000-0000-7000-8000-000000000001'
 SECRET = re.compile(r'bds_(?:pub|lst|tkt|lat|sk|live|sandbox)_')
 
 
@@ -758,6 +759,44 @@ def update(b):
     return {'link_token': lt['link_token'], 'link_id': made['link_id']}
 
 
+def spend(lt):
+    """Ten failed logins of the link token, as a script guessing passwords
+    through the API would make them: two sessions of five."""
+    for _ in range(2):
+        status, ses = api('POST', '/v1/link-sessions', {'ticket': ticket(lt)['ticket']},
+                          bearer=None)
+        check(status == 201, 'session: %s %s' % (status, ses))
+        for _ in range(5):
+            status, out = api('POST', '/v1/link-sessions/connect',
+                              {'biller_id': SANDBOX_BILLER, 'username': 'user_good',
+                               'password': 'wrong'}, bearer=ses['session_token'])
+            check(status == 202, 'connect: %s %s' % (status, out))
+            deadline = time.monotonic() + WAIT
+            while True:
+                status, cur = api('GET', '/v1/link-sessions/current',
+                                  bearer=ses['session_token'])
+                if status != 200 or cur.get('status') != 'connecting':
+                    break
+                check(time.monotonic() < deadline, 'the connect job never ran')
+                time.sleep(0.1)
+            check(cur.get('status') == 'failed', 'after a wrong password: %s %s' % (status, cur))
+
+
+def too_many(b):
+    """A link token that has had its ten failed logins: its hosted_url
+    (minted before) opens no session; the page says why, with no retry."""
+    lt = link_token(client_user_id='web-too-many', hosted=True)
+    spend(lt['link_token'])
+    b.get(lt['hosted_url'])
+    b.screen('error')
+    check(b.text('#error-body').startswith('Too many failed attempts to log in.'),
+          b.text('#error-body'))
+    check(not b.visible('#error-retry'), 'a retry for a spent link token')
+    b.shot('error-too-many')
+    b.assert_clean([LINK])
+    return {'link_token': lt['link_token']}
+
+
 SCENARIOS = {
     'embedded': (embedded, {}),
     'not_allowed': (not_allowed, {}),
@@ -770,6 +809,7 @@ SCENARIOS = {
     'refused': (refused, {}),
     'unsure': (unsure, {}),
     'update': (update, {}),
+    'too_many': (too_many, {}),
 }
 
 

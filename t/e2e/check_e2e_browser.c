@@ -316,6 +316,19 @@ after_refused(const struct webpage_tenant *t, struct json_object *res)
 	ck_assert_int_eq(finished(res_str(res, "link_token"), NULL), 0);
 }
 
+/* A link token whose ten failed logins were spent (two sessions, by the
+ * script): its hosted_url opened no third session, nothing was linked. */
+static void
+after_too_many(const struct webpage_tenant *t, struct json_object *res)
+{
+	ck_assert_int_eq(devacct_sql_int("SELECT count(*) FROM link_sessions"
+	    " WHERE link_token_id = $1", res_str(res, "link_token"), NULL), 2);
+	ck_assert_int_eq(devacct_sql_int("SELECT failed_attempts FROM link_tokens"
+	    " WHERE id = $1", res_str(res, "link_token"), NULL), 10);
+	ck_assert_int_eq(devacct_sql_int("SELECT count(*) FROM links WHERE client_id = $1",
+	    t->client, NULL), 0);
+}
+
 /* Every scenario but the embedded one (it has its webhook receiver): the
  * script's name, whether it needs a second client, and what the service
  * must hold after it. */
@@ -334,6 +347,7 @@ static const struct {
 	{ "refused",		1, after_refused },
 	{ "unsure",		0, after_unsure },
 	{ "update",		0, after_update },
+	{ "too_many",		0, after_too_many },
 };
 
 START_TEST(scenario)

@@ -7,7 +7,10 @@
  * backend exchanges; the hosted flow exchanges server-side and fires
  * link.session_finished; exits fire it too; five failed logins end a
  * session; update mode repairs a link in place. CORS answers the link host
- * and the client's allowedOrigins only.
+ * and the client's allowedOrigins only. Guessing is bounded: per link
+ * token, per username (the biller simulator, tools/biller-sim, is the
+ * portal biller there), one fresh MFA challenge per session; update mode
+ * refuses a revoked link and another person's login before any login.
  *
  * Logins run in the stack's bds-jobs (harness): a test waits for the
  * runner to be idle, then reads the session. Rows are aged with SQL
@@ -28,6 +31,7 @@
 #include "devacct.h"
 #include "harness.h"
 #include "receiver.h"
+#include "sim.h"
 
 #define N(x) ((int)(sizeof(x) / sizeof((x)[0])))
 #define SANDBOX_BILLER	"blr_01900000-0000-7000-8000-000000000001"
@@ -35,6 +39,9 @@
 #define APP_ORIGIN	"https://app.example"
 #define APP_REDIRECT	"https://app.example/linked"
 #define WAIT_MS		10000
+/* a portal biller: the simulator's "power" (its customers cust000NN,
+ * password pw-cust000NN) */
+#define POWER		"blr_01900000-0000-7000-8000-0000000000c1"
 
 static struct devacct dev_a, dev_b;
 
@@ -749,14 +756,55 @@ current(const char *client, const char *st)
 	return r;
 }
 
+/* POST connect to biller: the status (202 expected unless told), the
+ * answer freed. */
+static void
+connect_to(const char *st, const char *biller, const char *user, const char *pass, long status,
+    const char *code)
+{
+	struct harness_resp *r = page_call(st, "POST", "/v1/link-sessions/connect", harness_fmt(
+	    "{\"biller_id\":\"%s\",\"username\":\"%s\",\"password\":\"%s\"}", biller, user,
+	    pass));
+
+	if (code != NULL)
+		harness_assert_coded(r, status, code);
+	else
+		harness_expect(r, status);
+	harness_resp_free(r);
+}
+
 static void
 connect_as(const char *st, const char *user, const char *pass)
 {
-	struct harness_resp *r = page_call(st, "POST", "/v1/link-sessions/connect", harness_fmt(
-	    "{\"biller_id\":\"" SANDBOX_BILLER "\",\"username\":\"%s\",\"password\":\"%s\"}",
-	    user, pass));
+	connect_to(st, SANDBOX_BILLER, user, pass, 202, NULL);
+}
 
-	harness_expect(r, 202);
+/* POST mfa {answer}: 202, or status and code. */
+static void
+answer_mfa(const char *st, const char *answer, long status, const char *code)
+{
+	struct harness_resp *r = page_call(st, "POST", "/v1/link-sessions/mfa",
+	    harness_fmt("{\"answer\":\"%s\"}", answer));
+
+	if (code != NULL)
+		harness_assert_coded(r, status, code);
+	else
+		harness_expect(r, status);
+	harness_resp_free(r);
+}
+
+/* The session's current state after the jobs ran is status (and
+ * error_code, NULL: none); the answer freed. */
+static void
+assert_state(const char *client, const char *st, const char *status, const char *code)
+{
+	struct harness_resp *r = current(client, st);
+
+	ck_assert_pstr_eq(devacct_str(r, "status"), status);
+	if (code != NULL)
+		ck_assert_pstr_eq(devacct_str(r, "error_code"), code);
+	else
+		ck_assert_ptr_null(devacct_json(r, "error_code"));
 	harness_resp_free(r);
 }
 
@@ -1170,14 +1218,325 @@ START_TEST(sweep_expired_sessions)
 }
 END_TEST
 
+/* ------------------------------------------------------------------ */
+/* Bounded guessing                                                    */
+
+/* A counter of the simulator's power biller, which must be readable. */
+static long long
+power_stat(const char *name)
+{
+	long long n = sim_counter("power", name);
+
+	ck_assert_msg(n >= 0, "the simulator's stat %s", name);
+	return n;
+}
+
+/* The session's state: failed and ended with code. */
+static void
+assert_ended(const char *client, const char *st, const char *code)
+{
+	struct harness_resp *r = current(client, st);
+
+	ck_assert_pstr_eq(devacct_str(r, "status"), "failed");
+	ck_assert_pstr_eq(devacct_str(r, "error_code"), code);
+	ck_assert_int_eq(devacct_bool(r, "ended"), 1);
+	ck_assert_int_eq(devacct_int(r, "attempts_remaining"), 0);
+	harness_resp_free(r);
+}
+
+/*
+ * Per link token: ten failed logins or wrong answers across its sessions
+ * spend it. The tenth ends its session (TOO_MANY_ATTEMPTS); in a session
+ * still open, an eleventh wrong answer and then the right one are 429
+ * TOO_MANY_ATTEMPTS; no ticket is minted and no session opened any more,
+ * not even with a ticket minted before; nothing is linked.
+ */
+START_TEST(token_attempts_spent)
+{
+	struct tenant t;
+	struct harness_resp *r;
+	char *lt, *spare, *st[3];
+	const char *p[1];
+
+	tenant_new(&dev_a, &t);
+	lt = link_token(&t, "{\"client_user_id\":\"user-g\"}");
+	spare = ticket(lt);
+	for (int i = 0; i < 3; i++) {
+		st[i] = session(lt);
+		connect_as(st[i], "user_mfa", "pass_good");
+		assert_state(t.client, st[i], "mfa_required", NULL);
+	}
+	/* five wrong answers end the first session, four more go to the second */
+	for (int i = 0; i < 9; i++) {
+		answer_mfa(st[i / 5], "0000", 202, NULL);
+		assert_state(t.client, st[i / 5], i == 4 ? "failed" : "mfa_required", "MFA_FAILED");
+	}
+	/* the second session has four of its own left, the token one */
+	r = current(t.client, st[1]);
+	ck_assert_int_eq(devacct_int(r, "attempts_remaining"), 1);
+	harness_resp_free(r);
+	answer_mfa(st[1], "0000", 202, NULL);
+	assert_ended(t.client, st[1], "TOO_MANY_ATTEMPTS");
+
+	answer_mfa(st[2], "0000", 429, "TOO_MANY_ATTEMPTS");
+	answer_mfa(st[2], "1234", 429, "TOO_MANY_ATTEMPTS");
+	connect_to(st[2], SANDBOX_BILLER, "user_good", "pass_good", 429, "TOO_MANY_ATTEMPTS");
+	assert_state(t.client, st[2], "mfa_required", NULL);
+	r = page_call(lt, "POST", "/v1/biller-connect/ticket", NULL);
+	harness_assert_coded(r, 429, "TOO_MANY_ATTEMPTS");
+	harness_resp_free(r);
+	r = page_call(NULL, "POST", "/v1/link-sessions", harness_fmt("{\"ticket\":\"%s\"}", spare));
+	harness_assert_coded(r, 429, "TOO_MANY_ATTEMPTS");
+	harness_resp_free(r);
+	p[0] = t.client;
+	ck_assert_int_eq(sql_int("SELECT count(*) FROM links WHERE client_id = $1", 1, p), 0);
+	ck_assert_int_eq(events_count(t.client, "link.completed"), 0);
+	for (int i = 0; i < 3; i++)
+		free(st[i]);
+	free(spare);
+	free(lt);
+	tenant_free(&t);
+}
+END_TEST
+
+/*
+ * The connect job checks again before any login: a right answer taken
+ * while the token still had one failure to go does not connect once the
+ * token is spent (here by ten failures counted meanwhile, as other
+ * sessions' jobs would).
+ */
+START_TEST(token_spent_job_refuses)
+{
+	struct tenant t;
+	char *lt, *st;
+	const char *p[1];
+
+	tenant_new(&dev_a, &t);
+	lt = link_token(&t, "{\"client_user_id\":\"user-j\"}");
+	st = session(lt);
+	connect_as(st, "user_mfa", "pass_good");
+	assert_state(t.client, st, "mfa_required", NULL);
+	ck_assert_msg(harness_jobs_stop() == 0, "%s", harness_error());
+	answer_mfa(st, "1234", 202, NULL);
+	p[0] = lt;
+	PQclear(sql("UPDATE link_tokens SET failed_attempts = 10 WHERE id = $1", 1, p));
+	ck_assert_msg(harness_jobs_start() == 0, "%s", harness_error());
+	assert_ended(t.client, st, "TOO_MANY_ATTEMPTS");
+	p[0] = t.client;
+	ck_assert_int_eq(sql_int("SELECT count(*) FROM links WHERE client_id = $1", 1, p), 0);
+	free(st);
+	free(lt);
+	tenant_free(&t);
+}
+END_TEST
+
+/*
+ * Per (client, biller, username): twenty failed logins in 24 hours, across
+ * two link tokens, spend the username at that biller for every token of
+ * the client, however it is typed (case, spaces), before any login: 429
+ * TOO_MANY_ATTEMPTS with Retry-After, even with the right password.
+ * Another username is not affected, nor this one once the failures are
+ * older than the window.
+ */
+START_TEST(username_attempts_window)
+{
+	struct tenant t;
+	struct harness_resp *r;
+	char *lt, *st = NULL;
+	const char *user = "cust00011", *pass = "pw-cust00011", *p[1];
+	long long logins;
+
+	tenant_new(&dev_a, &t);
+	for (int k = 0; k < 2; k++) {
+		lt = link_token(&t, "{\"client_user_id\":\"user-w\"}");
+		for (int i = 0; i < 10; i++) {
+			if (i % 5 == 0) {
+				free(st);
+				st = session(lt);
+			}
+			connect_to(st, POWER, k == 0 ? user : " CUST00011 ", "wrong", 202, NULL);
+			assert_state(t.client, st, "failed", i == 9 ? "TOO_MANY_ATTEMPTS" :
+			    "INVALID_CREDENTIALS");
+		}
+		free(lt);
+	}
+	free(st);
+	lt = link_token(&t, "{\"client_user_id\":\"user-w\"}");
+	st = session(lt);
+	logins = power_stat("requests.session");
+	r = page_call(st, "POST", "/v1/link-sessions/connect", harness_fmt("{\"biller_id\":\""
+	    POWER "\",\"username\":\"%s\",\"password\":\"%s\"}", user, pass));
+	harness_assert_coded(r, 429, "TOO_MANY_ATTEMPTS");
+	ck_assert_msg(atol(harness_header(r, "Retry-After")) > 86000, "%s",
+	    harness_header(r, "Retry-After"));
+	harness_resp_free(r);
+	ck_assert_int_eq(power_stat("requests.session"), logins);
+	connect_to(st, POWER, "cust00012", "pw-cust00012", 202, NULL);
+	assert_state(t.client, st, "connected", NULL);
+	free(st);
+
+	p[0] = t.client;
+	PQclear(sql("UPDATE connect_failures SET at = at - interval '24 hours 1 minute'"
+	    " WHERE client_id = $1", 1, p));
+	st = session(lt);
+	connect_to(st, POWER, user, pass, 202, NULL);
+	assert_state(t.client, st, "connected", NULL);
+	free(st);
+	free(lt);
+	tenant_free(&t);
+}
+END_TEST
+
+/*
+ * At most one fresh challenge per session: after the first wrong answer the
+ * job logs in once more for a new challenge; the next wrong answers go to
+ * that same challenge (the biller counts them), and the right one then
+ * connects with it. The biller saw two logins and two challenges for
+ * four answers.
+ */
+START_TEST(one_fresh_challenge)
+{
+	struct tenant t;
+	char *lt, *st;
+	const char *user = "cust00013";
+	long long logins, challenges;
+
+	tenant_new(&dev_a, &t);
+	ck_assert_int_eq(sim_knobs("power", user, "{\"mfa\":\"135790\"}"), 0);
+	logins = power_stat("requests.session");
+	challenges = power_stat("mfa_challenges");
+	lt = link_token(&t, "{\"client_user_id\":\"user-c\"}");
+	st = session(lt);
+	connect_to(st, POWER, user, "pw-cust00013", 202, NULL);
+	assert_state(t.client, st, "mfa_required", NULL);
+	for (int i = 0; i < 3; i++) {
+		answer_mfa(st, "000000", 202, NULL);
+		assert_state(t.client, st, "mfa_required", "MFA_FAILED");
+		ck_assert_int_eq(power_stat("requests.session"), logins + 2);
+		ck_assert_int_eq(power_stat("mfa_challenges"), challenges + 2);
+	}
+	/* the right answer goes to the second challenge too (the first
+	 * retrieval logs in once more, with the device token: no challenge) */
+	answer_mfa(st, "135790", 202, NULL);
+	assert_state(t.client, st, "connected", NULL);
+	ck_assert_int_eq(power_stat("mfa_challenges"), challenges + 2);
+	free(st);
+	free(lt);
+	tenant_free(&t);
+}
+END_TEST
+
+/*
+ * An update session whose link was revoked after its token was made ends
+ * failed (LINK_REVOKED, no more connects) before any login at the biller.
+ */
+START_TEST(update_revoked_link)
+{
+	struct tenant t;
+	struct harness_resp *r;
+	char *lt, *st, *link;
+	const char *user = "cust00014", *pass = "pw-cust00014";
+	long long logins;
+
+	tenant_new(&dev_a, &t);
+	lt = link_token(&t, "{\"client_user_id\":\"user-r\",\"hosted\":true}");
+	st = session(lt);
+	connect_to(st, POWER, user, pass, 202, NULL);
+	r = current(t.client, st);
+	ck_assert_pstr_eq(devacct_str(r, "status"), "connected");
+	link = strdup(devacct_str(r, "link_id"));
+	harness_resp_free(r);
+	free(st);
+	free(lt);
+
+	lt = link_token(&t, harness_fmt("{\"client_user_id\":\"user-r\",\"update\":"
+	    "{\"link_id\":\"%s\"}}", link));
+	r = key_call(&t, "DELETE", harness_fmt("/v1/links/%s", link), NULL);
+	harness_expect(r, 200);
+	harness_resp_free(r);
+	st = session(lt);
+	logins = power_stat("requests.session");
+	connect_to(st, POWER, user, pass, 202, NULL);
+	assert_ended(t.client, st, "LINK_REVOKED");
+	ck_assert_int_eq(power_stat("requests.session"), logins);
+	r = key_call(&t, "GET", harness_fmt("/v1/links/%s", link), NULL);
+	harness_expect(r, 200);
+	ck_assert_pstr_eq(devacct_str(r, "status"), "REVOKED");
+	harness_resp_free(r);
+	free(link);
+	free(st);
+	free(lt);
+	tenant_free(&t);
+}
+END_TEST
+
+/*
+ * Update mode with another biller login than the link's is refused before
+ * any login (INVALID_UPDATED_USERNAME, a failed login of the session); the
+ * link stays as it was; its own username then repairs it.
+ */
+START_TEST(update_other_username)
+{
+	struct tenant t;
+	struct harness_resp *r;
+	const char *idem[] = { harness_idem_header(), NULL };
+	char *lt, *st, *link;
+	const char *p[1];
+
+	tenant_new(&dev_a, &t);
+	r = devacct_call("POST", "sandbox", "/v1/sandbox/account-links", devacct_bearer(t.key),
+	    "{\"client_user_id\":\"user-o\",\"username\":\"user_good\"}", idem);
+	harness_expect(r, 201);
+	link = strdup(devacct_str(r, "link_id"));
+	harness_resp_free(r);
+	drive_connect(t.client);	/* its first retrieval: one account */
+	r = key_call(&t, "POST", harness_fmt("/v1/sandbox/links/%s/reset-login", link), NULL);
+	ck_assert_msg(r->status < 300, "%ld %s", r->status, r->body);
+	harness_resp_free(r);
+
+	lt = link_token(&t, harness_fmt("{\"client_user_id\":\"user-o\",\"update\":"
+	    "{\"link_id\":\"%s\"}}", link));
+	st = session(lt);
+	connect_as(st, "user_multi", "pass_good");
+	r = current(t.client, st);
+	ck_assert_pstr_eq(devacct_str(r, "status"), "failed");
+	ck_assert_pstr_eq(devacct_str(r, "error_code"), "INVALID_UPDATED_USERNAME");
+	ck_assert_int_eq(devacct_bool(r, "ended"), 0);
+	ck_assert_int_eq(devacct_int(r, "attempts_remaining"), 4);
+	harness_resp_free(r);
+	r = key_call(&t, "GET", harness_fmt("/v1/links/%s", link), NULL);
+	harness_expect(r, 200);
+	ck_assert_pstr_eq(devacct_str(r, "status"), "DISCONNECTED");
+	ck_assert_int_eq(json_object_array_length(devacct_json(r, "accounts")), 1);
+	harness_resp_free(r);
+	p[0] = link;
+	ck_assert_int_eq(sql_int("SELECT repairs FROM links WHERE id = $1", 1, p), 0);
+
+	connect_as(st, "user_good", "pass_good");
+	assert_state(t.client, st, "connected", NULL);
+	r = key_call(&t, "GET", harness_fmt("/v1/links/%s", link), NULL);
+	harness_expect(r, 200);
+	ck_assert_pstr_eq(devacct_str(r, "status"), "ACTIVE");
+	harness_resp_free(r);
+	ck_assert_int_eq(events_count(t.client, "link.completed"), 0);
+	free(link);
+	free(st);
+	free(lt);
+	tenant_free(&t);
+}
+END_TEST
+
 static void
 setup(void)
 {
 	struct harness_opts o;
+	const struct sim_opts so = { "power", 20, 1, 900, NULL };
+	char url[256];
 
 	ck_assert_int_eq(crypto_setup(), 0);
 	harness_opts_defaults(&o);
 	harness_fixture_start(&o);
+	ck_assert_msg(sim_start(&so) == 0, "the biller simulator did not start");
 	devacct_legal();
 	devacct_new(&dev_a, "conn-a");
 	devacct_new(&dev_b, "conn-b");
@@ -1196,8 +1555,28 @@ setup(void)
 		ck_assert_msg(PQresultStatus(res) == PGRES_COMMAND_OK, "%s",
 		    PQerrorMessage(pg));
 		PQclear(res);
+		/* and a portal biller: the simulator */
+		sim_base_url("power", url, sizeof(url));
+		{
+			const char *p[1] = { url };
+
+			res = PQexecParams(pg, "INSERT INTO billers (id, name, type, country,"
+			    " connector, base_url, connectivity_types, consent_scopes, capabilities)"
+			    " VALUES ('" POWER "', 'Sim Power', 'electric', 'US', 'portal', $1,"
+			    " '{credentials}', '{bills}', '{bills,mfa}')", 1, NULL, p, NULL, NULL, 0);
+		}
+		ck_assert_msg(PQresultStatus(res) == PGRES_COMMAND_OK, "%s",
+		    PQerrorMessage(pg));
+		PQclear(res);
 		PQfinish(pg);
 	}
+}
+
+static void
+teardown(void)
+{
+	sim_stop();
+	harness_fixture_stop();
 }
 
 static Suite *
@@ -1206,7 +1585,7 @@ connect_suite(void)
 	Suite *s = suite_create("e2e_connect");
 	TCase *tc = tcase_create("connect");
 
-	tcase_add_unchecked_fixture(tc, setup, harness_fixture_stop);
+	tcase_add_unchecked_fixture(tc, setup, teardown);
 	tcase_add_checked_fixture(tc, harness_fixture_recover, NULL);
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, token_create);
@@ -1225,6 +1604,12 @@ connect_suite(void)
 	tcase_add_test(tc, update_mode_repairs);
 	tcase_add_loop_test(tc, update_mode_repairs_fixture, 0, 2);
 	tcase_add_test(tc, sweep_expired_sessions);
+	tcase_add_test(tc, token_attempts_spent);
+	tcase_add_test(tc, token_spent_job_refuses);
+	tcase_add_test(tc, username_attempts_window);
+	tcase_add_test(tc, one_fresh_challenge);
+	tcase_add_test(tc, update_revoked_link);
+	tcase_add_test(tc, update_other_username);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -132,24 +132,14 @@ sim_statement(const char *key, const char *user, int i, const char *member)
 	return out;
 }
 
-/* A counter of the simulator's stats for a biller ("logins",
- * "mfa_challenges", "requests.document"). */
+/* A counter of the simulator's stats for a biller (sim.h), which must be
+ * readable. */
 static long long
-sim_stat(const char *key, const char *name)
+stat_of(const char *key, const char *name)
 {
-	struct json_object *o, *b, *v;
-	const char *dot = strchr(name, '.');
-	long long n = -1;
+	long long n = sim_counter(key, name);
 
-	ck_assert_int_eq(sim_admin("GET", "/_admin/stats", NULL, &o), 200);
-	if (json_object_object_get_ex(o, "billers", &b) && json_object_object_get_ex(b, key, &b)) {
-		if (dot != NULL && json_object_object_get_ex(b, harness_fmt("%.*s",
-		    (int)(dot - name), name), &b))
-			name = dot + 1;
-		if (json_object_object_get_ex(b, name, &v))
-			n = json_object_get_int64(v);
-	}
-	json_object_put(o);
+	ck_assert_msg(n >= 0, "the simulator's stat %s of %s", name, key);
 	return n;
 }
 
@@ -580,10 +570,10 @@ START_TEST(link_and_first_retrieval)
 
 	/* nothing new: nothing written, no document fetched again */
 	events = ev_all(t.client);
-	docs = sim_stat("power", "requests.document");
+	docs = stat_of("power", "requests.document");
 	refresh_done(link);
 	ck_assert_int_eq(ev_all(t.client), events);
-	ck_assert_int_eq(sim_stat("power", "requests.document"), docs);
+	ck_assert_int_eq(stat_of("power", "requests.document"), docs);
 	ck_assert_int_eq(bills_live(link), STATEMENTS);
 	/* the time inside the biller, kept for the benchmark */
 	ck_assert_int_eq(sqln("SELECT count(*) FROM portal_link_state WHERE link_id = $1"
@@ -639,14 +629,14 @@ START_TEST(mfa_and_device_token)
 
 	tenant_new(&t, 0);
 	knobs("power", user, "{\"mfa\":\"424242\"}");
-	challenges = sim_stat("power", "mfa_challenges");
+	challenges = stat_of("power", "mfa_challenges");
 	st = session_open(&t, user, NULL, &lt);
 	r = connect_as(st, POWER, user, pass_of(user));
 	ck_assert_pstr_eq(devacct_str(r, "status"), "mfa_required");
 	ck_assert_pstr_eq(devacct_str(r, "mfa.type"), "code");
 	ck_assert_ptr_nonnull(devacct_str(r, "mfa.prompt"));
 	harness_resp_free(r);
-	ck_assert_int_eq(sim_stat("power", "mfa_challenges"), challenges + 1);
+	ck_assert_int_eq(stat_of("power", "mfa_challenges"), challenges + 1);
 	/* the challenge is kept sealed, never in plaintext */
 	ck_assert_int_eq(sqln("SELECT count(*) FROM portal_challenges c JOIN link_sessions s"
 	    " ON s.client_id = c.client_id AND s.id = c.session_id WHERE s.client_id = $1",
@@ -657,7 +647,7 @@ START_TEST(mfa_and_device_token)
 	ck_assert_pstr_eq(devacct_str(r, "error_code"), "MFA_FAILED");
 	harness_resp_free(r);
 	/* a new challenge for the next answer */
-	ck_assert_int_eq(sim_stat("power", "mfa_challenges"), challenges + 2);
+	ck_assert_int_eq(stat_of("power", "mfa_challenges"), challenges + 2);
 
 	link = exchange(&t, mfa_answer(st, "424242"), lt);
 	free(wait_done(link));
@@ -665,7 +655,7 @@ START_TEST(mfa_and_device_token)
 	ck_assert_int_eq(bills_live(link), STATEMENTS);
 	ck_assert_int_eq(sqln("SELECT count(*) FROM portal_challenges WHERE client_id = $1",
 	    t.client, NULL, NULL), 0);
-	ck_assert_int_eq(sim_stat("power", "mfa_challenges"), challenges + 2);
+	ck_assert_int_eq(stat_of("power", "mfa_challenges"), challenges + 2);
 	/* the device token: sealed with the credentials, never in plaintext */
 	ck_assert_int_eq(sqln("SELECT count(*) FROM links WHERE id = $1"
 	    " AND position(convert_to('dt-', 'UTF8') IN credentials) > 0", link, NULL, NULL), 0);
@@ -673,7 +663,7 @@ START_TEST(mfa_and_device_token)
 	/* a refresh sends it: no challenge, the link stays */
 	refresh_done(link);
 	assert_link(link, "ACTIVE/-/-");
-	ck_assert_int_eq(sim_stat("power", "mfa_challenges"), challenges + 2);
+	ck_assert_int_eq(stat_of("power", "mfa_challenges"), challenges + 2);
 	ck_assert_int_eq(evn(t.client, "link.disconnected", "{}"), 0);
 	free(link);
 	free(st);
@@ -881,13 +871,13 @@ START_TEST(session_expired_relogin)
 
 	link = linked(&t, 0, POWER, user);
 	events = ev_all(t.client);
-	logins = sim_stat("power", "logins");
+	logins = stat_of("power", "logins");
 	knobs("power", user, "{\"expire_session\":\"once\"}");
 	refresh(link);
 	s = wait_done(link);
 	ck_assert_str_eq(s, "done 1 -");
 	free(s);
-	ck_assert_int_eq(sim_stat("power", "logins"), logins + 2);
+	ck_assert_int_eq(stat_of("power", "logins"), logins + 2);
 	assert_link(link, "ACTIVE/-/-");
 	ck_assert_int_eq(ev_all(t.client), events);
 
@@ -1078,9 +1068,9 @@ START_TEST(sim_killed_mid_retrieval)
 	end = harness_now_ms() + WAIT_MS;
 	while (sqln("SELECT count(*) FROM jobs WHERE kind = 'retrieval' AND subject_id = $1"
 	    " AND status = 'running'", link, NULL, NULL) == 0 ||
-	    sim_stat("power", "concurrent_requests") < 1) {
+	    stat_of("power", "concurrent_requests") < 1) {
 		ck_assert_msg(harness_now_ms() < end, "the retrieval never reached the biller: %s, %lld"
-		    " in flight", job_state(link), sim_stat("power", "concurrent_requests"));
+		    " in flight", job_state(link), stat_of("power", "concurrent_requests"));
 		harness_sleep_ms(20);
 	}
 	ck_assert_int_eq(sim_kill(), 0);
@@ -1455,7 +1445,7 @@ END_TEST
 static long long
 in_flight(void)
 {
-	return sim_stat("power", "concurrent_requests");
+	return stat_of("power", "concurrent_requests");
 }
 
 /*
@@ -1496,10 +1486,10 @@ START_TEST(slow_biller_holds_no_worker_and_no_lock)
 	/* every first retrieval waits on the biller */
 	for (end = harness_now_ms() + WAIT_MS; in_flight() < SLOW_LINKS;) {
 		ck_assert_msg(harness_now_ms() < end, "at most %lld of %d retrievals in flight"
-		    " at once", sim_stat("power", "max_concurrent_requests"), SLOW_LINKS);
+		    " at once", stat_of("power", "max_concurrent_requests"), SLOW_LINKS);
 		harness_sleep_ms(20);
 	}
-	ck_assert_int_ge(sim_stat("power", "max_concurrent_requests"), SLOW_LINKS);
+	ck_assert_int_ge(stat_of("power", "max_concurrent_requests"), SLOW_LINKS);
 
 	/* the sandbox connect of another client */
 	st = session_open(&other, "sandbox-user", NULL, &lt);

@@ -382,3 +382,28 @@ sim_reset(void)
 {
 	return sim_admin("POST", "/_admin/reset", "{}", NULL) == 200 ? 0 : -1;
 }
+
+long long
+sim_counter(const char *key, const char *name)
+{
+	struct json_object *o = NULL, *b, *v;
+	const char *dot = strchr(name, '.');
+	char group[64];
+	long long n = -1;
+
+	if (sim_admin("GET", "/_admin/stats", NULL, &o) != 200)
+		goto out;
+	if (json_object_object_get_ex(o, "billers", &b) && json_object_object_get_ex(b, key, &b)) {
+		if (dot != NULL) {
+			snprintf(group, sizeof(group), "%.*s", (int)(dot - name), name);
+			if (!json_object_object_get_ex(b, group, &b))
+				goto out;
+			name = dot + 1;
+		}
+		if (json_object_object_get_ex(b, name, &v))
+			n = json_object_get_int64(v);
+	}
+out:
+	json_object_put(o);
+	return n;
+}

@@ -67,5 +67,8 @@ int	 sim_knobs(const char *key, const char *user, const char *knobs);
 int	 sim_biller_knobs(const char *key, const char *knobs);
 /* POST /_admin/reset. */
 int	 sim_reset(void);
+/* A counter of GET /_admin/stats for biller key: "logins", "mfa_challenges",
+ * "requests.session" (group.name); -1 when it cannot be read. */
+long long sim_counter(const char *key, const char *name);
 
 #endif

@@ -21,6 +21,9 @@
   var SLOW_MS = 30000;
   var GIVE_UP_MS = 120000;
   var SCOPES = ['bills', 'statements', 'payment_history', 'usage', 'account_details', 'payments'];
+  /* codes after which this page can do nothing more: no "Try again" */
+  var FINAL = ['SESSION_EXPIRED', 'SESSION_ENDED', 'INVALID_SESSION', 'TOO_MANY_ATTEMPTS',
+    'LINK_REVOKED'];
 
   var S = {
     session: null,	/* the POST /v1/link-sessions answer */
@@ -115,9 +118,7 @@
   function failFrom(res, retry) {
     var code = res.body && res.body.error_code;
     if (res.status === 0) return fail('network', retry);
-    if (code === 'SESSION_EXPIRED' || code === 'SESSION_ENDED' || code === 'INVALID_SESSION') {
-      return fail(code, null);
-    }
+    if (FINAL.indexOf(code) >= 0) return fail(code, null);
     return fail(code, retry);
   }
 
@@ -336,7 +337,14 @@
   }
 
   function failed(c) {
-    if (c.ended) return fail('SESSION_ENDED', null);
+    /* ended: too many failed logins, of this session or of the account
+     * (TOO_MANY_ATTEMPTS), or the link to repair is gone (LINK_REVOKED) */
+    if (c.ended) return fail(FINAL.indexOf(c.error_code) >= 0 ? c.error_code : 'SESSION_ENDED', null);
+    /* update mode: the login must be the one the link was made with */
+    if (c.error_code === 'INVALID_UPDATED_USERNAME') {
+      event('error', { error_code: c.error_code });
+      return credentials(t('error.INVALID_UPDATED_USERNAME'));
+    }
     if (c.error_code === 'INVALID_CREDENTIALS' || c.error_code === 'MFA_FAILED') {
       event('error', { error_code: c.error_code });
       return credentials(c.attempts_remaining === 1 ? t('credentials.invalid_last') :
