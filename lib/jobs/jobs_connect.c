@@ -111,7 +111,9 @@ jobs_connect_run(struct req *r, struct jobs_job *job)
 		return retry(job, "cannot load the link session");
 	if (rc == 0)
 		return JOBS_DONE;	/* exited, expired or already done */
-	if ((c = connector_find(j.connector)) == NULL ||
+	/* a biller the session's environment may not link (the catalog
+	 * changed after the connect call): no login, as for an unknown one */
+	if (!j.linkable || (c = connector_find(j.connector)) == NULL ||
 	    (rc = connector_target_load(r, j.biller_id, &t)) == 0) {
 		if (links_connect_job_failed(r, &j, "BILLER_UNAVAILABLE", 0) != 0)
 			return retry(job, "cannot record the outcome");
