@@ -445,7 +445,7 @@ START_TEST(idempotency)
 {
 	const char *key = harness_idem_header(), *extra[] = { key, NULL };
 	/* metadata's members out of order: the replay keeps them as sent */
-	const char *body = "{\"client_user_id\":\"u-idem\",\"biller_id\":\"" SANDBOX_BILLER "\","
+	const char *body = "{\"client_user_id\":\"u-idem\",\"biller_id\":\"" LIVE_BILLER "\","
 	    "\"metadata\":{\"zeta\":1,\"a\":{\"y\":2,\"b\":3}}}";
 	struct tenant t;
 	struct harness_resp *r1, *r2;
