@@ -1459,14 +1459,15 @@ sandbox_portal(const char *biller, int on)
  * sandbox_portal flag (the development deployment's simulator billers).
  * Without it: refused at link-token creation, not in the picker, refused
  * at connect, and the simulator sees no login. With it the sandbox key
- * links it. A public token whose biller lost the flag after the login is
- * not exchanged, and a link whose biller lost it is never retrieved again
- * (no login either). */
+ * links it. A connect job whose biller lost the flag after the connect
+ * call does not log in, a public token whose biller lost it after the
+ * login is not exchanged, and a link whose biller lost it is never
+ * retrieved again (no login either). */
 START_TEST(sandbox_portal_flag)
 {
 	struct tenant t;
 	struct harness_resp *r;
-	char *lt, *st, *link, *s, *user = user_of(1), *user2 = user_of(2);
+	char *lt, *st, *link, *s, *user = user_of(1), *user2 = user_of(2), *user3 = user_of(3);
 	long long refreshes, logins;
 	const char *pinned = "{\"client_user_id\":\"u-flag\",\"biller_id\":\"" WATER "\"}";
 
@@ -1509,6 +1510,26 @@ START_TEST(sandbox_portal_flag)
 	free(st);
 	free(lt);
 
+	/* the flag withdrawn between the connect call and its job: the job
+	 * does not log in (BILLER_UNAVAILABLE) */
+	st = session_open(&t, user3, NULL, &lt);
+	ck_assert_int_eq(harness_jobs_stop(), 0);
+	r = page(st, "POST", "/v1/link-sessions/connect", harness_fmt("{\"biller_id\":\"" WATER
+	    "\",\"username\":\"%s\",\"password\":\"%s\"}", user3, pass_of(user3)));
+	harness_expect(r, 202);
+	harness_resp_free(r);
+	sandbox_portal(WATER, 0);
+	logins = sim_stat("water", "logins");
+	ck_assert_int_eq(harness_jobs_start(), 0);
+	r = current(st);
+	ck_assert_pstr_eq(devacct_str(r, "status"), "failed");
+	ck_assert_pstr_eq(devacct_str(r, "error_code"), "BILLER_UNAVAILABLE");
+	harness_resp_free(r);
+	ck_assert_int_eq(sim_stat("water", "logins"), logins);
+	sandbox_portal(WATER, 1);
+	free(st);
+	free(lt);
+
 	/* the flag withdrawn after a login: no exchange */
 	st = session_open(&t, user2, NULL, &lt);
 	r = connect_as(st, WATER, user2, pass_of(user2));
@@ -1534,6 +1555,7 @@ START_TEST(sandbox_portal_flag)
 	free(link);
 	free(user);
 	free(user2);
+	free(user3);
 	tenant_free(&t);
 }
 END_TEST
