@@ -701,6 +701,36 @@ START_TEST(import_reimport_unchanged)
 }
 END_TEST
 
+/* The catalog file never sets sandbox_portal: a re-import keeps a flag
+ * the dev seed set, and clears it when the row stops being a portal (the
+ * flag is for portal rows only). */
+START_TEST(import_keeps_sandbox_portal)
+{
+	const char *id = "blr_01900002-0000-7000-8000-0000000005bf";
+	const char *path = harness_fmt("%s/flag.csv", harness_dir());
+	const char *args[] = { "billers", "import", NULL, NULL };
+	char *row = strdup(harness_fmt("%s,Flagged Sim,electric,ACTIVE,flagged.example,,,,US,"
+	    "credentials,bills,bills,", id));
+
+	args[2] = path;
+	write_file(path, harness_fmt(HEADER "%sportal,https://flagged.example/bpp/v1\n", row));
+	ck_assert_int_eq(harness_bdsctl(args), 0);
+	ck_assert_int_eq(sql_count("SELECT count(*) FROM billers WHERE id = $1"
+	    " AND NOT sandbox_portal", id), 1);
+	devacct_sql_exec("UPDATE billers SET sandbox_portal = true WHERE id = $1", id, NULL);
+	write_file(path, harness_fmt(HEADER "%sportal,https://flagged.example/bpp/v2\n", row));
+	ck_assert_int_eq(harness_bdsctl(args), 0);
+	ck_assert_int_eq(sql_count("SELECT count(*) FROM billers WHERE id = $1 AND sandbox_portal"
+	    " AND base_url = 'https://flagged.example/bpp/v2'", id), 1);
+	write_file(path, harness_fmt(HEADER "%ssandbox,\n", row));
+	ck_assert_int_eq(harness_bdsctl(args), 0);
+	ck_assert_int_eq(sql_count("SELECT count(*) FROM billers WHERE id = $1"
+	    " AND connector = 'sandbox' AND NOT sandbox_portal", id), 1);
+	devacct_sql_exec("DELETE FROM billers WHERE id = $1", id, NULL);
+	free(row);
+}
+END_TEST
+
 static const struct { const char *csv, *want; } bad_files[] = {
 	/* a good row, then a bad one: nothing loaded, line 3 named */
 	{ HEADER NEW_ROW("NewCo Power", "electric") NEW_ROW("NewCo", "power"),
@@ -1136,6 +1166,7 @@ billers_suite(void)
 	tcase_add_test(tc, module_lookups);
 	tcase_add_test(tc, module_picker);
 	tcase_add_test(tc, module_linkable);
+	tcase_add_test(tc, import_keeps_sandbox_portal);
 	tcase_add_test(tc, import_reimport_unchanged);
 	tcase_add_loop_test(tc, import_bad_file_loads_nothing, 0, N(bad_files));
 	tcase_add_test(tc, import_inserts_then_updates);
