@@ -338,6 +338,11 @@ links_token_create(struct req *r, struct json_object *out)
 		update_id = json_get_str(update, "link_id");
 		if ((rc = update_link_or_reply(r, &update_id, user, &biller)) != 0)
 			return rc;
+		/* the link's own biller, when the body named none: the key's
+		 * environment must link it too (a link made before the gates) */
+		if (json_get_str(b, "biller_id") == NULL && (rc = billers_linkable_or_reply(r,
+		    r->env, biller, "update.link_id")) != 0)
+			return rc;
 		if (ttl > LINKS_TOKEN_UPDATE_TTL)
 			ttl = LINKS_TOKEN_UPDATE_TTL;
 	}

@@ -851,7 +851,9 @@ END_TEST
 /* reset-login and advance act on the sandbox fixtures only: on a link to
  * a portal biller (moved there: the gates let no sandbox key make one)
  * they are 400 VALIDATION_ERROR not_sandbox and nothing moves: no
- * retrieval queued (advance skips the refresh limit), no disconnection. */
+ * retrieval queued (advance skips the refresh limit), no disconnection.
+ * An update-mode link token for it is refused as any token for that
+ * biller is (biller_not_in_environment). */
 START_TEST(sandbox_tools_portal_link)
 {
 	const char *tools[] = { "advance", "reset-login" };
@@ -874,6 +876,13 @@ START_TEST(sandbox_tools_portal_link)
 		ck_assert_pstr_eq(devacct_str(r, "errors.0.code"), "not_sandbox");
 		harness_resp_free(r);
 	}
+	/* nor is it repaired through an update-mode token */
+	r = key_call(t.key, "POST", "/v1/link-tokens", harness_fmt("{\"client_user_id\":"
+	    "\"u-tools\",\"update\":{\"link_id\":\"%s\"}}", id), NULL);
+	harness_assert_coded(r, 400, "VALIDATION_ERROR");
+	ck_assert_pstr_eq(devacct_str(r, "errors.0.field"), "update.link_id");
+	ck_assert_pstr_eq(devacct_str(r, "errors.0.code"), "biller_not_in_environment");
+	harness_resp_free(r);
 	ck_assert_int_eq(devacct_sql_int("SELECT count(*) FROM jobs WHERE kind = 'retrieval'"
 	    " AND subject_id = $1", id, NULL), jobs);
 	ck_assert_int_eq(devacct_sql_int("SELECT count(*) FROM links WHERE id = $1"
