@@ -99,6 +99,7 @@ enum {
 	B_ENTITY,
 	B_PICKER,
 	B_PICKER_ALL,
+	B_LINKABLE,
 	B_UNDER_DOMAIN,	/* issue 13 rtl */
 	B__MAX
 };
@@ -116,13 +117,17 @@ static struct db_stmt stmts[B__MAX] = {
 	    "SELECT " ROW_COLS " FROM billers b WHERE b.id = $1" },
 	[B_ENTITY] = { "billers_entity",
 	    "SELECT " ENTITY " FROM billers b WHERE b.id = $1" },
+	/* $3 / $2: the environment; it lists only what it may link */
 	[B_PICKER] = { "billers_picker",
 	    "WITH " TERM " SELECT " ENTITY " FROM billers b, q"
-	    " WHERE b.status IN ('ACTIVE', 'DEGRADED') AND " MATCH
+	    " WHERE b.status IN ('ACTIVE', 'DEGRADED') AND billers_linkable($3, b) AND " MATCH
 	    " ORDER BY " RANK " DESC, b.name_folded, b.id LIMIT $2::int" },
 	[B_PICKER_ALL] = { "billers_picker_all",
 	    "SELECT " ENTITY " FROM billers b WHERE b.status IN ('ACTIVE', 'DEGRADED')"
-	    " ORDER BY b.name_folded, b.id LIMIT $1::int" },
+	    " AND billers_linkable($2, b) ORDER BY b.name_folded, b.id LIMIT $1::int" },
+	[B_LINKABLE] = { "billers_linkable",
+	    "SELECT b.status = 'UNSUPPORTED', billers_linkable($2, b) FROM billers b"
+	    " WHERE b.id = $1" },
 	/* issue 13 rtl: linkable billers with a domain equal to $1 or below
 	 * it on a label boundary (the catalog is small: a scan); two rows are
 	 * enough to know it is not one */
@@ -412,16 +417,60 @@ billers_get_route(struct req *r, struct json_object *out)
 	return 200;
 }
 
-struct json_object *
-billers_picker(struct req *r, const char *search_term, int limit)
+enum billers_link
+billers_linkable(struct req *r, const char *env, const char *id)
 {
-	const char *p[2] = { nonempty(search_term), arena_printf(r->arena, "%d", limit) };
+	const char *p[2] = { id, env };
+	PGresult *res;
+
+	if (id == NULL || !crypto_id_valid(id, "blr", 0))
+		return BILLERS_LINK_UNKNOWN;
+	if ((res = db_query(r, &stmts[B_LINKABLE], 2, p)) == NULL)
+		return BILLERS_LINK_FAILED;
+	if (PQntuples(res) != 1)
+		return BILLERS_LINK_UNKNOWN;
+	if (strcmp(PQgetvalue(res, 0, 0), "t") == 0)
+		return BILLERS_LINK_UNSUPPORTED;
+	return strcmp(PQgetvalue(res, 0, 1), "t") == 0 ? BILLERS_LINK_OK :
+	    BILLERS_LINK_OTHER_ENV;
+}
+
+int
+billers_linkable_or_reply(struct req *r, const char *env, const char *id, const char *field)
+{
+	int sandbox = env != NULL && strcmp(env, "sandbox") == 0;
+
+	switch (billers_linkable(r, env, id)) {
+	case BILLERS_LINK_OK:
+		return 0;
+	case BILLERS_LINK_UNKNOWN:
+		return api_field_error(r, 400, "VALIDATION_ERROR", field, "unknown_biller",
+		    "no such biller");
+	case BILLERS_LINK_UNSUPPORTED:
+		return api_field_error(r, 400, "VALIDATION_ERROR", field, "biller_unsupported",
+		    "the biller is not supported; choose another");
+	case BILLERS_LINK_OTHER_ENV:
+		return api_field_error(r, 400, "VALIDATION_ERROR", field,
+		    "biller_not_in_environment", sandbox ?
+		    "a sandbox key links the sandbox billers only; link a real biller with a"
+		    " development or production key" :
+		    "the sandbox billers link with a sandbox key only; a live key links real"
+		    " billers");
+	default:
+		return api_db_error(r);
+	}
+}
+
+struct json_object *
+billers_picker(struct req *r, const char *env, const char *search_term, int limit)
+{
+	const char *p[3] = { nonempty(search_term), arena_printf(r->arena, "%d", limit), env };
 	PGresult *res;
 
 	if (p[0] == NULL)
-		res = db_query(r, &stmts[B_PICKER_ALL], 1, p + 1);
+		res = db_query(r, &stmts[B_PICKER_ALL], 2, p + 1);
 	else
-		res = db_query(r, &stmts[B_PICKER], 2, p);
+		res = db_query(r, &stmts[B_PICKER], 3, p);
 	if (res == NULL)
 		return NULL;
 	return entities(r, res, E_ENTITY, 1);

@@ -28,10 +28,35 @@ int	 billers_get_or_reply(struct req *, const char *id, struct billers_row *b);
 /* 1 found (b filled), 0 none, -1 database failure: for callers that are not
  * request handlers of the biller routes (links, jobs). */
 int	 billers_get(struct req *, const char *id, struct billers_row *b);
-/* The connect picker: ACTIVE and DEGRADED billers matching search_term
- * (NULL: all), ranked like GET /v1/billers, at most limit, as a JSON array
- * of biller entities (arena-owned); NULL on database failure. */
-struct json_object *billers_picker(struct req *, const char *search_term, int limit);
+/*
+ * May environment env ("sandbox", "development", "production") link the
+ * biller id now? The one answer every gate of the connect flow asks
+ * (docs/DECISIONS.md "Environments: which connector links where"): the
+ * biller's connector decides (SQL billers_linkable: sandbox in the
+ * sandbox only; portal in development and production, and in the sandbox
+ * when the catalog sets sandbox_portal), and an UNSUPPORTED biller links
+ * nowhere.
+ */
+enum billers_link {
+	BILLERS_LINK_FAILED = -1,	/* database failure */
+	BILLERS_LINK_UNKNOWN = 0,	/* no such biller (or a malformed id) */
+	BILLERS_LINK_OK,		/* env may link it */
+	BILLERS_LINK_UNSUPPORTED,	/* status UNSUPPORTED */
+	BILLERS_LINK_OTHER_ENV		/* its connector does not link in env */
+};
+enum billers_link billers_linkable(struct req *, const char *env, const char *id);
+/* billers_linkable as a reply: 0 when BILLERS_LINK_OK, else the status
+ * written: 400 VALIDATION_ERROR naming field with errors[].code
+ * unknown_biller, biller_unsupported or biller_not_in_environment; 503 on a
+ * database failure. */
+int	 billers_linkable_or_reply(struct req *, const char *env, const char *id,
+	    const char *field);
+/* The connect picker: ACTIVE and DEGRADED billers that env may link
+ * (billers_linkable), matching search_term (NULL: all), ranked like GET
+ * /v1/billers, at most limit, as a JSON array of biller entities
+ * (arena-owned); NULL on database failure. */
+struct json_object *billers_picker(struct req *, const char *env, const char *search_term,
+	    int limit);
 /* The biller entity as the API shows it (arena-owned), or NULL (none or a
  * database failure). */
 struct json_object *billers_json_by_id(struct req *, const char *id);

@@ -50,6 +50,9 @@ static struct db_stmt stmts[BA__MAX] = {
 	    " country = EXCLUDED.country, connectivity_types = EXCLUDED.connectivity_types,"
 	    " consent_scopes = EXCLUDED.consent_scopes, capabilities = EXCLUDED.capabilities,"
 	    " connector = EXCLUDED.connector, base_url = EXCLUDED.base_url,"
+	    /* the file never sets sandbox_portal (sql/050_billers_environments.sql):
+	     * kept, or cleared with a connector that is no longer portal */
+	    " sandbox_portal = b.sandbox_portal AND EXCLUDED.connector = 'portal',"
 	    " search_text = EXCLUDED.search_text, updated_at = now()"
 	    " WHERE (b.name, b.type, b.status, b.domains, b.website, b.login_url, b.logo_url,"
 	    "  b.country, b.connectivity_types, b.consent_scopes, b.capabilities, b.connector,"

@@ -148,7 +148,9 @@ jobs_connect_fetch(struct req *r, struct jobs_job *job)
 		u->gone = 1;	/* exited, expired or already done */
 		return JOBS_DONE;
 	}
-	if ((c = connector_find(j.connector)) == NULL ||
+	/* a biller the session's environment may not link (the catalog
+	 * changed after the connect call): no login, as for an unknown one */
+	if (!j.linkable || (c = connector_find(j.connector)) == NULL ||
 	    (rc = connector_target_load(r, j.biller_id, &u->t)) == 0) {
 		u->st = -1;
 		return JOBS_DONE;

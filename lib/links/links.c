@@ -105,9 +105,11 @@ static struct db_stmt stmts[L__MAX] = {
 	    " WHERE " LINKS_BY_ID("l.", "")
 	    " RETURNING o.first, " DB_ISO("l.first_sync_completed_at") ", l.environment,"
 	    " l.client_user_id, l.biller_id" },
+	/* a link to a biller its environment does not link (made before the
+	 * gates, or the catalog changed since) is never retrieved: none */
 	[L_RETRIEVAL] = { "links_retrieval",
 	    "SELECT " RETRIEVAL_COLS " FROM links l JOIN billers b ON b.id = l.biller_id"
-	    " WHERE " LINKS_BY_ID("l.", "") },
+	    " WHERE " LINKS_BY_ID("l.", " AND billers_linkable(l.environment, b)") },
 	/* the last look of a retrieval's apply, held to its commit. NO KEY:
 	 * rows that name the link (tokens, exchange) do not wait for it. */
 	[L_RETRIEVAL_LOCK] = { "links_retrieval_lock",

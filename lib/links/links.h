@@ -106,7 +106,8 @@ struct links_retrieval {
 	const char *status, *environment, *client_user_id, *biller_id, *biller_name,
 	    *connector;
 };
-/* 1 found (*lr filled), 0 no such link of the client, -1 database failure. */
+/* 1 found (*lr filled), 0 no such link of the client (or one to a biller
+ * its environment does not link: billers_linkable), -1 database failure. */
 int	 links_retrieval_load(struct req *, const char *client_id, const char *link_id,
 	    struct links_retrieval *lr);
 /* In the caller's transaction, the link's row locked to its end: 1 the

@@ -80,6 +80,10 @@ struct links_connect_job {
 	const char	*mode;			/* create, update */
 	int		 hosted;
 	const char	*client_user_id, *biller_id, *connector, *update_link_id;
+	int		 linkable;		/* the session's environment may
+						 * link the biller now
+						 * (billers_linkable): else no
+						 * login is tried */
 	const char	*request_to_link_id;
 	struct json_object *scopes;		/* the token's consents (array) */
 	const char	*username, *password;	/* opened; arena strings */

@@ -3,10 +3,14 @@
  * token (bds_pub_…, single use, 30 min) for the link and a link access
  * token. The public token comes in the body, or as the path segment
  * itself. A used, expired, unknown or foreign one is 400
- * INVALID_PUBLIC_TOKEN: the answer never tells which.
+ * INVALID_PUBLIC_TOKEN: the answer never tells which. So is the token of a
+ * link to a biller the key's environment does not link (the catalog
+ * changed after the login), with errors[].code biller_not_in_environment:
+ * it stays unused.
  */
 #include <string.h>
 
+#include "billers/billers.h"
 #include "core/arena.h"
 #include "core/auth.h"
 #include "core/db.h"
@@ -47,6 +51,26 @@ invalid(struct req *r)
 	    "the public token is invalid, expired or already exchanged");
 }
 
+/* 1 when the key's environment does not link the link's biller
+ * (billers_linkable), 0 when it does, -1 on a database failure. */
+static int
+other_env(struct req *r, const char *link_id)
+{
+	struct links_row row;
+	int rc = links_get(r, r->client_id, link_id, &row);
+
+	if (rc <= 0)
+		return rc;
+	switch (billers_linkable(r, r->env, row.biller_id)) {
+	case BILLERS_LINK_FAILED:
+		return -1;
+	case BILLERS_LINK_OTHER_ENV:
+		return 1;
+	default:
+		return 0;	/* an UNSUPPORTED biller since: the link is made */
+	}
+}
+
 int
 links_exchange(struct req *r, struct json_object *out)
 {
@@ -54,6 +78,7 @@ links_exchange(struct req *r, struct json_object *out)
 	const char *lt = NULL, *p[4], *link_id, *access;
 	struct json_object *link;
 	PGresult *res;
+	int rc;
 
 	if (pub == NULL && seg != NULL && strncmp(seg, LX_PUBLIC_PREFIX, 8) == 0)
 		pub = seg;
@@ -73,6 +98,12 @@ links_exchange(struct req *r, struct json_object *out)
 	if (PQntuples(res) != 1)
 		return invalid(r);
 	link_id = arena_strdup(r->arena, PQgetvalue(res, 0, 0));
+	if ((rc = other_env(r, link_id)) < 0)
+		return api_db_error(r);
+	if (rc == 1)	/* rolled back: the token stays unused */
+		return api_field_error(r, 400, "INVALID_PUBLIC_TOKEN", "public_token",
+		    "biller_not_in_environment", "the public token links a biller this"
+		    " environment does not link");
 	p[0] = r->client_id;
 	p[1] = arena_strdup(r->arena, PQgetvalue(res, 0, 1));
 	if (db_exec_count(r->db, r->arena, &stmts[LX_FORGET], 2, p) < 0)

@@ -54,6 +54,30 @@ const struct vfield links_sandbox_create_fields[] = {
 	{ NULL }
 };
 
+/*
+ * The sandbox tools (account links, reset-login, advance) act on the
+ * sandbox connector's fixtures only: a portal biller, even one a sandbox
+ * key may link (sandbox_portal), has a real login and the refresh limit.
+ * 0 when biller is a sandbox-connector biller, else the 400 written
+ * (field; why: errors[].message of not_sandbox) or 503.
+ */
+static int
+fixture_biller_or_reply(struct req *r, const char *biller, const char *field,
+    const char *why)
+{
+	const char *p[1] = { biller };
+	PGresult *res;
+
+	if ((res = db_query(r, &stmts[S_BILLER], 1, p)) == NULL)
+		return api_db_error(r);
+	if (PQntuples(res) != 1)
+		return api_field_error(r, 400, "VALIDATION_ERROR", field, "unknown_biller",
+		    "no biller has this id");
+	if (strcmp(PQgetvalue(res, 0, B_CONNECTOR), "sandbox") != 0)
+		return api_field_error(r, 400, "VALIDATION_ERROR", field, "not_sandbox", why);
+	return 0;
+}
+
 /* POST /v1/sandbox/account-links: 201 {link_id, access_token, link}. */
 int
 links_sandbox_create(struct req *r, struct json_object *out)
@@ -64,25 +88,15 @@ links_sandbox_create(struct req *r, struct json_object *out)
 	struct links_new n = { 0 };
 	struct links_row row;
 	const char *tok;
-	PGresult *res;
 	int rc;
 
 	if ((rc = idem_required_or_reply(r)) != 0)
 		return rc;
 	if (biller == NULL)
 		biller = LINKS_SANDBOX_BILLER;
-	{
-		const char *p[1] = { biller };
-
-		if ((res = db_query(r, &stmts[S_BILLER], 1, p)) == NULL)
-			return api_db_error(r);
-	}
-	if (PQntuples(res) != 1)
-		return api_field_error(r, 400, "VALIDATION_ERROR", "biller_id", "unknown_biller",
-		    "no biller has this id");
-	if (strcmp(PQgetvalue(res, 0, B_CONNECTOR), "sandbox") != 0)
-		return api_field_error(r, 400, "VALIDATION_ERROR", "biller_id", "not_sandbox",
-		    "sandbox account links take a sandbox biller");
+	if ((rc = fixture_biller_or_reply(r, biller, "biller_id",
+	    "sandbox account links take a sandbox biller")) != 0)
+		return rc;
 	json_object_object_get_ex(r->body, "consents", &consents);
 	n.client_id = r->client_id;
 	n.environment = r->env;
@@ -101,8 +115,9 @@ links_sandbox_create(struct req *r, struct json_object *out)
 	return 201;
 }
 
-/* The key's sandbox link (links on the sandbox host are sandbox links):
- * 0 with *row, or the 404/503 written. */
+/* The key's sandbox link (links on the sandbox host are sandbox links) to
+ * a sandbox biller: 0 with *row, or the 404 (no such link), 400 (a portal
+ * biller's link: VALIDATION_ERROR, id, not_sandbox) or 503 written. */
 static int
 sandbox_link_or_reply(struct req *r, struct links_row *row)
 {
@@ -113,7 +128,8 @@ sandbox_link_or_reply(struct req *r, struct links_row *row)
 		return api_db_error(r);
 	if (rc == 0 || strcmp(row->environment, r->env) != 0)
 		return api_error(r, 404, "LINK_NOT_FOUND", NULL, "no link %s", id);
-	return 0;
+	return fixture_biller_or_reply(r, row->biller_id, "id", "reset-login and advance act on"
+	    " links to a sandbox biller; this link's biller is a portal");
 }
 
 /* POST /v1/sandbox/links/{id}/reset-login: an ACTIVE link becomes

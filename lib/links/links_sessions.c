@@ -54,16 +54,17 @@ enum {
 	"s.status, s.environment, s.link_token_id, t.mode, t.hosted, t.client_user_id," \
 	" s.biller_id, b.connector, t.update_link_id, t.request_to_link_id," \
 	" array_to_json(t.consents)::text, encode(s.credentials, 'hex')," \
-	" encode(s.mfa_answer, 'hex'), s.expires_at > now(), s.mfa_type, s.mfa_prompt"
+	" encode(s.mfa_answer, 'hex'), s.expires_at > now(), s.mfa_type, s.mfa_prompt," \
+	" billers_linkable(s.environment, b)"
 enum {
 	J_STATUS, J_ENV, J_LT, J_MODE, J_HOSTED, J_USER, J_BILLER, J_CONNECTOR,
 	J_UPDATE_LINK, J_RTL, J_SCOPES, J_CREDS, J_MFA, J_LIVE, J_MFA_TYPE, J_MFA_PROMPT,
-	J__MAX
+	J_LINKABLE, J__MAX
 };
 
 enum {
 	LS_TICKET_USE, LS_INSERT, LS_INFO, LS_BY_TOKEN, LS_BY_LT, LS_LT_LIVE, LS_TOUCH,
-	LS_BILLER, LS_CONNECT, LS_MFA, LS_EXIT, LS_FINISH, LS_CORS_CLIENT, LS_CORS_ANY,
+	LS_CONNECT, LS_MFA, LS_EXIT, LS_FINISH, LS_CORS_CLIENT, LS_CORS_ANY,
 	LS_JOB_LOAD, LS_JOB_MFA, LS_JOB_FAILED, LS_JOB_CONNECTED, LS_PUB_INSERT,
 	LS_SWEEP, LS_JOB_END, LS_RECHALLENGE, LS__MAX
 };
@@ -103,7 +104,6 @@ static struct db_stmt stmts[LS__MAX] = {
 	    " updated_at = now() FROM link_tokens t WHERE s.client_id = $1 AND s.id = $2"
 	    " AND t.client_id = s.client_id AND t.id = s.link_token_id"
 	    " RETURNING " DB_ISO("s.expires_at") },
-	[LS_BILLER] = { "ls_biller", "SELECT status FROM billers WHERE id = $1" },
 	[LS_CONNECT] = { "ls_connect",
 	    "UPDATE link_sessions SET status = 'connecting', biller_id = $3,"
 	    " credentials = decode($4, 'hex'), username_hash = decode($5, 'hex'),"
@@ -405,7 +405,7 @@ links_session_billers(struct req *r, struct json_object *out)
 
 	if ((rc = session_or_reply(r, &s, 0)) != 0)
 		return rc;
-	list = billers_picker(r, json_get_str(r->query, "search_term"),
+	list = billers_picker(r, s.v[S_ENV], json_get_str(r->query, "search_term"),
 	    (int)json_get_int(r->query, "limit", 20));
 	if (list == NULL)
 		return api_db_error(r);
@@ -438,7 +438,6 @@ links_session_connect(struct req *r, struct json_object *out)
 	const char *biller = json_get_str(r->body, "biller_id"), *p[5], *creds, *uhash;
 	struct json_object *c;
 	struct session s;
-	PGresult *res;
 	int rc;
 
 	if ((rc = session_or_reply(r, &s, 0)) != 0)
@@ -454,11 +453,9 @@ links_session_connect(struct req *r, struct json_object *out)
 	if (s.v[S_PINNED] != NULL && strcmp(biller, s.v[S_PINNED]) != 0)
 		return api_field_error(r, 400, "VALIDATION_ERROR", "biller_id", "not_pinned",
 		    "this link token is for another biller");
-	if ((res = db_query(r, &stmts[LS_BILLER], 1, &biller)) == NULL)
-		return api_db_error(r);
-	if (PQntuples(res) != 1 || strcmp(PQgetvalue(res, 0, 0), "UNSUPPORTED") == 0)
-		return api_field_error(r, 400, "VALIDATION_ERROR", "biller_id", "unknown_biller",
-		    "no such biller, or it cannot be linked");
+	/* the pinned biller too: the catalog may have changed since the token */
+	if ((rc = billers_linkable_or_reply(r, s.v[S_ENV], biller, "biller_id")) != 0)
+		return rc;
 	uhash = links_username_hash(r, json_get_str(r->body, "username"));
 	if ((rc = links_attempts_or_reply(r, s.v[S_CLIENT], 0, biller, uhash)) != 0)
 		return rc;
@@ -695,6 +692,7 @@ links_connect_job_load(struct req *r, const char *client_id, const char *session
 	j->client_user_id = COL(J_USER);
 	j->biller_id = COL(J_BILLER);
 	j->connector = COL(J_CONNECTOR);
+	j->linkable = strcmp(PQgetvalue(res, 0, J_LINKABLE), "t") == 0;
 	j->update_link_id = COL(J_UPDATE_LINK);
 	j->request_to_link_id = COL(J_RTL);
 	j->scopes = json_own(r->arena, json_tokener_parse(PQgetvalue(res, 0, J_SCOPES)));

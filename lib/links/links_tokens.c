@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "billers/billers.h"
 #include "core/arena.h"
 #include "core/auth.h"
 #include "core/config.h"
@@ -24,7 +25,7 @@
 #define LT_TICKET_PREFIX "bds_tkt_"
 
 enum {
-	LT_REDIRECT_OK, LT_BILLER, LT_LINK, LT_INSERT, LT_TICKET_INSERT, LT_BEARER,
+	LT_REDIRECT_OK, LT_LINK, LT_INSERT, LT_TICKET_INSERT, LT_BEARER,
 	LT_END_RTL,	/* issue 13 rtl */
 	LT_RTL,
 	LT__MAX
@@ -33,7 +34,6 @@ static struct db_stmt stmts[LT__MAX] = {
 	/* redirect_uri must be one of the client's registered redirectUris */
 	[LT_REDIRECT_OK] = { "lt_redirect_ok",
 	    "SELECT redirect_uris ? $2 FROM clients WHERE id = $1" },
-	[LT_BILLER] = { "lt_biller", "SELECT status FROM billers WHERE id = $1" },
 	/* request_to_link_id: the key's own request to link */
 	[LT_RTL] = { "lt_rtl",
 	    "SELECT client_user_id, status FROM request_to_links"
@@ -318,17 +318,11 @@ links_token_create(struct req *r, struct json_object *out)
 	} else if (hosted != NULL)
 		is_hosted = json_object_get_boolean(hosted);
 
-	if (biller != NULL) {
-		if ((res = db_query(r, &stmts[LT_BILLER], 1, &biller)) == NULL)
-			return api_db_error(r);
-		if (PQntuples(res) != 1)
-			return api_field_error(r, 400, "VALIDATION_ERROR", "biller_id",
-			    "unknown_biller", "no such biller");
-		/* no session could ever connect to it */
-		if (strcmp(PQgetvalue(res, 0, 0), "UNSUPPORTED") == 0)
-			return api_field_error(r, 400, "VALIDATION_ERROR", "biller_id",
-			    "biller_unsupported", "the biller is not supported; choose another");
-	}
+	/* no session could ever connect to it: unknown, UNSUPPORTED, or a
+	 * biller the key's environment does not link */
+	if (biller != NULL && (rc = billers_linkable_or_reply(r, r->env, biller,
+	    "biller_id")) != 0)
+		return rc;
 	if ((rc = rtl_or_reply(r, json_get_str(b, "request_to_link_id"), user)) != 0)
 		return rc;
 	if (redirect != NULL) {
@@ -345,6 +339,11 @@ links_token_create(struct req *r, struct json_object *out)
 	if (update != NULL) {
 		update_id = json_get_str(update, "link_id");
 		if ((rc = update_link_or_reply(r, &update_id, user, &biller)) != 0)
+			return rc;
+		/* the link's own biller, when the body named none: the key's
+		 * environment must link it too (a link made before the gates) */
+		if (json_get_str(b, "biller_id") == NULL && (rc = billers_linkable_or_reply(r,
+		    r->env, biller, "update.link_id")) != 0)
 			return rc;
 		if (ttl > LINKS_TOKEN_UPDATE_TTL)
 			ttl = LINKS_TOKEN_UPDATE_TTL;

@@ -6,14 +6,17 @@
 -- requires https base URLs (a loopback http URL is a dev allowance only).
 -- Ids: the blr_01900002-… range (gen-billers.py uses …00000 and …00001).
 -- Idempotent: an upsert by id, search_text folded like `billers import`.
+-- sandbox_portal: a sandbox key may link them too (sql/050_billers_environments.sql;
+-- docs/DECISIONS.md "Environments: which connector links where"): they are
+-- the simulator, no real biller's portal. Production's catalog never sets it.
 INSERT INTO billers AS b (id, name, type, status, domains, website, login_url, logo_url,
     country, connectivity_types, consent_scopes, capabilities, connector, base_url,
-    search_text)
+    sandbox_portal, search_text)
 SELECT v.id, v.name, v.type, 'ACTIVE', v.domains, 'https://' || v.domains[1],
     'https://' || v.domains[1] || '/login', NULL, v.country, '{credentials}',
     '{bills,statements,payment_history,usage,account_details,payments}',
     '{bills,statements,payment_history,usage,mfa}', 'portal', v.base_url,
-    billers_fold(v.name || ' ' || array_to_string(v.domains, ' '))
+    true, billers_fold(v.name || ' ' || array_to_string(v.domains, ' '))
 FROM (VALUES
     ('blr_01900002-0000-7000-8000-000000000001', 'Simulated Power & Light', 'electric',
      '{sim-power.example}'::text[], 'US', 'http://127.0.0.1:8090/b/power'),
@@ -30,11 +33,12 @@ ON CONFLICT (id) DO UPDATE SET name = EXCLUDED.name, type = EXCLUDED.type,
     country = EXCLUDED.country, connectivity_types = EXCLUDED.connectivity_types,
     consent_scopes = EXCLUDED.consent_scopes, capabilities = EXCLUDED.capabilities,
     connector = EXCLUDED.connector, base_url = EXCLUDED.base_url,
-    search_text = EXCLUDED.search_text, updated_at = now()
+    sandbox_portal = EXCLUDED.sandbox_portal, search_text = EXCLUDED.search_text,
+    updated_at = now()
 WHERE (b.name, b.type, b.status, b.domains, b.website, b.login_url, b.logo_url, b.country,
        b.connectivity_types, b.consent_scopes, b.capabilities, b.connector, b.base_url,
-       b.search_text) IS DISTINCT FROM
+       b.sandbox_portal, b.search_text) IS DISTINCT FROM
       (EXCLUDED.name, EXCLUDED.type, EXCLUDED.status, EXCLUDED.domains, EXCLUDED.website,
        EXCLUDED.login_url, EXCLUDED.logo_url, EXCLUDED.country, EXCLUDED.connectivity_types,
        EXCLUDED.consent_scopes, EXCLUDED.capabilities, EXCLUDED.connector, EXCLUDED.base_url,
-       EXCLUDED.search_text);
+       EXCLUDED.sandbox_portal, EXCLUDED.search_text);

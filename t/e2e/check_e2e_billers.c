@@ -576,23 +576,68 @@ START_TEST(module_picker)
 {
 	struct json_object *a;
 	long long linkable = devacct_sql_int("SELECT count(*) FROM billers WHERE status IN"
-	    " ('ACTIVE', 'DEGRADED')", NULL, NULL);
+	    " ('ACTIVE', 'DEGRADED') AND connector = 'portal'", NULL, NULL);
+	long long sandbox = devacct_sql_int("SELECT count(*) FROM billers WHERE status IN"
+	    " ('ACTIVE', 'DEGRADED') AND (connector = 'sandbox' OR sandbox_portal)", NULL, NULL);
 
 	req_open();
-	/* ranked like the list; only billers one can link */
-	a = billers_picker(&req, "pacific gas", 10);
+	/* ranked like the list; only billers one can link, in the environment */
+	a = billers_picker(&req, "development", "pacific gas", 10);
 	ck_assert_ptr_nonnull(a);
 	ck_assert_uint_ge(json_object_array_length(a), 1);
 	ck_assert_str_eq(json_object_get_string(json_object_object_get(
 	    json_object_array_get_idx(a, 0), "id")), PGE);
-	a = billers_picker(&req, NULL, 1000);
+	a = billers_picker(&req, "development", NULL, 1000);
 	ck_assert_ptr_nonnull(a);
 	ck_assert_uint_eq(json_object_array_length(a), (size_t)linkable);
 	for (size_t i = 0; i < json_object_array_length(a); i++)
 		ck_assert_str_ne(json_object_get_string(json_object_object_get(
 		    json_object_array_get_idx(a, i), "status")), "UNSUPPORTED");
-	ck_assert_uint_eq(json_object_array_length(billers_picker(&req, "", 5)), 5);
-	ck_assert_uint_eq(json_object_array_length(billers_picker(&req, "zqxjvw", 5)), 0);
+	ck_assert_uint_eq(json_object_array_length(billers_picker(&req, "development", "", 5)),
+	    5);
+	ck_assert_uint_eq(json_object_array_length(billers_picker(&req, "development", "zqxjvw",
+	    5)), 0);
+	/* the sandbox: its fixtures (and flagged simulator portals) only */
+	a = billers_picker(&req, "sandbox", NULL, 1000);
+	ck_assert_uint_ge((size_t)sandbox, 1);
+	ck_assert_uint_eq(json_object_array_length(a), (size_t)sandbox);
+	ck_assert_uint_eq(json_object_array_length(billers_picker(&req, "sandbox", "pacific gas",
+	    10)), 0);
+	req_close();
+}
+END_TEST
+
+/* May environment E link biller B: the biller's connector and its flag. */
+START_TEST(module_linkable)
+{
+	static const struct {
+		const char *env, *biller;
+		enum billers_link want;
+	} cases[] = {
+		{ "sandbox", SANDBOX_BILLER, BILLERS_LINK_OK },
+		{ "development", SANDBOX_BILLER, BILLERS_LINK_OTHER_ENV },
+		{ "production", SANDBOX_BILLER, BILLERS_LINK_OTHER_ENV },
+		{ "development", PGE, BILLERS_LINK_OK },
+		{ "production", PGE, BILLERS_LINK_OK },
+		{ "sandbox", PGE, BILLERS_LINK_OTHER_ENV },
+		{ "staging", PGE, BILLERS_LINK_OTHER_ENV },
+		{ "sandbox", "blr_01900000-0000-7000-8000-0000000000ff", BILLERS_LINK_UNKNOWN },
+		{ "sandbox", "nonsense", BILLERS_LINK_UNKNOWN },
+	};
+
+	req_open();
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+		ck_assert_msg(billers_linkable(&req, cases[i].env, cases[i].biller) == cases[i].want,
+		    "%s %s", cases[i].env, cases[i].biller);
+	/* sandbox_portal: a portal a sandbox key links too (the simulator) */
+	devacct_sql_exec("UPDATE billers SET sandbox_portal = true WHERE id = $1", PGE, NULL);
+	ck_assert_int_eq(billers_linkable(&req, "sandbox", PGE), BILLERS_LINK_OK);
+	ck_assert_int_eq(billers_linkable(&req, "development", PGE), BILLERS_LINK_OK);
+	devacct_sql_exec("UPDATE billers SET sandbox_portal = false WHERE id = $1", PGE, NULL);
+	ck_assert_int_eq(billers_linkable(&req, "sandbox", PGE), BILLERS_LINK_OTHER_ENV);
+	/* never on a sandbox biller */
+	ck_assert_int_eq(devacct_sql_int("SELECT count(*) FROM billers WHERE connector = 'sandbox'"
+	    " AND sandbox_portal", NULL, NULL), 0);
 	req_close();
 }
 END_TEST
@@ -653,6 +698,36 @@ START_TEST(import_reimport_unchanged)
 	ck_assert_msg(strstr(log, harness_fmt("0 inserted, 0 updated, %lld unchanged", total)),
 	    "%s", log);
 	free(log);
+}
+END_TEST
+
+/* The catalog file never sets sandbox_portal: a re-import keeps a flag
+ * the dev seed set, and clears it when the row stops being a portal (the
+ * flag is for portal rows only). */
+START_TEST(import_keeps_sandbox_portal)
+{
+	const char *id = "blr_01900002-0000-7000-8000-0000000005bf";
+	const char *path = harness_fmt("%s/flag.csv", harness_dir());
+	const char *args[] = { "billers", "import", NULL, NULL };
+	char *row = strdup(harness_fmt("%s,Flagged Sim,electric,ACTIVE,flagged.example,,,,US,"
+	    "credentials,bills,bills,", id));
+
+	args[2] = path;
+	write_file(path, harness_fmt(HEADER "%sportal,https://flagged.example/bpp/v1\n", row));
+	ck_assert_int_eq(harness_bdsctl(args), 0);
+	ck_assert_int_eq(sql_count("SELECT count(*) FROM billers WHERE id = $1"
+	    " AND NOT sandbox_portal", id), 1);
+	devacct_sql_exec("UPDATE billers SET sandbox_portal = true WHERE id = $1", id, NULL);
+	write_file(path, harness_fmt(HEADER "%sportal,https://flagged.example/bpp/v2\n", row));
+	ck_assert_int_eq(harness_bdsctl(args), 0);
+	ck_assert_int_eq(sql_count("SELECT count(*) FROM billers WHERE id = $1 AND sandbox_portal"
+	    " AND base_url = 'https://flagged.example/bpp/v2'", id), 1);
+	write_file(path, harness_fmt(HEADER "%ssandbox,\n", row));
+	ck_assert_int_eq(harness_bdsctl(args), 0);
+	ck_assert_int_eq(sql_count("SELECT count(*) FROM billers WHERE id = $1"
+	    " AND connector = 'sandbox' AND NOT sandbox_portal", id), 1);
+	devacct_sql_exec("DELETE FROM billers WHERE id = $1", id, NULL);
+	free(row);
 }
 END_TEST
 
@@ -1090,6 +1165,8 @@ billers_suite(void)
 	tcase_add_test(tc, get_needs_resignin);
 	tcase_add_test(tc, module_lookups);
 	tcase_add_test(tc, module_picker);
+	tcase_add_test(tc, module_linkable);
+	tcase_add_test(tc, import_keeps_sandbox_portal);
 	tcase_add_test(tc, import_reimport_unchanged);
 	tcase_add_loop_test(tc, import_bad_file_loads_nothing, 0, N(bad_files));
 	tcase_add_test(tc, import_inserts_then_updates);

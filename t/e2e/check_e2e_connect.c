@@ -35,6 +35,9 @@
 
 #define N(x) ((int)(sizeof(x) / sizeof((x)[0])))
 #define SANDBOX_BILLER	"blr_01900000-0000-7000-8000-000000000001"
+/* a real biller's portal: development and production link it, the sandbox
+ * does not (docs/DECISIONS.md "Environments: which connector links where") */
+#define PORTAL_BILLER	"blr_01900000-0000-7000-8000-0000000e0001"
 #define LINK_ORIGIN	"https://link.bds.example"	/* config link_url default */
 #define APP_ORIGIN	"https://app.example"
 #define APP_REDIRECT	"https://app.example/linked"
@@ -1526,6 +1529,166 @@ START_TEST(update_other_username)
 }
 END_TEST
 
+/* ------------------------------------------------------------------ */
+/* Environments: which connector links where                           */
+
+/* The gate's refusal: 400 VALIDATION_ERROR naming field, with errors[].code
+ * biller_not_in_environment. Frees r. */
+static void
+assert_not_in_env(struct harness_resp *r, const char *field)
+{
+	harness_assert_coded(r, 400, "VALIDATION_ERROR");
+	ck_assert_pstr_eq(devacct_str(r, "errors.0.field"), field);
+	ck_assert_pstr_eq(devacct_str(r, "errors.0.code"), "biller_not_in_environment");
+	harness_resp_free(r);
+}
+
+/* 1 when the picker of session st (on host) lists biller id for term. */
+static int
+picker_lists(const char *host, const char *st, const char *term, const char *id)
+{
+	struct harness_resp *r = devacct_call("GET", host, harness_fmt(
+	    "/v1/link-sessions/billers?search_term=%s&limit=100", term), devacct_bearer(st),
+	    NULL, NULL);
+	int found;
+
+	harness_expect(r, 200);
+	ck_assert_ptr_nonnull(devacct_json(r, "data"));
+	found = strstr(r->body, id) != NULL;
+	harness_resp_free(r);
+	return found;
+}
+
+/* A sandbox end user connected (user_good) on an embedded token of t: the
+ * public token (malloc'ed); *lt the link token (malloc'ed). */
+static char *
+sandbox_public_token(const struct tenant *t, const char *user, char **lt)
+{
+	struct harness_resp *r;
+	char *st, *pub;
+
+	*lt = link_token(t, harness_fmt("{\"client_user_id\":\"%s\"}", user));
+	st = session(*lt);
+	connect_as(st, "user_good", "pass_good");
+	r = current(t->client, st);
+	ck_assert_pstr_eq(devacct_str(r, "status"), "connected");
+	pub = strdup(devacct_str(r, "public_token"));
+	harness_resp_free(r);
+	free(st);
+	return pub;
+}
+
+/* A sandbox key never reaches a portal biller: refused at link-token
+ * creation, absent from the picker, refused at connect (nothing queued for
+ * bds-jobs), and a public token whose link names one is not exchanged
+ * (the catalog changed after the login: made here by moving the link). */
+START_TEST(env_sandbox_key_portal_biller)
+{
+	struct tenant t;
+	struct harness_resp *r;
+	char *lt, *st, *pub;
+	const char *p[2];
+
+	tenant_new(&dev_a, &t);
+	assert_not_in_env(key_call(&t, "POST", "/v1/link-tokens", "{\"client_user_id\":"
+	    "\"u-env\",\"biller_id\":\"" PORTAL_BILLER "\"}"), "biller_id");
+
+	lt = link_token(&t, "{\"client_user_id\":\"u-env\"}");
+	st = session(lt);
+	ck_assert(picker_lists("sandbox", st, "sandbox", SANDBOX_BILLER));
+	ck_assert(!picker_lists("sandbox", st, "envgate", PORTAL_BILLER));
+	assert_not_in_env(page_call(st, "POST", "/v1/link-sessions/connect",
+	    "{\"biller_id\":\"" PORTAL_BILLER "\",\"username\":\"someone\","
+	    "\"password\":\"their-real-password\"}"), "biller_id");
+	p[0] = t.client;
+	ck_assert_int_eq(sql_int("SELECT count(*) FROM jobs WHERE kind = 'connect'"
+	    " AND client_id = $1", 1, p), 0);
+	free(st);
+	free(lt);
+
+	pub = sandbox_public_token(&t, "u-env-x", &lt);
+	PQclear(sql("UPDATE links SET biller_id = '" PORTAL_BILLER "' WHERE client_id = $1",
+	    1, p));
+	r = key_call(&t, "POST", harness_fmt("/v1/link-tokens/%s/exchange", lt),
+	    harness_fmt("{\"public_token\":\"%s\"}", pub));
+	harness_assert_coded(r, 400, "INVALID_PUBLIC_TOKEN");
+	ck_assert_pstr_eq(devacct_str(r, "errors.0.code"), "biller_not_in_environment");
+	harness_resp_free(r);
+	/* the refusal left the token unused: back on its sandbox biller it
+	 * exchanges */
+	PQclear(sql("UPDATE links SET biller_id = '" SANDBOX_BILLER "' WHERE client_id = $1",
+	    1, p));
+	r = key_call(&t, "POST", harness_fmt("/v1/link-tokens/%s/exchange", lt),
+	    harness_fmt("{\"public_token\":\"%s\"}", pub));
+	harness_expect(r, 200);
+	harness_resp_free(r);
+	free(pub);
+	free(lt);
+	tenant_free(&t);
+}
+END_TEST
+
+/* The reverse: a development key never links the sandbox fixtures. Refused
+ * at link-token creation, absent from the picker, refused at connect, and
+ * a development public token whose link names the sandbox biller (moved
+ * there from a sandbox flow) is not exchanged. */
+START_TEST(env_live_key_sandbox_biller)
+{
+	struct tenant t;
+	struct harness_resp *r;
+	char *dkey, *lt, *tk, *st, *pub;
+	const char *p[2];
+
+	tenant_new(&dev_a, &t);
+	dkey = devacct_key_new(&dev_a, t.client, "development");
+	assert_not_in_env(devacct_call("POST", "api", "/v1/link-tokens", devacct_bearer(dkey),
+	    "{\"client_user_id\":\"u-live\",\"biller_id\":\"" SANDBOX_BILLER "\"}", NULL),
+	    "biller_id");
+
+	r = devacct_call("POST", "api", "/v1/link-tokens", devacct_bearer(dkey),
+	    "{\"client_user_id\":\"u-live\"}", NULL);
+	harness_expect(r, 201);
+	lt = strdup(devacct_str(r, "link_token"));
+	harness_resp_free(r);
+	r = devacct_call("POST", "api", "/v1/biller-connect/ticket", devacct_bearer(lt), NULL,
+	    NULL);
+	harness_expect(r, 201);
+	tk = strdup(devacct_str(r, "ticket"));
+	harness_resp_free(r);
+	r = devacct_call("POST", "api", "/v1/link-sessions", NULL,
+	    harness_fmt("{\"ticket\":\"%s\"}", tk), NULL);
+	harness_expect(r, 201);
+	st = strdup(devacct_str(r, "session_token"));
+	harness_resp_free(r);
+	ck_assert(picker_lists("api", st, "envgate", PORTAL_BILLER));
+	ck_assert(!picker_lists("api", st, "sandbox", SANDBOX_BILLER));
+	assert_not_in_env(devacct_call("POST", "api", "/v1/link-sessions/connect",
+	    devacct_bearer(st), "{\"biller_id\":\"" SANDBOX_BILLER "\",\"username\":"
+	    "\"user_good\",\"password\":\"pass_good\"}", NULL), "biller_id");
+	p[0] = t.client;
+	ck_assert_int_eq(sql_int("SELECT count(*) FROM jobs WHERE kind = 'connect'"
+	    " AND client_id = $1", 1, p), 0);
+	free(st);
+	free(tk);
+	free(lt);
+
+	/* a public token and its link moved into development */
+	pub = sandbox_public_token(&t, "u-live-x", &lt);
+	PQclear(sql("UPDATE public_tokens SET environment = 'development' WHERE client_id = $1",
+	    1, p));
+	PQclear(sql("UPDATE links SET environment = 'development' WHERE client_id = $1", 1, p));
+	r = devacct_call("POST", "api", harness_fmt("/v1/link-tokens/%s/exchange", lt),
+	    devacct_bearer(dkey), harness_fmt("{\"public_token\":\"%s\"}", pub), NULL);
+	harness_assert_coded(r, 400, "INVALID_PUBLIC_TOKEN");
+	ck_assert_pstr_eq(devacct_str(r, "errors.0.code"), "biller_not_in_environment");
+	harness_resp_free(r);
+	free(pub);
+	free(lt);
+	free(dkey);
+	tenant_free(&t);
+}
+END_TEST
+
 static void
 setup(void)
 {
@@ -1539,6 +1702,7 @@ setup(void)
 	ck_assert_msg(sim_start(&so) == 0, "the biller simulator did not start");
 	devacct_legal();
 	devacct_new(&dev_a, "conn-a");
+	devacct_verify_email(&dev_a);	/* development keys */
 	devacct_new(&dev_b, "conn-b");
 	/* the default sandbox biller, whatever the catalog holds; on a
 	 * connection of its own, closed again: the tests are forked children
@@ -1561,10 +1725,20 @@ setup(void)
 			const char *p[1] = { url };
 
 			res = PQexecParams(pg, "INSERT INTO billers (id, name, type, country,"
-			    " connector, base_url, connectivity_types, consent_scopes, capabilities)"
-			    " VALUES ('" POWER "', 'Sim Power', 'electric', 'US', 'portal', $1,"
-			    " '{credentials}', '{bills}', '{bills,mfa}')", 1, NULL, p, NULL, NULL, 0);
+			    " connector, base_url, connectivity_types, consent_scopes, capabilities,"
+			    " sandbox_portal) VALUES ('" POWER "', 'Sim Power', 'electric', 'US', 'portal',"
+			    " $1, '{credentials}', '{bills}', '{bills,mfa}', true)", 1, NULL, p,
+			    NULL, NULL, 0);
 		}
+		ck_assert_msg(PQresultStatus(res) == PGRES_COMMAND_OK, "%s",
+		    PQerrorMessage(pg));
+		PQclear(res);
+		/* a portal biller (nothing behind it: no test logs in to it) */
+		res = PQexec(pg, "INSERT INTO billers (id, name, type, country, connector,"
+		    " base_url, connectivity_types, search_text) VALUES ('" PORTAL_BILLER "',"
+		    " 'Envgate Portal Gas', 'gas', 'US', 'portal', 'https://envgate.example/bpp',"
+		    " '{credentials}', billers_fold('Envgate Portal Gas envgate.example'))"
+		    " ON CONFLICT DO NOTHING");
 		ck_assert_msg(PQresultStatus(res) == PGRES_COMMAND_OK, "%s",
 		    PQerrorMessage(pg));
 		PQclear(res);
@@ -1610,6 +1784,8 @@ connect_suite(void)
 	tcase_add_test(tc, one_fresh_challenge);
 	tcase_add_test(tc, update_revoked_link);
 	tcase_add_test(tc, update_other_username);
+	tcase_add_test(tc, env_sandbox_key_portal_biller);
+	tcase_add_test(tc, env_live_key_sandbox_biller);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -24,6 +24,7 @@
 
 #define N(x) (sizeof(x) / sizeof((x)[0]))
 #define SANDBOX_BILLER "blr_01900000-0000-7000-8000-000000000001"
+#define PORTAL_BILLER "blr_01900000-0000-7000-8000-0000000000ff"
 
 static struct devacct dev_a, dev_b;
 
@@ -100,7 +101,7 @@ stack_up(void)
 	    SANDBOX_BILLER, NULL);
 	devacct_sql_exec("INSERT INTO billers (id, name, type, country, connector)"
 	    " VALUES ($1, 'Portal Gas', 'gas', 'US', 'portal') ON CONFLICT DO NOTHING",
-	    "blr_01900000-0000-7000-8000-0000000000ff", NULL);
+	    PORTAL_BILLER, NULL);
 }
 
 START_TEST(statements_prepare)
@@ -894,6 +895,51 @@ START_TEST(entity_stored_current)
 }
 END_TEST
 
+/* reset-login and advance act on the sandbox fixtures only: on a link to
+ * a portal biller (moved there: the gates let no sandbox key make one)
+ * they are 400 VALIDATION_ERROR not_sandbox and nothing moves: no
+ * retrieval queued (advance skips the refresh limit), no disconnection.
+ * An update-mode link token for it is refused as any token for that
+ * biller is (biller_not_in_environment). */
+START_TEST(sandbox_tools_portal_link)
+{
+	const char *tools[] = { "advance", "reset-login" };
+	struct tenant t;
+	struct harness_resp *r;
+	long long jobs;
+	char *id;
+
+	tenant_new(&dev_a, &t, "sandbox");
+	id = sandbox_link(t.key, "u-tools", NULL);
+	ck_assert_int_eq(harness_jobs_wait_settled("retrieval", id, 60000), 0);
+	devacct_sql_exec("UPDATE links SET biller_id = $2 WHERE id = $1", id, PORTAL_BILLER);
+	jobs = devacct_sql_int("SELECT count(*) FROM jobs WHERE kind = 'retrieval'"
+	    " AND subject_id = $1", id, NULL);
+	for (size_t i = 0; i < N(tools); i++) {
+		r = key_call(t.key, "POST", harness_fmt("/v1/sandbox/links/%s/%s", id, tools[i]),
+		    NULL, NULL);
+		harness_assert_coded(r, 400, "VALIDATION_ERROR");
+		ck_assert_pstr_eq(devacct_str(r, "errors.0.field"), "id");
+		ck_assert_pstr_eq(devacct_str(r, "errors.0.code"), "not_sandbox");
+		harness_resp_free(r);
+	}
+	/* nor is it repaired through an update-mode token */
+	r = key_call(t.key, "POST", "/v1/link-tokens", harness_fmt("{\"client_user_id\":"
+	    "\"u-tools\",\"update\":{\"link_id\":\"%s\"}}", id), NULL);
+	harness_assert_coded(r, 400, "VALIDATION_ERROR");
+	ck_assert_pstr_eq(devacct_str(r, "errors.0.field"), "update.link_id");
+	ck_assert_pstr_eq(devacct_str(r, "errors.0.code"), "biller_not_in_environment");
+	harness_resp_free(r);
+	ck_assert_int_eq(devacct_sql_int("SELECT count(*) FROM jobs WHERE kind = 'retrieval'"
+	    " AND subject_id = $1", id, NULL), jobs);
+	ck_assert_int_eq(devacct_sql_int("SELECT count(*) FROM links WHERE id = $1"
+	    " AND status = 'ACTIVE'", id, NULL), 1);
+	ck_assert_int_eq(events_of(t.client, "link.disconnected"), 0);
+	free(id);
+	tenant_free(&t);
+}
+END_TEST
+
 static Suite *
 links_suite(void)
 {
@@ -921,6 +967,7 @@ links_suite(void)
 	tcase_add_test(tc, access_token_minted);
 	tcase_add_test(tc, sandbox_reset_login_once);
 	tcase_add_test(tc, entity_stored_current);
+	tcase_add_test(tc, sandbox_tools_portal_link);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -34,6 +34,7 @@
 
 #define POWER		"blr_01900000-0000-7000-8000-0000000000b1"
 #define TOKYO		"blr_01900000-0000-7000-8000-0000000000b2"
+#define WATER		"blr_01900000-0000-7000-8000-0000000000b3"	/* no sandbox_portal */
 #define WAIT_MS		60000
 #define STATEMENTS	12
 
@@ -1535,14 +1536,129 @@ START_TEST(slow_biller_holds_no_worker_and_no_lock)
 END_TEST
 
 /* ------------------------------------------------------------------ */
+/* Environments: a sandbox key and a portal biller                     */
+
+static void
+sandbox_portal(const char *biller, int on)
+{
+	devacct_sql_exec("UPDATE billers SET sandbox_portal = $2::boolean WHERE id = $1", biller,
+	    on ? "true" : "false");
+}
+
+/* A portal biller reaches a sandbox key only through the catalog's
+ * sandbox_portal flag (the development deployment's simulator billers).
+ * Without it: refused at link-token creation, not in the picker, refused
+ * at connect, and the simulator sees no login. With it the sandbox key
+ * links it. A connect job whose biller lost the flag after the connect
+ * call does not log in, a public token whose biller lost it after the
+ * login is not exchanged, and a link whose biller lost it is never
+ * retrieved again (no login either). */
+START_TEST(sandbox_portal_flag)
+{
+	struct tenant t;
+	struct harness_resp *r;
+	char *lt, *st, *link, *s, *user = user_of(1), *user2 = user_of(2), *user3 = user_of(3);
+	long long refreshes, logins;
+	const char *pinned = "{\"client_user_id\":\"u-flag\",\"biller_id\":\"" WATER "\"}";
+
+	tenant_new(&t, 0);
+	sandbox_portal(WATER, 0);
+	r = devacct_call("POST", "sandbox", "/v1/link-tokens", devacct_bearer(t.key), pinned,
+	    NULL);
+	harness_assert_coded(r, 400, "VALIDATION_ERROR");
+	ck_assert_pstr_eq(devacct_str(r, "errors.0.code"), "biller_not_in_environment");
+	harness_resp_free(r);
+	st = session_open(&t, user, NULL, &lt);
+	r = page(st, "GET", "/v1/link-sessions/billers?search_term=sim&limit=100", NULL);
+	harness_expect(r, 200);
+	ck_assert_ptr_nonnull(strstr(r->body, POWER));		/* flagged */
+	ck_assert_ptr_null(strstr(r->body, WATER));
+	harness_resp_free(r);
+	r = page(st, "POST", "/v1/link-sessions/connect", harness_fmt("{\"biller_id\":\"" WATER
+	    "\",\"username\":\"%s\",\"password\":\"%s\"}", user, pass_of(user)));
+	harness_assert_coded(r, 400, "VALIDATION_ERROR");
+	ck_assert_pstr_eq(devacct_str(r, "errors.0.code"), "biller_not_in_environment");
+	harness_resp_free(r);
+	ck_assert_int_eq(stat_of("water", "logins"), 0);
+	free(st);
+	free(lt);
+
+	/* the flag: the sandbox key links the simulator's biller */
+	sandbox_portal(WATER, 1);
+	r = devacct_call("POST", "sandbox", "/v1/link-tokens", devacct_bearer(t.key), pinned,
+	    NULL);
+	harness_expect(r, 201);
+	harness_resp_free(r);
+	st = session_open(&t, user, NULL, &lt);
+	link = exchange(&t, connect_as(st, WATER, user, pass_of(user)), lt);
+	s = wait_done(link);
+	ck_assert_str_eq(s, "done 1 -");
+	free(s);
+	refreshes = sqln("SELECT refresh_count FROM links WHERE id = $1", link, NULL, NULL);
+	ck_assert_int_ge(refreshes, 1);
+	ck_assert_int_ge(stat_of("water", "logins"), 1);
+	free(st);
+	free(lt);
+
+	/* the flag withdrawn between the connect call and its job: the job
+	 * does not log in (BILLER_UNAVAILABLE) */
+	st = session_open(&t, user3, NULL, &lt);
+	ck_assert_int_eq(harness_jobs_stop(), 0);
+	r = page(st, "POST", "/v1/link-sessions/connect", harness_fmt("{\"biller_id\":\"" WATER
+	    "\",\"username\":\"%s\",\"password\":\"%s\"}", user3, pass_of(user3)));
+	harness_expect(r, 202);
+	harness_resp_free(r);
+	sandbox_portal(WATER, 0);
+	logins = stat_of("water", "logins");
+	ck_assert_int_eq(harness_jobs_start(), 0);
+	r = current(st);
+	ck_assert_pstr_eq(devacct_str(r, "status"), "failed");
+	ck_assert_pstr_eq(devacct_str(r, "error_code"), "BILLER_UNAVAILABLE");
+	harness_resp_free(r);
+	ck_assert_int_eq(stat_of("water", "logins"), logins);
+	sandbox_portal(WATER, 1);
+	free(st);
+	free(lt);
+
+	/* the flag withdrawn after a login: no exchange */
+	st = session_open(&t, user2, NULL, &lt);
+	r = connect_as(st, WATER, user2, pass_of(user2));
+	ck_assert_pstr_eq(devacct_str(r, "status"), "connected");
+	sandbox_portal(WATER, 0);
+	s = answer(devacct_call("POST", "sandbox", harness_fmt("/v1/link-tokens/%s/exchange", lt),
+	    devacct_bearer(t.key), harness_fmt("{\"public_token\":\"%s\"}",
+	    devacct_str(r, "public_token")), NULL), 400, "errors.0.code");
+	ck_assert_str_eq(s, "biller_not_in_environment");
+	free(s);
+	harness_resp_free(r);
+	ck_assert_int_eq(harness_jobs_wait_idle(WAIT_MS), 0);
+	/* nor a retrieval: the job ends without a login */
+	logins = stat_of("water", "logins");
+	refresh(link);
+	s = wait_done(link);
+	free(s);
+	ck_assert_int_eq(stat_of("water", "logins"), logins);
+	ck_assert_int_eq(sqln("SELECT refresh_count FROM links WHERE id = $1", link, NULL, NULL),
+	    refreshes);
+	free(st);
+	free(lt);
+	free(link);
+	free(user);
+	free(user2);
+	free(user3);
+	tenant_free(&t);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ */
 
 static void
 setup(void)
 {
 	struct harness_opts o;
-	const struct sim_opts so = { "power,tokyo-gas:JPY:gas", 40, STATEMENTS, 900, NULL };
+	const struct sim_opts so = { "power,tokyo-gas:JPY:gas,water", 40, STATEMENTS, 900, NULL };
 	const char *args[] = { "billers", "import", NULL, NULL };
-	char csv[4096], url1[256], url2[256];
+	char csv[4096], url1[256], url2[256], url3[256];
 	FILE *f;
 
 	ck_assert_int_eq(crypto_setup(), 0);
@@ -1562,11 +1678,20 @@ setup(void)
 	    "bills|statements|payment_history|mfa,portal,%s\n"
 	    TOKYO ",Sim Tokyo Gas,gas,ACTIVE,simtokyo.example,https://simtokyo.example,"
 	    "https://simtokyo.example/login,,JP,credentials,bills|statements,bills|statements,"
+	    "portal,%s\n"
+	    WATER ",Sim Water,water,ACTIVE,simwater.example,https://simwater.example,"
+	    "https://simwater.example/login,,US,credentials,bills|statements,bills|statements,"
 	    "portal,%s\n", sim_base_url("power", url1, sizeof(url1)),
-	    sim_base_url("tokyo-gas", url2, sizeof(url2)));
+	    sim_base_url("tokyo-gas", url2, sizeof(url2)),
+	    sim_base_url("water", url3, sizeof(url3)));
 	ck_assert_int_eq(fclose(f), 0);
 	args[2] = csv;
 	ck_assert_int_eq(harness_bdsctl(args), 0);
+	/* the simulator's billers: the suite links them with a sandbox key, as
+	 * the development seed lets one (sandbox_portal); WATER stays a portal
+	 * no sandbox key reaches until sandbox_portal_flag sets it */
+	sandbox_portal(POWER, 1);
+	sandbox_portal(TOKYO, 1);
 	devacct_legal();
 	devacct_new(&dev, "portal");
 }
@@ -1632,6 +1757,7 @@ portal_suite(void)
 	ADD(tc, unstructured_statement);
 	ADD(tc, sim_killed_mid_retrieval);
 	ADD(tc, slow_biller_holds_no_worker_and_no_lock);
+	ADD(tc, sandbox_portal_flag);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -12,7 +12,8 @@
  *
  * Links come from the sandbox API (its connector opens the credentials
  * like any other); the failing ones point at a portal biller whose
- * base_url is a loopback port where nothing listens: every attempt is a
+ * base_url is a loopback port where nothing listens (flagged
+ * sandbox_portal, so its sandbox links are retrieved): every attempt is a
  * transient failure, retried (jobs_retry_schedule 1) until the job is dead.
  */
 #include <stdio.h>
@@ -388,6 +389,11 @@ stack_up(void)
 	    "bills|statements,bills|statements,portal,http://127.0.0.1:1/b/dead\n", f);
 	ck_assert_int_eq(fclose(f), 0);
 	ck_assert_int_eq(bdsctl("billers", "import", csv), 0);
+	/* the sandbox links moved onto it are retrieved only while a sandbox
+	 * key may link it: a simulator-like portal, flagged as the development
+	 * seed flags the simulator's billers */
+	devacct_sql_exec("UPDATE billers SET sandbox_portal = true WHERE id = $1", DEAD_BILLER,
+	    NULL);
 }
 
 static void

@@ -35,11 +35,17 @@
 #include "core/crypto.h"
 #include "devacct.h"
 #include "harness.h"
+#include "sim.h"
 #include "receiver.h"
 
 #define N(x) ((int)(sizeof(x) / sizeof((x)[0])))
 #define SANDBOX_BILLER	"blr_01900000-0000-7000-8000-000000000001"
 #define PGE_BILLER	"blr_01900001-0000-7000-8000-000000000001"	/* pge.example */
+/* What a development key links (docs/DECISIONS.md "Environments: which
+ * connector links where"): a portal biller; this one is the simulator's
+ * "power" (t/e2e/sim.h), so a live flow logs in for real. */
+#define LIVE_BILLER	"blr_01900002-0000-7000-8000-0000000051a1"
+#define LIVE_USER	"cust00001"	/* the simulator's customer, password pw-… */
 #define LINK_ORIGIN	"https://link.bds.example"	/* config link_url default */
 #define WAIT_MS		20000
 #define PUBLIC_V4	"93.184.216.34"
@@ -125,12 +131,12 @@ rtl_new(const struct tenant *t, const char *body)
 	return take(live(t, "POST", "/v1/request-to-links", body), 201, "id");
 }
 
-/* A request with the sandbox biller for user. */
+/* A request (live) with the live biller for user. */
 static char *
 rtl_simple(const struct tenant *t, const char *user)
 {
 	return rtl_new(t, harness_fmt("{\"client_user_id\":\"%s\",\"biller_id\":\""
-	    SANDBOX_BILLER "\"}", user));
+	    LIVE_BILLER "\"}", user));
 }
 
 /* GET the request (live): the member at path (malloc'ed; "" when null). */
@@ -221,13 +227,16 @@ open_session(const char *host, const char *session_url, char **st)
 	return status;
 }
 
-/* The user logs in (sandbox connector) and bds-jobs runs the login; the
+/* The user logs in (the sandbox connector on the sandbox host, the
+ * simulator's portal on the live one) and bds-jobs runs the login; the
  * session's current status (malloc'ed) and its link_id (malloc'ed). */
 static char *
 connect_and_wait(const char *host, const char *st, char **link_id)
 {
+	int sandbox = strcmp(host, "sandbox") == 0;
 	struct harness_resp *r = devacct_call("POST", host, "/v1/link-sessions/connect",
-	    devacct_bearer(st), "{\"username\":\"user_good\",\"password\":\"pass_good\"}", NULL);
+	    devacct_bearer(st), harness_fmt("{\"username\":\"%s\",\"password\":\"%s\"}",
+	    sandbox ? "user_good" : LIVE_USER, sandbox ? "pass_good" : "pw-" LIVE_USER), NULL);
 	char *status;
 
 	harness_expect(r, 202);
@@ -436,7 +445,7 @@ START_TEST(idempotency)
 {
 	const char *key = harness_idem_header(), *extra[] = { key, NULL };
 	/* metadata's members out of order: the replay keeps them as sent */
-	const char *body = "{\"client_user_id\":\"u-idem\",\"biller_id\":\"" SANDBOX_BILLER "\","
+	const char *body = "{\"client_user_id\":\"u-idem\",\"biller_id\":\"" LIVE_BILLER "\","
 	    "\"metadata\":{\"zeta\":1,\"a\":{\"y\":2,\"b\":3}}}";
 	struct tenant t;
 	struct harness_resp *r1, *r2;
@@ -918,7 +927,7 @@ START_TEST(proceed_rules)
 	const char *tk;
 
 	tenant_new(&dev_a, &t);
-	id = rtl_new(&t, "{\"client_user_id\":\"u-proceed\",\"biller_id\":\"" SANDBOX_BILLER
+	id = rtl_new(&t, "{\"client_user_id\":\"u-proceed\",\"biller_id\":\"" LIVE_BILLER
 	    "\",\"consents\":[\"bills\",\"statements\"]}");
 	r = live(&t, "POST", harness_fmt("/v1/request-to-links/%s/proceed", id), NULL);
 	harness_expect(r, 201);
@@ -932,7 +941,7 @@ START_TEST(proceed_rules)
 	harness_resp_free(r);
 	/* the token */
 	ck_assert_int_eq(devacct_sql_int("SELECT count(*) FROM link_tokens WHERE id = $1"
-	    " AND request_to_link_id = $2 AND hosted AND biller_id = '" SANDBOX_BILLER "'"
+	    " AND request_to_link_id = $2 AND hosted AND biller_id = '" LIVE_BILLER "'"
 	    " AND client_user_id = 'u-proceed' AND consents = '{bills,statements}'"
 	    " AND environment = 'development' AND mode = 'create'", lt, id), 1);
 	/* the request: its link token and session_url; status unchanged */
@@ -1034,7 +1043,7 @@ START_TEST(flow_completes)
 	assert_event_member(t.client, "link_token.completed", lt, "link_id", link);
 	assert_event_member(t.client, "link_token.completed", lt, "request_to_link_id", id);
 	assert_event_member(t.client, "link_token.completed", lt, "user_id", "u-flow");
-	assert_event_member(t.client, "link_token.completed", lt, "biller_id", SANDBOX_BILLER);
+	assert_event_member(t.client, "link_token.completed", lt, "biller_id", LIVE_BILLER);
 	r = live(&t, "GET", harness_fmt("/v1/links/%s", link), NULL);
 	harness_expect(r, 200);
 	ck_assert_pstr_eq(devacct_str(r, "client_user_id"), "u-flow");
@@ -1846,6 +1855,7 @@ setup(void)
 	struct harness_opts o;
 	PGconn *pg;
 	PGresult *res;
+	char url[256];
 
 	ck_assert_int_eq(crypto_setup(), 0);
 	harness_opts_defaults(&o);
@@ -1867,6 +1877,20 @@ setup(void)
 	ck_assert_msg(PQresultStatus(res) == PGRES_COMMAND_OK, "%s", PQerrorMessage(pg));
 	PQclear(res);
 	PQfinish(pg);
+	/* the live biller: a portal (the simulator) */
+	ck_assert_msg(sim_start(NULL) == 0, "the biller simulator did not start");
+	devacct_sql_exec("INSERT INTO billers (id, name, type, country, connector, base_url,"
+	    " connectivity_types, domains, search_text) VALUES ($1, 'Sim Live Power',"
+	    " 'electric', 'US', 'portal', $2, '{credentials}', '{simlive.example}',"
+	    " billers_fold('Sim Live Power simlive.example'))", LIVE_BILLER,
+	    sim_base_url("power", url, sizeof(url)));
+}
+
+static void
+teardown(void)
+{
+	sim_stop();
+	harness_fixture_stop();
 }
 
 static Suite *
@@ -1875,7 +1899,7 @@ rtl_suite(void)
 	Suite *s = suite_create("e2e_rtl");
 	TCase *tc = tcase_create("rtl");
 
-	tcase_add_unchecked_fixture(tc, setup, harness_fixture_stop);
+	tcase_add_unchecked_fixture(tc, setup, teardown);
 	tcase_add_checked_fixture(tc, harness_fixture_recover, NULL);
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, create_and_get);

@@ -347,6 +347,7 @@ START_TEST(bdsctl_runs_through_modules)
 		"jobs: events older than 30 days removed: ",
 	};
 	long at = bdsctl_log_size();
+	PGresult *res;
 	char *out;
 
 	ck_assert_int_eq(harness_bdsctl(migrate), 0);
@@ -357,6 +358,16 @@ START_TEST(bdsctl_runs_through_modules)
 
 	ck_assert_int_eq(harness_bdsctl(seed), 0);
 	ck_assert_int_eq(harness_bdsctl(seed), 0);
+	/* the seed lets sandbox keys link the simulator's billers, and no other
+	 * (sandbox_portal: docs/DECISIONS.md "Environments: which connector
+	 * links where") */
+	res = PQexec(db_conn(db), "SELECT count(*) FILTER (WHERE sandbox_portal),"
+	    " count(*) FILTER (WHERE sandbox_portal AND (connector <> 'portal'"
+	    " OR base_url NOT LIKE 'http://127.0.0.1:8090/b/%')) FROM billers");
+	ck_assert_int_eq(PQresultStatus(res), PGRES_TUPLES_OK);
+	ck_assert_str_eq(PQgetvalue(res, 0, 0), "4");
+	ck_assert_str_eq(PQgetvalue(res, 0, 1), "0");
+	PQclear(res);
 
 	at = bdsctl_log_size();
 	ck_assert_int_eq(harness_bdsctl(add), 0);
