@@ -282,6 +282,11 @@ static const struct {
 	{ "{\"client_user_id\":\"u\",\"hosted\":\"yes\"}", 400, "VALIDATION_ERROR", "hosted" },
 	{ "{\"client_user_id\":\"u\",\"hosted\":{\"expires_in\":5}}", 400, "VALIDATION_ERROR",
 	  "hosted" },
+	/* DOMAIN.md: a link token lives 4 h; a hosted one no longer */
+	{ "{\"client_user_id\":\"u\",\"hosted\":{\"expires_in\":14401}}", 400,
+	  "VALIDATION_ERROR", "hosted" },
+	{ "{\"client_user_id\":\"u\",\"hosted\":{\"expires_in\":86400}}", 400,
+	  "VALIDATION_ERROR", "hosted" },
 	{ "{\"client_user_id\":\"u\",\"metadata_json\":\"not json\"}", 400, "VALIDATION_ERROR",
 	  "metadata_json" },
 	{ "{\"client_user_id\":\"u\",\"metadata_json\":{\"a\":1}}", 400, "VALIDATION_ERROR",
@@ -895,6 +900,48 @@ START_TEST(exchange_expired)
 }
 END_TEST
 
+/* The exchange's path form: nginx's access log shows the path with the
+ * public token masked (its kind kept), never the token. */
+START_TEST(exchange_path_not_logged)
+{
+	struct tenant t;
+	struct harness_resp *r;
+	char *lt, *st, *pub, *text;
+	const char *logs[] = { "nginx/access.log", "nginx/error.log" };
+
+	tenant_new(&dev_a, &t);
+	lt = link_token(&t, "{\"client_user_id\":\"user-log\"}");
+	st = session(lt);
+	connect_as(st, "user_good", "pass_good");
+	r = current(t.client, st);
+	ck_assert_pstr_eq(devacct_str(r, "status"), "connected");
+	pub = strdup(devacct_str(r, "public_token"));
+	harness_resp_free(r);
+	r = key_call(&t, "POST", harness_fmt("/v1/link-tokens/%s/exchange", pub), NULL);
+	harness_expect(r, 200);
+	harness_resp_free(r);
+	/* refused too (used by now): the same */
+	r = key_call(&t, "POST", harness_fmt("/v1/link-tokens/%s/exchange", pub), NULL);
+	harness_assert_coded(r, 400, "INVALID_PUBLIC_TOKEN");
+	harness_resp_free(r);
+	harness_sleep_ms(400);		/* the access log is flushed every 100 ms */
+	for (size_t i = 0; i < sizeof(logs) / sizeof(logs[0]); i++) {
+		text = harness_slurp(harness_fmt("%s/%s", harness_dir(), logs[i]));
+		ck_assert_msg(text != NULL, "%s not readable", logs[i]);
+		ck_assert_msg(strstr(text, pub) == NULL && strstr(text, pub + 8) == NULL,
+		    "%s holds the public token", logs[i]);
+		if (i == 0)
+			ck_assert_msg(strstr(text, "\"uri\":\"/v1/link-tokens/bds_pub_[masked]"
+			    "/exchange\"") != NULL, "the masked exchange path is not logged");
+		free(text);
+	}
+	free(pub);
+	free(st);
+	free(lt);
+	tenant_free(&t);
+}
+END_TEST
+
 /* The hosted flow: the hosted_url's ticket opens the session; the service
  * exchanges itself: link_id in current, link.session_finished completed. */
 START_TEST(hosted_flow)
@@ -1220,6 +1267,7 @@ connect_suite(void)
 	tcase_add_test(tc, exchange_errors);
 	tcase_add_test(tc, embedded_flow);
 	tcase_add_test(tc, exchange_expired);
+	tcase_add_test(tc, exchange_path_not_logged);
 	tcase_add_test(tc, hosted_flow);
 	tcase_add_test(tc, failed_logins);
 	tcase_add_test(tc, update_mode_repairs);
