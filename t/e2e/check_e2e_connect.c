@@ -33,6 +33,7 @@
 #define SANDBOX_BILLER	"blr_01900000-0000-7000-8000-000000000001"
 #define LINK_ORIGIN	"https://link.bds.example"	/* config link_url default */
 #define APP_ORIGIN	"https://app.example"
+#define OTHER_ORIGIN	"https://other-client.example"
 #define APP_REDIRECT	"https://app.example/linked"
 #define WAIT_MS		10000
 
@@ -676,6 +677,37 @@ START_TEST(cors)
 		harness_expect(r, 200);
 		ck_assert_ptr_null(harness_header(r, "Access-Control-Allow-Origin"));
 		harness_resp_free(r);
+	}
+	/* another client's origin: its preflight passes (a preflight carries
+	 * no credential, so it cannot know the client), but the answer to
+	 * this client's session is not shared with it */
+	{
+		const char *pre[] = { "Origin: " OTHER_ORIGIN,
+			"Access-Control-Request-Method: POST", NULL };
+		const char *hdr[] = { "Origin: " OTHER_ORIGIN, NULL };
+		struct tenant o;
+
+		tenant_new(&dev_b, &o);
+		r = devacct_jwt(&dev_b, "PUT", harness_fmt("/v1/iam/clients/%s", o.client),
+		    "{\"allowedOrigins\":[\"" OTHER_ORIGIN "\"]}", NULL);
+		harness_expect(r, 200);
+		harness_resp_free(r);
+		r = harness_request("OPTIONS", "sandbox", "/v1/link-sessions/connect", pre, NULL, 0);
+		ck_assert_int_eq(r->status, 204);
+		ck_assert_pstr_eq(harness_header(r, "Access-Control-Allow-Origin"), OTHER_ORIGIN);
+		ck_assert_ptr_nonnull(strstr(harness_header(r, "Vary"), "Origin"));
+		ck_assert_ptr_null(harness_header(r, "Access-Control-Allow-Credentials"));
+		harness_resp_free(r);
+		r = devacct_call("GET", "sandbox", "/v1/link-sessions/current", devacct_bearer(st),
+		    NULL, hdr);
+		harness_expect(r, 200);
+		ck_assert_ptr_null(harness_header(r, "Access-Control-Allow-Origin"));
+		harness_resp_free(r);
+		r = devacct_call("POST", "sandbox", "/v1/link-sessions/exit", devacct_bearer(st),
+		    "{\"reason\":\"user_closed\"}", hdr);
+		ck_assert_ptr_null(harness_header(r, "Access-Control-Allow-Origin"));
+		harness_resp_free(r);
+		tenant_free(&o);
 	}
 	/* not a CORS route: no preflight, OPTIONS is a method it does not take */
 	{
