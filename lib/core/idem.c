@@ -31,7 +31,8 @@ static struct db_stmt stmts[I__MAX] = {
 	    " VALUES ($1, $2, $3, decode($4, 'hex'))"
 	    " ON CONFLICT (owner_id, route, key) DO UPDATE SET"
 	    "  body_sha256 = EXCLUDED.body_sha256, status = NULL, response = NULL,"
-	    "  replayable = true, secrets = NULL, secrets_key_id = NULL, created_at = now(), expires_at = now() + interval '24 hours'"
+	    "  replayable = true, secrets = NULL, secrets_key_id = NULL, created_at = now(),"
+	    "  expires_at = now() + interval '24 hours'"
 	    "  WHERE k.expires_at < now()"
 	    " RETURNING 1" },
 	[I_GET] = { "idem_get",
