@@ -504,8 +504,9 @@ fail:
 /* The earliest year a reported payment may carry: older is a typo (0001),
  * not a payment of a bill this service retrieved. */
 #define BM_PAID_AT_YEAR_MIN	2000
-/* Digits of a value's integer part: 15 keep any minor amount in a long long. */
-#define BM_VALUE_DIGITS		15
+/* Digits of a value's integer part: 14, and 4 fractional ones, keep any
+ * minor amount below 10^18, inside a long long. */
+#define BM_VALUE_DIGITS		14
 
 /* paid_at (already an RFC 3339 instant, VF_DATETIME): not before 2000. */
 static int
@@ -517,7 +518,7 @@ check_paid_at(struct arena *a, struct json_object **v, const char **code, const 
 	if (atoi(s) >= BM_PAID_AT_YEAR_MIN)	/* YYYY- leads: atoi stops at '-' */
 		return 0;
 	*code = "out_of_range";
-	*msg = "paid_at is not before 2000-01-01";
+	*msg = "paid_at must not be before 2000-01-01";
 	return -1;
 }
 

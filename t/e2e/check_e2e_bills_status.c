@@ -506,6 +506,8 @@ static const struct {
 	{ "{\"amount\":{\"value\":\"+1\",\"currency\":\"USD\"}}", "amount.value" },
 	{ "{\"amount\":{\"value\":\" 1\",\"currency\":\"USD\"}}", "amount.value" },
 	{ "{\"amount\":{\"value\":\"1.\",\"currency\":\"USD\"}}", "amount.value" },
+	{ "{\"amount\":{\"value\":\"999999999999999.99\",\"currency\":\"USD\"}}",
+	  "amount.value" },
 	{ "{\"paid_at\":\"0001-01-01T00:00:00Z\"}", "paid_at" },
 	{ "{\"paid_at\":\"1999-12-31T23:59:59Z\"}", "paid_at" },
 	{ "{\"paid_at\":\"2999-01-01T00:00:00Z\"}", "paid_at" },
