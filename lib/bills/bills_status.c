@@ -49,7 +49,7 @@ enum bs_move_col {
 };
 enum bp_find_col { PF_ID, PF_STATUS, PF_BILL, PF__MAX };
 enum bp_bill_col { PB_STATUS, PB_OWED, PB_PAID, PB__MAX };
-enum bm_bill_col { MB_STATUS, MB_CURRENCY, MB_OWED, MB_EXPONENT, MB_FUTURE, MB__MAX };
+enum bm_bill_col { MB_STATUS, MB_CURRENCY, MB_OWED, MB_EXPONENT, MB_FUTURE, MB_LINK, MB__MAX };
 
 #define BS_MOVES(c) "$3::text IN (" c ")"
 /* A link's observed payment by its ref ($2 link, $3 payment_ref, $1 the
@@ -176,7 +176,7 @@ static struct db_stmt stmts[BS__MAX] = {
 	[BM_BILL] = { "bills_mark_paid_bill",
 	    "SELECT status, currency,"
 	    " CASE WHEN amount_due_minor > 0 THEN amount_due_minor ELSE total_minor END,"
-	    " bds_currency_exponent(currency), $4::timestamptz > now()"
+	    " bds_currency_exponent(currency), $4::timestamptz > now(), coalesce(link_id, '')"
 	    " FROM bills WHERE client_id = $1 AND environment = $2 AND id = $3"
 	    " AND deleted_at IS NULL", 0 },
 	[BM_ENTITY] = { "bills_mark_paid_entity",
@@ -501,42 +501,126 @@ fail:
 
 /* ---- mark-paid ---- */
 
+/* The earliest year a reported payment may carry: older is a typo (0001),
+ * not a payment of a bill this service retrieved. */
+#define BM_PAID_AT_YEAR_MIN	2000
+/* Digits of a value's integer part: 14, and 4 fractional ones, keep any
+ * minor amount below 10^18, inside a long long. */
+#define BM_VALUE_DIGITS		14
+
+/* paid_at (already an RFC 3339 instant, VF_DATETIME): not before 2000. */
+static int
+check_paid_at(struct arena *a, struct json_object **v, const char **code, const char **msg)
+{
+	const char *s = json_object_get_string(*v);
+
+	(void)a;
+	if (atoi(s) >= BM_PAID_AT_YEAR_MIN)	/* YYYY- leads: atoi stops at '-' */
+		return 0;
+	*code = "out_of_range";
+	*msg = "paid_at must not be before 2000-01-01";
+	return -1;
+}
+
+/*
+ * A money value as written: an integer part without sign or leading zero
+ * ("0", "12", not "012", not ".5") and, optionally, '.' and 1 to 4
+ * fractional digits (the currency's own exponent is checked against the
+ * bill, bills_mark_paid). No exponent, no spaces.
+ */
+static int
+value_syntax(const char *s, int *frac)
+{
+	size_t i = 0, f = 0;
+
+	while (s[i] >= '0' && s[i] <= '9')
+		i++;
+	if (i == 0 || i > BM_VALUE_DIGITS || (s[0] == '0' && i > 1))
+		return -1;
+	if (s[i] == '.') {
+		while (s[i + 1 + f] >= '0' && s[i + 1 + f] <= '9')
+			f++;
+		if (f == 0 || f > 4)
+			return -1;
+		i += 1 + f;
+	}
+	*frac = (int)f;
+	return s[i] == '\0' ? 0 : -1;
+}
+
+static int
+check_value(struct arena *a, struct json_object **v, const char **code, const char **msg)
+{
+	int frac;
+
+	(void)a;
+	if (value_syntax(json_object_get_string(*v), &frac) == 0)
+		return 0;
+	*code = "invalid_format";
+	*msg = "value is a decimal string: digits, no leading zero, and at most the"
+	    " currency's minor-unit digits after a '.' (\"12.50\", \"12\")";
+	return -1;
+}
+
 static const struct vfield money_fields[] = {
-	{ "value", NULL, VT_STRING, V_REQUIRED, 1, 32 },
+	{ "value", NULL, VT_STRING, V_REQUIRED, 1, 32, .check = check_value },
 	{ "currency", NULL, VT_STRING, V_REQUIRED, .format = VF_CURRENCY },
 	{ NULL }
 };
 
 const struct vfield bills_mark_paid_fields[] = {
-	{ "paid_at", NULL, VT_STRING, 0, .format = VF_DATETIME },
+	{ "paid_at", NULL, VT_STRING, 0, .format = VF_DATETIME, .check = check_paid_at },
 	{ "amount", NULL, VT_OBJECT, 0, .fields = money_fields },
 	{ NULL }
 };
 
-/* A decimal string with at most exp fractional digits as minor units;
- * -1 when it is not one (or too large). */
+/* A value (value_syntax) with at most exp fractional digits as minor
+ * units; -1 when it has more. */
 static long long
 decimal_minor(const char *s, int exp)
 {
 	long long v = 0;
-	int frac = -1;
+	int frac;
 
-	if (*s == '\0')
+	if (value_syntax(s, &frac) != 0 || frac > exp)
 		return -1;
-	for (; *s != '\0'; s++) {
-		if (*s == '.' && frac < 0 && s[1] != '\0') {
-			frac = 0;
-			continue;
-		}
-		if (*s < '0' || *s > '9' || frac >= exp || v > 100000000000000LL)
-			return -1;
-		v = v * 10 + (*s - '0');
-		if (frac >= 0)
-			frac++;
-	}
-	for (frac = frac < 0 ? 0 : frac; frac < exp; frac++)
+	for (; *s != '\0'; s++)
+		if (*s != '.')
+			v = v * 10 + (*s - '0');
+	for (; frac < exp; frac++)
 		v *= 10;
 	return v;
+}
+
+/*
+ * The bill as mark-paid reads it: first to find its link, then again
+ * once the link's sequence is locked (bills_link_lock), so what is
+ * checked is what the write will see: of two calls at once, the second
+ * reads the first one's PAID. 0 with *res, or the status written.
+ */
+static int
+mark_bill_locked_or_reply(struct req *r, const char *const *p, PGresult **res)
+{
+	const char *id = p[2];
+
+	if (!crypto_id_valid(id, "bill", 0))
+		return api_error(r, 404, "BILL_NOT_FOUND", NULL, "no bill %s", id);
+	if ((*res = db_exec(r->db, r->arena, &stmts[BM_BILL], 4, p)) == NULL)
+		return api_db_error(r);
+	if (PQntuples(*res) == 1 && PQgetvalue(*res, 0, MB_LINK)[0] != '\0' &&
+	    (bills_link_lock(r, r->client_id, PQgetvalue(*res, 0, MB_LINK)) == NULL ||
+	    (*res = db_exec(r->db, r->arena, &stmts[BM_BILL], 4, p)) == NULL))
+		return api_db_error(r);
+	if (PQntuples(*res) != 1)
+		return api_error(r, 404, "BILL_NOT_FOUND", NULL, "no bill %s", id);
+	return 0;
+}
+
+static int
+already_paid(struct req *r, const char *id)
+{
+	return api_error(r, 409, "BILL_ALREADY_PAID", "a PAID bill cannot be marked paid again",
+	    "bill %s is already paid", id);
 }
 
 int
@@ -547,18 +631,14 @@ bills_mark_paid(struct req *r, struct json_object *out)
 	struct json_object *amount = NULL;
 	struct bills_move m = { 0 };
 	long long owed, minor;
-	PGresult *res;
+	PGresult *res = NULL;
+	int rc;
 
 	(void)out;
-	if (!crypto_id_valid(id, "bill", 0))
-		return api_error(r, 404, "BILL_NOT_FOUND", NULL, "no bill %s", id);
-	if ((res = db_exec(r->db, r->arena, &stmts[BM_BILL], 4, p)) == NULL)
-		return api_db_error(r);
-	if (PQntuples(res) != 1)
-		return api_error(r, 404, "BILL_NOT_FOUND", NULL, "no bill %s", id);
+	if ((rc = mark_bill_locked_or_reply(r, p, &res)) != 0)
+		return rc;
 	if (is(PQgetvalue(res, 0, MB_STATUS), "PAID"))
-		return api_error(r, 409, "BILL_ALREADY_PAID", "a PAID bill cannot be marked paid"
-		    " again", "bill %s is already paid", id);
+		return already_paid(r, id);
 	if (is(PQgetvalue(res, 0, MB_FUTURE), "t"))
 		return api_field_error(r, 400, "VALIDATION_ERROR", "paid_at", "out_of_range",
 		    "paid_at is in the future");
@@ -573,8 +653,8 @@ bills_mark_paid(struct req *r, struct json_object *out)
 		    atoi(PQgetvalue(res, 0, MB_EXPONENT)));
 		if (minor < 0)
 			return api_field_error(r, 400, "VALIDATION_ERROR", "amount.value",
-			    "invalid_format", "value is a decimal string with the currency's"
-			    " minor-unit digits at most");
+			    "invalid_format", "value has more fractional digits than the"
+			    " currency's minor unit");
 		if (minor == 0 || minor > owed)
 			return api_field_error(r, 400, "VALIDATION_ERROR", "amount.value",
 			    "out_of_range", "value is above zero and at most the amount due");
@@ -582,8 +662,14 @@ bills_mark_paid(struct req *r, struct json_object *out)
 	m.change = minor >= owed ? "paid" : "partially_paid";
 	m.paid_at = paid_at;
 	m.paid_reason = "client_reported";
-	if (bills_status_move(r, r->client_id, id, &m) < 0)
+	if (PQgetvalue(res, 0, MB_LINK)[0] != '\0')
+		m.link_id = PQgetvalue(res, 0, MB_LINK);	/* locked above */
+	if ((rc = bills_status_move(r, r->client_id, id, &m)) < 0 && rc != BILLS_NO_BILL)
 		return api_db_error(r);
+	if (rc == BILLS_NO_BILL)
+		return api_error(r, 404, "BILL_NOT_FOUND", NULL, "no bill %s", id);
+	if (rc == 0)
+		return already_paid(r, id);
 	p[1] = id;
 	if ((res = db_exec(r->db, r->arena, &stmts[BM_ENTITY], 2, p)) == NULL ||
 	    PQntuples(res) != 1)

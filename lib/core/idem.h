@@ -25,15 +25,21 @@ enum idem_state {
 
 /*
  * Validate the key (1 to 255 printable ASCII; 400 VALIDATION_ERROR naming
- * the Idempotency-Key header otherwise) and claim it. Returns 0 with *st set,
+ * the Idempotency-Key header otherwise) and claim it. The body compared is
+ * the validated one in canonical form (json_canonical): the same JSON
+ * written otherwise is the same request. Returns 0 with *st set,
  * or an error status already written: 409 IDEMPOTENCY_CONFLICT (same key,
  * other body), 409 IDEMPOTENCY_KEY_NOT_REPLAYABLE (the first answer held a
- * one-time secret), or a database error.
+ * one-time secret, or its sealed secret no longer opens), or a database
+ * error.
  */
 int	 idem_begin(struct req *, const char *owner, const char *key,
 	    enum idem_state *st, int *status, struct json_object **stored);
 /* Record the outcome. body NULL: not replayable (a one-time secret was in
- * it). 0 ok, -1 database failure. */
+ * it). A bearer secret among body's top-level members (a string starting
+ * bds_: a sandbox account link's access token) is stored sealed under the
+ * credential vault, never readable in the record; a replay opens it.
+ * 0 ok, -1 database or sealing failure. */
 int	 idem_finish(struct req *, const char *owner, const char *key, int status,
 	    struct json_object *body);
 

@@ -1,4 +1,5 @@
 /* json-c objects owned by the request arena. */
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/arena.h"
@@ -355,4 +356,121 @@ json_merge(struct json_object *dst, struct json_object *src)
 		return;
 	json_object_object_foreach(src, k, v)
 		json_object_object_add(dst, k, json_object_get(v));
+}
+
+/* A canonical piece: its text and length (arena). */
+struct canon { const char *s; size_t n; };
+
+static int
+canon_key_cmp(const void *x, const void *y)
+{
+	return strcmp(*(const char *const *)x, *(const char *const *)y);
+}
+
+/* One scalar's compact JSON text; a string escaped as json-c prints it. */
+static struct canon
+canon_scalar(struct arena *a, struct json_object *o)
+{
+	struct canon c;
+
+	switch (json_object_get_type(o)) {
+	case json_type_null:
+		c.s = "null";
+		break;
+	case json_type_boolean:
+		c.s = json_object_get_boolean(o) ? "true" : "false";
+		break;
+	case json_type_int:
+		c.s = arena_printf(a, "%lld", (long long)json_object_get_int64(o));
+		break;
+	case json_type_double:
+		/* the value, not the text it was written as (1.50 and 1.5 agree) */
+		c.s = arena_printf(a, "%.17g", json_object_get_double(o));
+		break;
+	default:
+		c.s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
+		    JSON_C_TO_STRING_NOSLASHESCAPE);
+		break;
+	}
+	c.n = strlen(c.s);
+	return c;
+}
+
+/* Join n pieces between open and close, separated by commas. */
+static struct canon
+canon_join(struct arena *a, char open, const struct canon *v, size_t n, char close)
+{
+	struct canon c;
+	size_t len = 2 + (n > 0 ? n - 1 : 0), at = 0;
+	char *s;
+
+	for (size_t i = 0; i < n; i++)
+		len += v[i].n;
+	s = arena_alloc(a, len + 1);
+	s[at++] = open;
+	for (size_t i = 0; i < n; i++) {
+		if (i > 0)
+			s[at++] = ',';
+		memcpy(s + at, v[i].s, v[i].n);
+		at += v[i].n;
+	}
+	s[at++] = close;
+	s[at] = '\0';
+	c.s = s;
+	c.n = at;
+	return c;
+}
+
+static struct canon
+canon_value(struct arena *a, struct json_object *o)
+{
+	struct canon *v, key, val;
+	const char **keys;
+	size_t n = 0, i = 0;
+
+	if (json_object_is_type(o, json_type_array)) {
+		n = json_object_array_length(o);
+		v = arena_alloc(a, (n ? n : 1) * sizeof(*v));
+		for (i = 0; i < n; i++)
+			v[i] = canon_value(a, json_object_array_get_idx(o, i));
+		return canon_join(a, '[', v, n, ']');
+	}
+	if (!json_object_is_type(o, json_type_object))
+		return canon_scalar(a, o);
+	n = (size_t)json_object_object_length(o);
+	keys = arena_alloc(a, (n ? n : 1) * sizeof(*keys));
+	json_object_object_foreach(o, k, unused) {
+		(void)unused;
+		keys[i++] = k;
+	}
+	/* byte order of UTF-8 is code point order; keys are unique (json_parse) */
+	qsort(keys, n, sizeof(*keys), canon_key_cmp);
+	v = arena_alloc(a, (n ? n : 1) * sizeof(*v));
+	for (i = 0; i < n; i++) {
+		struct json_object *ko = json_own(a, json_object_new_string(keys[i]));
+		struct json_object *m = NULL;
+		char *s;
+
+		json_object_object_get_ex(o, keys[i], &m);
+		key = canon_scalar(a, ko);
+		val = canon_value(a, m);
+		s = arena_alloc(a, key.n + 1 + val.n + 1);
+		memcpy(s, key.s, key.n);
+		s[key.n] = ':';
+		memcpy(s + key.n + 1, val.s, val.n);
+		s[key.n + 1 + val.n] = '\0';
+		v[i].s = s;
+		v[i].n = key.n + 1 + val.n;
+	}
+	return canon_join(a, '{', v, n, '}');
+}
+
+const char *
+json_canonical(struct arena *a, struct json_object *o, size_t *len)
+{
+	struct canon c = canon_value(a, o);
+
+	if (len != NULL)
+		*len = c.n;
+	return c.s;
 }

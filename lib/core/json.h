@@ -63,4 +63,13 @@ int	 json_get_bool(struct json_object *, const char *key, int dflt);
 /* Serialise compactly (no slash escaping); the string is arena-owned. */
 const char *json_dump(struct arena *, struct json_object *, size_t *len);
 
+/*
+ * One canonical text per value, whatever text it was parsed from: members
+ * sorted by key (bytewise, i.e. by code point), no whitespace, strings
+ * escaped one way, integers in decimal, other numbers by value (%.17g).
+ * Two bodies that mean the same JSON give the same text (an
+ * Idempotency-Key compares it). NULL is "null". Arena-owned.
+ */
+const char *json_canonical(struct arena *, struct json_object *, size_t *len);
+
 #endif

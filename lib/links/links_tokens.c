@@ -129,11 +129,11 @@ check_rtl(struct arena *a, struct json_object **v, const char **code, const char
 	return -1;
 }
 
-/* hosted: true, false, or {redirect_uri, expires_in}. */
+/* hosted: true, false, or {redirect_uri, expires_in}; expires_in at most
+ * the link token's own lifetime (DOMAIN.md: 4 h), never beyond it. */
 static int
 check_hosted(struct arena *a, struct json_object **v, const char **code, const char **msg)
 {
-	(void)a;
 	*code = "invalid_type";
 	*msg = "must be true or an object {redirect_uri, expires_in}";
 	if (json_object_is_type(*v, json_type_boolean))
@@ -151,9 +151,11 @@ check_hosted(struct arena *a, struct json_object **v, const char **code, const c
 		} else if (strcmp(key, "expires_in") == 0) {
 			int64_t n = json_object_get_int64(val);
 
-			if (!json_object_is_type(val, json_type_int) || n < 60 || n > 86400) {
+			if (!json_object_is_type(val, json_type_int) || n < 60 ||
+			    n > LINKS_TOKEN_TTL) {
 				*code = "out_of_range";
-				*msg = "expires_in must be whole seconds from 60 to 86400";
+				*msg = arena_printf(a, "expires_in must be whole seconds from 60 to %d",
+				    LINKS_TOKEN_TTL);
 				return -1;
 			}
 		} else {

@@ -336,3 +336,137 @@ rtl_canon_domain(struct arena *a, const char *host)
 	d = psl_registrable_domain(psl, host);
 	return d != NULL ? arena_strdup(a, d) : NULL;
 }
+
+/* ---- mixed scripts (UTS #39) ---- */
+
+/*
+ * The scripts a homograph mixes, as a compact table of code point ranges
+ * (Unicode's Scripts.txt for Latin, Greek and Cyrillic; Common and
+ * Inherited for what every script may use): enough to tell a Latin label
+ * with a Cyrillic or Greek letter in it. Anything not listed counts as one
+ * further script, "Other". Ranges sorted, closed.
+ */
+enum rtl_script { SC_COMMON, SC_LATIN, SC_GREEK, SC_CYRILLIC, SC_OTHER, SC__MAX };
+static const char *const script_names[SC__MAX] = {
+	[SC_COMMON] = "Common", [SC_LATIN] = "Latin", [SC_GREEK] = "Greek",
+	[SC_CYRILLIC] = "Cyrillic", [SC_OTHER] = "Other"
+};
+static const struct { unsigned lo, hi; enum rtl_script sc; } scripts[] = {
+	{ 0x0000, 0x0040, SC_COMMON }, { 0x0041, 0x005a, SC_LATIN },
+	{ 0x005b, 0x0060, SC_COMMON }, { 0x0061, 0x007a, SC_LATIN },
+	{ 0x007b, 0x00a9, SC_COMMON }, { 0x00aa, 0x00aa, SC_LATIN },
+	{ 0x00ab, 0x00b9, SC_COMMON }, { 0x00ba, 0x00ba, SC_LATIN },
+	{ 0x00bb, 0x00bf, SC_COMMON }, { 0x00c0, 0x00d6, SC_LATIN },
+	{ 0x00d7, 0x00d7, SC_COMMON }, { 0x00d8, 0x00f6, SC_LATIN },
+	{ 0x00f7, 0x00f7, SC_COMMON }, { 0x00f8, 0x02b8, SC_LATIN },
+	{ 0x02b9, 0x02df, SC_COMMON }, { 0x02e0, 0x02e4, SC_LATIN },
+	{ 0x02e5, 0x036f, SC_COMMON },	/* modifiers; combining marks (Inherited) */
+	{ 0x0370, 0x0373, SC_GREEK }, { 0x0374, 0x0374, SC_COMMON },
+	{ 0x0375, 0x03e1, SC_GREEK }, { 0x03e2, 0x03ef, SC_OTHER },	/* Coptic */
+	{ 0x03f0, 0x03ff, SC_GREEK }, { 0x0400, 0x0484, SC_CYRILLIC },
+	{ 0x0485, 0x0486, SC_COMMON }, { 0x0487, 0x052f, SC_CYRILLIC },
+	{ 0x1ab0, 0x1aff, SC_COMMON }, { 0x1c80, 0x1c8f, SC_CYRILLIC },
+	{ 0x1d00, 0x1d25, SC_LATIN }, { 0x1d26, 0x1d2a, SC_GREEK },
+	{ 0x1d2b, 0x1d2b, SC_CYRILLIC }, { 0x1d2c, 0x1d5c, SC_LATIN },
+	{ 0x1d5d, 0x1d61, SC_GREEK }, { 0x1d62, 0x1d65, SC_LATIN },
+	{ 0x1d66, 0x1d6a, SC_GREEK }, { 0x1d6b, 0x1d77, SC_LATIN },
+	{ 0x1d78, 0x1d78, SC_CYRILLIC }, { 0x1d79, 0x1dbe, SC_LATIN },
+	{ 0x1dbf, 0x1dbf, SC_GREEK }, { 0x1dc0, 0x1dff, SC_COMMON },
+	{ 0x1e00, 0x1eff, SC_LATIN }, { 0x1f00, 0x1fff, SC_GREEK },
+	{ 0x2000, 0x2070, SC_COMMON }, { 0x2071, 0x2071, SC_LATIN },
+	{ 0x2072, 0x207e, SC_COMMON }, { 0x207f, 0x207f, SC_LATIN },
+	{ 0x2080, 0x208f, SC_COMMON }, { 0x2090, 0x209c, SC_LATIN },
+	{ 0x209d, 0x2125, SC_COMMON }, { 0x2126, 0x2126, SC_GREEK },
+	{ 0x2127, 0x2129, SC_COMMON }, { 0x212a, 0x212b, SC_LATIN },
+	{ 0x212c, 0x2131, SC_COMMON }, { 0x2132, 0x2132, SC_LATIN },
+	{ 0x2133, 0x214d, SC_COMMON }, { 0x214e, 0x214e, SC_LATIN },
+	{ 0x214f, 0x215f, SC_COMMON }, { 0x2160, 0x2188, SC_LATIN },
+	{ 0x2c60, 0x2c7f, SC_LATIN }, { 0x2de0, 0x2dff, SC_CYRILLIC },
+	{ 0xa640, 0xa69f, SC_CYRILLIC }, { 0xa722, 0xa7ff, SC_LATIN },
+	{ 0xab30, 0xab5a, SC_LATIN }, { 0xab5c, 0xab64, SC_LATIN },
+	{ 0xab65, 0xab65, SC_GREEK }, { 0xfb00, 0xfb06, SC_LATIN },
+	{ 0xfe00, 0xfe0f, SC_COMMON }, { 0xfe20, 0xfe2d, SC_COMMON },
+	{ 0xfe2e, 0xfe2f, SC_CYRILLIC }, { 0xff21, 0xff3a, SC_LATIN },
+	{ 0xff41, 0xff5a, SC_LATIN },
+};
+
+static enum rtl_script
+script_of(unsigned cp)
+{
+	size_t lo = 0, hi = sizeof(scripts) / sizeof(scripts[0]);
+
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+
+		if (cp < scripts[mid].lo)
+			hi = mid;
+		else if (cp > scripts[mid].hi)
+			lo = mid + 1;
+		else
+			return scripts[mid].sc;
+	}
+	return SC_OTHER;
+}
+
+/* The next code point of valid UTF-8 (libidn2's output) at *s. */
+static unsigned
+utf8_next(const unsigned char **s)
+{
+	const unsigned char *p = *s;
+	unsigned cp;
+	int n;
+
+	if (p[0] < 0x80) {
+		*s = p + 1;
+		return p[0];
+	}
+	n = p[0] >= 0xf0 ? 3 : p[0] >= 0xe0 ? 2 : 1;
+	cp = p[0] & (0x3f >> n);
+	for (int i = 1; i <= n && p[i] != '\0'; i++)
+		cp = (cp << 6) | (p[i] & 0x3f);
+	*s = p + 1;
+	while ((**s & 0xc0) == 0x80)
+		(*s)++;
+	return cp;
+}
+
+/* The scripts (bit per enum rtl_script, Common left out) of one label. */
+static unsigned
+label_scripts(const char *label)
+{
+	const unsigned char *p = (const unsigned char *)label;
+	unsigned set = 0;
+	enum rtl_script sc;
+
+	while (*p != '\0' && *p != '.')
+		if ((sc = script_of(utf8_next(&p))) != SC_COMMON)
+			set |= 1u << sc;
+	return set;
+}
+
+const char *
+rtl_canon_mixed_script(struct arena *a, const char *host, const char **label)
+{
+	const char *l, *names = NULL;
+	char *u = NULL;
+	unsigned set;
+
+	*label = NULL;
+	if (host == NULL || idn2_to_unicode_8z8z(host, &u, 0) != IDN2_OK) {
+		idn2_free(u);
+		return NULL;
+	}
+	for (l = u; l != NULL; l = strchr(l, '.') != NULL ? strchr(l, '.') + 1 : NULL) {
+		set = label_scripts(l);
+		if ((set & (set - 1)) == 0)
+			continue;	/* one script, or none: UTS #39 single script */
+		for (int sc = SC_LATIN; sc < SC__MAX; sc++)
+			if (set & (1u << sc))
+				names = names == NULL ? script_names[sc] :
+				    arena_printf(a, "%s+%s", names, script_names[sc]);
+		*label = arena_strndup(a, l, strcspn(l, "."));
+		break;
+	}
+	idn2_free(u);
+	return names;
+}

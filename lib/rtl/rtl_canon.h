@@ -54,4 +54,16 @@ enum rtl_canon_err rtl_canon_url(struct arena *, const char *in, struct rtl_cano
  * when it is a public suffix or empty. */
 const char *rtl_canon_domain(struct arena *, const char *host);
 
+/*
+ * UTS #39 "single script" per label of a lower-case A-label host: the
+ * scripts a label mixes ("Latin+Cyrillic", arena), with *label that label
+ * in Unicode (arena; for a log or a terminal, show the A-labels), or NULL
+ * when every label keeps to one script (Common and Inherited characters,
+ * digits and '-', go with any). Scripts come from a compact table: Latin,
+ * Greek and Cyrillic by name, any other letter as "Other", so Latin with
+ * Han (allowed by the "highly restrictive" profile) is flagged too: this is
+ * a flag for an operator's second look, never a refusal.
+ */
+const char *rtl_canon_mixed_script(struct arena *, const char *host, const char **label);
+
 #endif

@@ -320,6 +320,25 @@ rtl_discoveries_get(struct req *r, struct json_object *out)
 
 /* ---- the operator ---- */
 
+/*
+ * What the operator must look at twice, as the list line's tail: a host
+ * label that mixes scripts (UTS #39, rtl_canon_mixed_script: a homograph
+ * such as a Cyrillic "а" in "pаypal") is " MIXED_SCRIPT=Latin+Cyrillic";
+ * the URL beside it shows the host in A-labels, never the look-alike.
+ */
+static const char *
+disc_flags(struct arena *a, const struct disc *d)
+{
+	const char *url = d->v[D_URL], *host, *scripts, *label;
+
+	if (url == NULL || strncmp(url, "https://", 8) != 0)
+		return "";
+	host = arena_strndup(a, url + 8, strcspn(url + 8, "/?#"));
+	if ((scripts = rtl_canon_mixed_script(a, host, &label)) == NULL)
+		return "";
+	return arena_printf(a, " MIXED_SCRIPT=%s", scripts);
+}
+
 int
 rtl_discovery_list(const struct config *cfg, struct db *db, struct arena *a, int all)
 {
@@ -334,10 +353,10 @@ rtl_discovery_list(const struct config *cfg, struct db *db, struct arena *a, int
 	}
 	for (int i = 0; i < PQntuples(res); i++) {
 		disc_fill(a, res, i, 0, &d);
-		printf("%s %s %s %s %s waiting=%s client=%s/%s name=\"%s\" url=%s\n", d.v[D_ID],
+		printf("%s %s %s %s %s waiting=%s client=%s/%s name=\"%s\" url=%s%s\n", d.v[D_ID],
 		    d.v[D_STATUS], d.v[D_BILLER] != NULL ? d.v[D_BILLER] : "-", d.v[D_DOMAIN],
 		    d.v[D_CREATED], PQgetvalue(res, i, OP_WAITING), d.v[D_CLIENT], d.v[D_ENV],
-		    d.v[D_NAME], d.v[D_URL]);
+		    d.v[D_NAME], d.v[D_URL], disc_flags(a, &d));
 	}
 	printf("discovery list: %d record%s\n", PQntuples(res), PQntuples(res) == 1 ? "" : "s");
 	return 0;

@@ -191,6 +191,38 @@ START_TEST(test_getters)
 }
 END_TEST
 
+/* json_canonical: one text per meaning. */
+static const struct {
+	const char	*in;
+	const char	*out;
+} canon[] = {
+	{ "{}", "{}" },
+	{ " { \"b\" : 1 ,\n \"a\" : [ 2 , {\"d\":null,\"c\":true} ] } ",
+	  "{\"a\":[2,{\"c\":true,\"d\":null}],\"b\":1}" },
+	{ "{\"a\":{\"z\":\"x\",\"y\":\"\\u00e9\"}}", "{\"a\":{\"y\":\"\xc3\xa9\",\"z\":\"x\"}}" },
+	{ "{\"u\":\"https:\\/\\/x\"}", "{\"u\":\"https://x\"}" },
+	{ "{\"B\":1,\"a\":2,\"\xc3\xa9\":3,\"\":4}", "{\"\":4,\"B\":1,\"a\":2,\"\xc3\xa9\":3}" },
+	{ "[1.50,-0,10]", "[1.5,0,10]" },
+	{ "\"q\\\"\"", "\"q\\\"\"" },
+};
+
+START_TEST(test_canonical)
+{
+	struct arena a;
+	const char *why;
+	struct json_object *o;
+	size_t n;
+
+	arena_init(&a);
+	o = json_parse(&a, canon[_i].in, strlen(canon[_i].in), &why);
+	ck_assert_ptr_nonnull(o);
+	ck_assert_str_eq(json_canonical(&a, o, &n), canon[_i].out);
+	ck_assert_uint_eq(n, strlen(canon[_i].out));
+	ck_assert_str_eq(json_canonical(&a, NULL, NULL), "null");
+	arena_free(&a);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -204,6 +236,7 @@ main(void)
 	tcase_add_test(tc, test_trailing_nul);
 	tcase_add_test(tc, test_depth);
 	tcase_add_test(tc, test_getters);
+	tcase_add_loop_test(tc, test_canonical, 0, sizeof(canon) / sizeof(canon[0]));
 	suite_add_tcase(s, tc);
 	return tcheck_run(s);
 }

@@ -498,6 +498,18 @@ static const struct {
 	{ "{\"amount\":{\"value\":\"-1\",\"currency\":\"USD\"}}", "amount.value" },
 	{ "{\"amount\":{\"value\":\"99999.00\",\"currency\":\"USD\"}}", "amount.value" },
 	{ "{\"amount\":{\"currency\":\"USD\"}}", "amount.value" },
+	/* a value as the service writes money, nothing looser */
+	{ "{\"amount\":{\"value\":\".5\",\"currency\":\"USD\"}}", "amount.value" },
+	{ "{\"amount\":{\"value\":\"5.\",\"currency\":\"USD\"}}", "amount.value" },
+	{ "{\"amount\":{\"value\":\"05.00\",\"currency\":\"USD\"}}", "amount.value" },
+	{ "{\"amount\":{\"value\":\"1e1\",\"currency\":\"USD\"}}", "amount.value" },
+	{ "{\"amount\":{\"value\":\"+1\",\"currency\":\"USD\"}}", "amount.value" },
+	{ "{\"amount\":{\"value\":\" 1\",\"currency\":\"USD\"}}", "amount.value" },
+	{ "{\"amount\":{\"value\":\"1.\",\"currency\":\"USD\"}}", "amount.value" },
+	{ "{\"amount\":{\"value\":\"999999999999999.99\",\"currency\":\"USD\"}}",
+	  "amount.value" },
+	{ "{\"paid_at\":\"0001-01-01T00:00:00Z\"}", "paid_at" },
+	{ "{\"paid_at\":\"1999-12-31T23:59:59Z\"}", "paid_at" },
 	{ "{\"paid_at\":\"2999-01-01T00:00:00Z\"}", "paid_at" },
 	{ "{\"paid_at\":\"yesterday\"}", "paid_at" },
 	{ "{\"paid_reason\":\"pay_succeeded\"}", "paid_reason" },
@@ -615,6 +627,47 @@ START_TEST(mark_paid_route)
 	free(aug);
 	free(sept);
 	tenant_free(&other);
+	tenant_free(&t);
+}
+END_TEST
+
+/*
+ * Two mark-paid calls at once (no Idempotency-Key): the second checks the
+ * bill under the link's lock and sees the first one's PAID, so one 200,
+ * one 409 BILL_ALREADY_PAID and one bill.updated, as if sent in turn.
+ */
+START_TEST(mark_paid_parallel)
+{
+	struct harness_resp *out[8];
+	const char *hdrs[3];
+	struct tenant t;
+	char auth[256], *sept;
+	long long total;
+	size_t ok = 0, paid = 0;
+	long long before;
+
+	sept = tenant_retrieved(&t, "user_good", &total);
+	before = events_of(&t, "bill.updated");
+	snprintf(auth, sizeof(auth), "Authorization: Bearer %s", t.key);
+	hdrs[0] = auth;
+	hdrs[1] = "Content-Type: application/json";
+	hdrs[2] = NULL;
+	harness_request_burst(sizeof(out) / sizeof(out[0]), "POST", "sandbox",
+	    harness_fmt("/v1/bills/%s/mark-paid", sept), hdrs, "{}", 2, out);
+	for (size_t i = 0; i < sizeof(out) / sizeof(out[0]); i++) {
+		if (out[i]->status == 200) {
+			ck_assert_pstr_eq(devacct_str(out[i], "status"), "PAID");
+			ok++;
+		} else {
+			harness_assert_coded(out[i], 409, "BILL_ALREADY_PAID");
+			paid++;
+		}
+		harness_resp_free(out[i]);
+	}
+	ck_assert_uint_eq(ok, 1);
+	ck_assert_uint_eq(paid, sizeof(out) / sizeof(out[0]) - 1);
+	ck_assert_int_eq(events_of(&t, "bill.updated"), before + 1);
+	free(sept);
 	tenant_free(&t);
 }
 END_TEST
@@ -784,6 +837,7 @@ bills_status_suite(void)
 	tcase_add_test(tc, user_reverted_through_reconcile);
 	tcase_add_test(tc, reconcile_window);
 	tcase_add_test(tc, mark_paid_route);
+	tcase_add_test(tc, mark_paid_parallel);
 	tcase_add_test(tc, payments_match_and_reverse);
 	tcase_add_test(tc, refreshed_and_withdrawn);
 	suite_add_tcase(s, tc);

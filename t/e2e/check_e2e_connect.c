@@ -40,6 +40,7 @@
 #define PORTAL_BILLER	"blr_01900000-0000-7000-8000-0000000e0001"
 #define LINK_ORIGIN	"https://link.bds.example"	/* config link_url default */
 #define APP_ORIGIN	"https://app.example"
+#define OTHER_ORIGIN	"https://other-client.example"
 #define APP_REDIRECT	"https://app.example/linked"
 #define WAIT_MS		10000
 /* a portal biller: the simulator's "power" (its customers cust000NN,
@@ -292,6 +293,11 @@ static const struct {
 	{ "{\"client_user_id\":\"u\",\"hosted\":\"yes\"}", 400, "VALIDATION_ERROR", "hosted" },
 	{ "{\"client_user_id\":\"u\",\"hosted\":{\"expires_in\":5}}", 400, "VALIDATION_ERROR",
 	  "hosted" },
+	/* DOMAIN.md: a link token lives 4 h; a hosted one no longer */
+	{ "{\"client_user_id\":\"u\",\"hosted\":{\"expires_in\":14401}}", 400,
+	  "VALIDATION_ERROR", "hosted" },
+	{ "{\"client_user_id\":\"u\",\"hosted\":{\"expires_in\":86400}}", 400,
+	  "VALIDATION_ERROR", "hosted" },
 	{ "{\"client_user_id\":\"u\",\"metadata_json\":\"not json\"}", 400, "VALIDATION_ERROR",
 	  "metadata_json" },
 	{ "{\"client_user_id\":\"u\",\"metadata_json\":{\"a\":1}}", 400, "VALIDATION_ERROR",
@@ -682,6 +688,37 @@ START_TEST(cors)
 		ck_assert_ptr_null(harness_header(r, "Access-Control-Allow-Origin"));
 		harness_resp_free(r);
 	}
+	/* another client's origin: its preflight passes (a preflight carries
+	 * no credential, so it cannot know the client), but the answer to
+	 * this client's session is not shared with it */
+	{
+		const char *pre[] = { "Origin: " OTHER_ORIGIN,
+			"Access-Control-Request-Method: POST", NULL };
+		const char *hdr[] = { "Origin: " OTHER_ORIGIN, NULL };
+		struct tenant o;
+
+		tenant_new(&dev_b, &o);
+		r = devacct_jwt(&dev_b, "PUT", harness_fmt("/v1/iam/clients/%s", o.client),
+		    "{\"allowedOrigins\":[\"" OTHER_ORIGIN "\"]}", NULL);
+		harness_expect(r, 200);
+		harness_resp_free(r);
+		r = harness_request("OPTIONS", "sandbox", "/v1/link-sessions/connect", pre, NULL, 0);
+		ck_assert_int_eq(r->status, 204);
+		ck_assert_pstr_eq(harness_header(r, "Access-Control-Allow-Origin"), OTHER_ORIGIN);
+		ck_assert_ptr_nonnull(strstr(harness_header(r, "Vary"), "Origin"));
+		ck_assert_ptr_null(harness_header(r, "Access-Control-Allow-Credentials"));
+		harness_resp_free(r);
+		r = devacct_call("GET", "sandbox", "/v1/link-sessions/current", devacct_bearer(st),
+		    NULL, hdr);
+		harness_expect(r, 200);
+		ck_assert_ptr_null(harness_header(r, "Access-Control-Allow-Origin"));
+		harness_resp_free(r);
+		r = devacct_call("POST", "sandbox", "/v1/link-sessions/exit", devacct_bearer(st),
+		    "{\"reason\":\"user_closed\"}", hdr);
+		ck_assert_ptr_null(harness_header(r, "Access-Control-Allow-Origin"));
+		harness_resp_free(r);
+		tenant_free(&o);
+	}
 	/* not a CORS route: no preflight, OPTIONS is a method it does not take */
 	{
 		const char *pre[] = { "Origin: " LINK_ORIGIN, NULL };
@@ -939,6 +976,48 @@ START_TEST(exchange_expired)
 	r = key_call(&t, "POST", harness_fmt("/v1/link-tokens/%s/exchange", pub), NULL);
 	harness_assert_coded(r, 400, "INVALID_PUBLIC_TOKEN");
 	harness_resp_free(r);
+	free(pub);
+	free(st);
+	free(lt);
+	tenant_free(&t);
+}
+END_TEST
+
+/* The exchange's path form: nginx's access log shows the path with the
+ * public token masked (its kind kept), never the token. */
+START_TEST(exchange_path_not_logged)
+{
+	struct tenant t;
+	struct harness_resp *r;
+	char *lt, *st, *pub, *text;
+	const char *logs[] = { "nginx/access.log", "nginx/error.log" };
+
+	tenant_new(&dev_a, &t);
+	lt = link_token(&t, "{\"client_user_id\":\"user-log\"}");
+	st = session(lt);
+	connect_as(st, "user_good", "pass_good");
+	r = current(t.client, st);
+	ck_assert_pstr_eq(devacct_str(r, "status"), "connected");
+	pub = strdup(devacct_str(r, "public_token"));
+	harness_resp_free(r);
+	r = key_call(&t, "POST", harness_fmt("/v1/link-tokens/%s/exchange", pub), NULL);
+	harness_expect(r, 200);
+	harness_resp_free(r);
+	/* refused too (used by now): the same */
+	r = key_call(&t, "POST", harness_fmt("/v1/link-tokens/%s/exchange", pub), NULL);
+	harness_assert_coded(r, 400, "INVALID_PUBLIC_TOKEN");
+	harness_resp_free(r);
+	harness_sleep_ms(400);		/* the access log is flushed every 100 ms */
+	for (size_t i = 0; i < sizeof(logs) / sizeof(logs[0]); i++) {
+		text = harness_slurp(harness_fmt("%s/%s", harness_dir(), logs[i]));
+		ck_assert_msg(text != NULL, "%s not readable", logs[i]);
+		ck_assert_msg(strstr(text, pub) == NULL && strstr(text, pub + 8) == NULL,
+		    "%s holds the public token", logs[i]);
+		if (i == 0)
+			ck_assert_msg(strstr(text, "\"uri\":\"/v1/link-tokens/bds_pub_[masked]"
+			    "/exchange\"") != NULL, "the masked exchange path is not logged");
+		free(text);
+	}
 	free(pub);
 	free(st);
 	free(lt);
@@ -1773,6 +1852,7 @@ connect_suite(void)
 	tcase_add_test(tc, exchange_errors);
 	tcase_add_test(tc, embedded_flow);
 	tcase_add_test(tc, exchange_expired);
+	tcase_add_test(tc, exchange_path_not_logged);
 	tcase_add_test(tc, hosted_flow);
 	tcase_add_test(tc, failed_logins);
 	tcase_add_test(tc, update_mode_repairs);

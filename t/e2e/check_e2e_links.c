@@ -175,14 +175,15 @@ START_TEST(sandbox_create_shape)
 }
 END_TEST
 
-/* Same key and body: the original 201 (same link, same token), one link,
- * no new event; another body: 409 IDEMPOTENCY_CONFLICT, nothing made. */
+/* Same key and body (the same JSON, however written): the original 201
+ * (same link, same token, sealed in the record), one link, no new event;
+ * another body: 409 IDEMPOTENCY_CONFLICT, nothing made. */
 START_TEST(sandbox_idempotent_replay)
 {
 	const char *extra[] = { "Idempotency-Key: acct-link-1", NULL };
 	const char *body = "{\"client_user_id\":\"u-2\",\"username\":\"user_empty\"}";
 	struct tenant t, u;
-	struct harness_resp *a, *b, *c;
+	struct harness_resp *a, *b, *c, *d;
 
 	tenant_new(&dev_a, &t, "sandbox");
 	a = key_call(t.key, "POST", "/v1/sandbox/account-links", body, extra);
@@ -191,6 +192,20 @@ START_TEST(sandbox_idempotent_replay)
 	harness_expect(b, 201);
 	ck_assert_pstr_eq(devacct_str(b, "link_id"), devacct_str(a, "link_id"));
 	ck_assert_pstr_eq(devacct_str(b, "access_token"), devacct_str(a, "access_token"));
+	ck_assert_pstr_eq(devacct_text(b, "link"), devacct_text(a, "link"));
+	/* the replay record keeps the token sealed: nowhere in the clear */
+	ck_assert_int_eq(devacct_sql_int("SELECT count(*) FROM idempotency_keys WHERE owner_id = $1 || '/sandbox'"
+	    " AND secrets IS NOT NULL AND response ->> 'access_token' IS NULL"
+	    " AND strpos(response::text, $2) = 0 AND strpos(encode(secrets, 'escape'), $2) = 0",
+	    t.client, devacct_str(a, "access_token")), 1);
+	/* the same JSON written otherwise (whitespace, key order, escapes)
+	 * is the same request */
+	d = key_call(t.key, "POST", "/v1/sandbox/account-links",
+	    " {\n \"username\" : \"user_\\u0065mpty\",\t\"client_user_id\":\"u-2\" } ", extra);
+	harness_expect(d, 201);
+	ck_assert_pstr_eq(devacct_str(d, "link_id"), devacct_str(a, "link_id"));
+	ck_assert_pstr_eq(devacct_str(d, "access_token"), devacct_str(a, "access_token"));
+	harness_resp_free(d);
 	/* no consents: the bills (docs/DECISIONS.md, Consents) */
 	ck_assert_pstr_eq(devacct_text(a, "link.scopes"), "[\"bills\"]");
 	c = key_call(t.key, "POST", "/v1/sandbox/account-links",

@@ -62,7 +62,8 @@
 	",intranet.acme.example=10.1.2.3,dual.acme.example=" PUBLIC_V4 "|127.0.0.1" \
 	",v6.acme.example=fd00::7,meta.acme.example=169.254.169.254" \
 	",mapped.acme.example=::ffff:192.168.0.1,github.io=" PUBLIC_V4 \
-	",acme.github.io=" PUBLIC_V4 ",later.acme.example=" PUBLIC_V4
+	",acme.github.io=" PUBLIC_V4 ",later.acme.example=" PUBLIC_V4 \
+	",login.xn--pypal-4ve.example=" PUBLIC_V4 ",www.paypal-bills.example=" PUBLIC_V4
 
 static struct devacct dev_a, dev_b;
 
@@ -1511,6 +1512,53 @@ START_TEST(disc_matches_catalog)
 }
 END_TEST
 
+/* The line `bdsctl discovery list` printed for record id (malloc'ed), or
+ * NULL. */
+static char *
+list_line(const char *id)
+{
+	char *log = harness_slurp(harness_fmt("%s/bdsctl.log", harness_dir()));
+	char *at = log != NULL ? strstr(log, id) : NULL, *line = NULL;
+
+	if (at != NULL)
+		line = strndup(at, strcspn(at, "\n"));
+	free(log);
+	return line;
+}
+
+/* A host label mixing scripts (UTS #39: a Cyrillic "а" in "pаypal") is
+ * flagged in the operator's list; a single-script one is not. */
+START_TEST(disc_mixed_script_flagged)
+{
+	const char *ls[] = { "discovery", "list", NULL };
+	struct tenant t;
+	char *id, *ok, *disc, *disc_ok, *line;
+
+	tenant_new(&dev_a, &t);
+	id = onboard_ok(&t, "PayPal Bills", "https://login.p\xd0\xb0ypal.example/");
+	ok = onboard_ok(&t, "PayPal Bills", "https://www.paypal-bills.example/");
+	disc = rtl_sql(id, "discovery_id");
+	disc_ok = rtl_sql(ok, "discovery_id");
+	ck_assert_int_eq(bdsctl(ls), 0);
+	line = list_line(disc);
+	ck_assert_msg(line != NULL, "no line for %s", disc);
+	ck_assert_msg(strstr(line, " xn--pypal-4ve.example ") != NULL, "%s", line);
+	ck_assert_msg(strstr(line, " MIXED_SCRIPT=Latin+Cyrillic") != NULL, "%s", line);
+	/* the look-alike itself never reaches the terminal */
+	ck_assert_msg(strstr(line, "\xd0\xb0") == NULL, "%s", line);
+	free(line);
+	line = list_line(disc_ok);
+	ck_assert_msg(line != NULL, "no line for %s", disc_ok);
+	ck_assert_msg(strstr(line, "MIXED_SCRIPT") == NULL, "%s", line);
+	free(line);
+	free(disc);
+	free(disc_ok);
+	free(id);
+	free(ok);
+	tenant_free(&t);
+}
+END_TEST
+
 /* bdsctl discovery approve --biller: the record and every other client's
  * PENDING record of the domain are bound, each waiting request resolved
  * with link_request.updated (heard at the webhook); later onboardings of
@@ -1922,6 +1970,7 @@ rtl_suite(void)
 	tcase_add_test(tc, disc_accepted_waits);
 	tcase_add_test(tc, disc_matches_catalog);
 	tcase_add_test(tc, disc_approve_bind);
+	tcase_add_test(tc, disc_mixed_script_flagged);
 	tcase_add_test(tc, disc_approve_add);
 	tcase_add_test(tc, disc_reject);
 	tcase_add_test(tc, disc_rejected_then_catalog);

@@ -241,6 +241,40 @@ START_TEST(test_domain)
 }
 END_TEST
 
+/* UTS #39 single script per label: the scripts mixed, or NULL. */
+static const struct {
+	const char	*host, *mixed, *label;
+} scripts[] = {
+	{ "www.pge.example", NULL, NULL },
+	{ "a1-b.example", NULL, NULL },
+	{ "www.xn--bcher-strom-thb.example", NULL, NULL },	/* bücher: Latin */
+	{ "xn--hxargifdar.example", NULL, NULL },		/* all Greek */
+	{ "xn--d1acpjx3f.example", NULL, NULL },		/* all Cyrillic */
+	{ "xn--wgv71a119e.example", NULL, NULL },		/* all Han */
+	{ "xn--pple-43d.example", "Latin+Cyrillic", "\xd0\xb0pple" },	/* Cyrillic a */
+	{ "login.xn--pypal-4ve.example", "Latin+Cyrillic", "p\xd0\xb0ypal" },
+	{ "xn--pple-zld.example", "Latin+Greek", "\xce\xb1pple" },	/* Greek alpha */
+	{ "xn--l-7sba6dbr.example", "Latin+Cyrillic", NULL },	/* mostly Cyrillic */
+	{ "xn--a-jn6bt1b.example", "Latin+Other", NULL },	/* Han with a Latin a */
+};
+
+START_TEST(test_mixed_script)
+{
+	const char *label, *got = rtl_canon_mixed_script(&a, scripts[_i].host, &label);
+
+	if (scripts[_i].mixed == NULL) {
+		ck_assert_msg(got == NULL, "%s: %s", scripts[_i].host, got);
+		ck_assert_ptr_null(label);
+		return;
+	}
+	ck_assert_msg(got != NULL, "%s: not flagged", scripts[_i].host);
+	ck_assert_str_eq(got, scripts[_i].mixed);
+	ck_assert_ptr_nonnull(label);
+	if (scripts[_i].label != NULL)
+		ck_assert_str_eq(label, scripts[_i].label);
+}
+END_TEST
+
 static Suite *
 canon_suite(void)
 {
@@ -253,6 +287,7 @@ canon_suite(void)
 	tcase_add_test(tc, test_limits);
 	tcase_add_test(tc, test_generated);
 	tcase_add_test(tc, test_domain);
+	tcase_add_loop_test(tc, test_mixed_script, 0, N(scripts));
 	suite_add_tcase(s, tc);
 	return s;
 }
