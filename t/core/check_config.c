@@ -289,9 +289,17 @@ static const struct {
 	{ "cursor_key = 00:11:22:33\n", { { NULL } }, ":1: bad value for cursor_key" },
 	/* values that parse but are out of bounds */
 	{ "workers = 257\ncursor_key = " KEY "\n", { { NULL } },
-	    "workers must be 0..256 and body_limit positive" },
+	    "workers must be 0..256, body_limit positive and api_lock_timeout_ms 1..60000" },
 	{ "body_limit = 0\ncursor_key = " KEY "\n", { { NULL } },
-	    "workers must be 0..256 and body_limit positive" },
+	    "workers must be 0..256, body_limit positive and api_lock_timeout_ms 1..60000" },
+	{ "api_lock_timeout_ms = 0\ncursor_key = " KEY "\n", { { NULL } },
+	    "workers must be 0..256, body_limit positive and api_lock_timeout_ms 1..60000" },
+	{ "jobs_conversations = 0\ncursor_key = " KEY "\n", { { NULL } },
+	    "refresh_interval_s must be at least 60, refresh_jitter_pct at most 50,"
+	    " biller_max_sessions 1..1000, client_max_sessions and jobs_conversations 1..10000" },
+	{ "client_max_sessions = 10001\ncursor_key = " KEY "\n", { { NULL } },
+	    "refresh_interval_s must be at least 60, refresh_jitter_pct at most 50,"
+	    " biller_max_sessions 1..1000, client_max_sessions and jobs_conversations 1..10000" },
 	/* the deployment is one of three names: a typo must not run as development */
 	{ "deployment = prod\ncursor_key = " KEY "\n", { { NULL } },
 	    ":1: bad value for deployment" },
@@ -303,7 +311,7 @@ static const struct {
 	{ NULL, { { "BDS_CURSOR_KEY", KEY }, { "BDS_ALLOW_PRIVATE_TARGETS", "maybe" } },
 	    "bad value for allow_private_targets" },
 	{ NULL, { { "BDS_CURSOR_KEY", KEY }, { "BDS_WORKERS", "300" } },
-	    "workers must be 0..256 and body_limit positive" },
+	    "workers must be 0..256, body_limit positive and api_lock_timeout_ms 1..60000" },
 	{ NULL, { { "BDS_CURSOR_KEY", KEY }, { "BDS_BODY_LIMIT", "-5" } },
 	    "bad value for body_limit" },
 	/* the first bad line stops the load */

@@ -796,21 +796,27 @@ current(const char *client, const char *st)
 	return r;
 }
 
-/* POST connect to biller: the status (202 expected unless told), the
- * answer freed. */
+/* A page POST with the session token: status, and the coded envelope's
+ * code unless NULL; the answer freed. */
 static void
-connect_to(const char *st, const char *biller, const char *user, const char *pass, long status,
-    const char *code)
+page_post(const char *st, const char *path, const char *body, long status, const char *code)
 {
-	struct harness_resp *r = page_call(st, "POST", "/v1/link-sessions/connect", harness_fmt(
-	    "{\"biller_id\":\"%s\",\"username\":\"%s\",\"password\":\"%s\"}", biller, user,
-	    pass));
+	struct harness_resp *r = page_call(st, "POST", path, body);
 
 	if (code != NULL)
 		harness_assert_coded(r, status, code);
 	else
 		harness_expect(r, status);
 	harness_resp_free(r);
+}
+
+/* POST connect to biller: the status (202 expected unless told). */
+static void
+connect_to(const char *st, const char *biller, const char *user, const char *pass, long status,
+    const char *code)
+{
+	page_post(st, "/v1/link-sessions/connect", harness_fmt("{\"biller_id\":\"%s\","
+	    "\"username\":\"%s\",\"password\":\"%s\"}", biller, user, pass), status, code);
 }
 
 static void
@@ -823,14 +829,8 @@ connect_as(const char *st, const char *user, const char *pass)
 static void
 answer_mfa(const char *st, const char *answer, long status, const char *code)
 {
-	struct harness_resp *r = page_call(st, "POST", "/v1/link-sessions/mfa",
-	    harness_fmt("{\"answer\":\"%s\"}", answer));
-
-	if (code != NULL)
-		harness_assert_coded(r, status, code);
-	else
-		harness_expect(r, status);
-	harness_resp_free(r);
+	page_post(st, "/v1/link-sessions/mfa", harness_fmt("{\"answer\":\"%s\"}", answer),
+	    status, code);
 }
 
 /* The session's current state after the jobs ran is status (and
