@@ -22,7 +22,7 @@
 #include "links/links_connect.h"
 #include "iam/iam.h"
 #include "iam/iam_ops.h"
-#include "rtl/rtl.h"	/* issue 13 rtl */
+#include "rtl/rtl.h"
 
 struct cmd {
 	const char	*name;
@@ -244,7 +244,7 @@ cmd_jobs(const struct config *cfg, struct db *d, struct arena *a, int argc,
 		printf("jobs: unreferenced statement documents removed: %lld\n", n);
 	else
 		rc = failed(d, "statement documents");
-	/* issue 13 rtl: open requests to link past rtl_expiry_days */
+	/* open requests to link past rtl_expiry_days */
 	if ((n = rtl_expire(cfg, d, a)) >= 0)
 		printf("jobs: requests to link expired: %lld\n", n);
 	else
@@ -311,7 +311,7 @@ cmd_links(const struct config *cfg, struct db *d, struct arena *a, int argc, cha
 	    "reaped_reason --reason REASON\n");
 	return 2;
 }
-/* ---- issue 13 rtl ---- */
+
 /*
  * discovery list [--all] | approve ID (--biller BLR | --base-url URL [--name
  * NAME] [--type TYPE] [--country CC]) | reject ID: the onboarding records
@@ -355,7 +355,6 @@ usage:
 	fputs(usage_text, stderr);
 	return 2;
 }
-/* ---- end issue 13 rtl ---- */
 
 static const struct cmd cmds[] = {
 	{ "migrate", "apply sql/NNN_*.sql not yet applied, each in a transaction", cmd_migrate },
@@ -372,7 +371,6 @@ static const struct cmd cmds[] = {
 	{ "keys", "keys rotate-credentials: re-seal link credentials under the current key",
 	  cmd_keys },
 	{ "links", "links refresh ID | correct-reason ID --family F --reason R", cmd_links },
-	/* issue 13 rtl */
 	{ "discovery", "discovery list [--all] | approve ID ... | reject ID: biller onboarding",
 	  cmd_discovery },
 };

@@ -1,5 +1,5 @@
 /*
- * bench/retrieval_bench: retrieval throughput (issue 12). The e2e
+ * bench/retrieval_bench: retrieval throughput. The e2e
  * harness's stack (PostgreSQL, nginx, bds-api, bds-jobs with --workers jobs
  * workers) and the biller simulator serving --accounts customers over
  * --billers billers with --statements monthly statements each (every

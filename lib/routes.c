@@ -17,9 +17,9 @@
 #include "core/router.h"
 #include "links/links_connect.h"
 #include "links/links_auth.h"
-#include "links/links_page.h"	/* issue 13 web */
+#include "links/links_page.h"
 #include "webhooks/webhooks.h"
-#include "rtl/rtl.h"	/* issue 13 rtl */
+#include "rtl/rtl.h"
 
 const struct route routes[] = {
 	/* method  pattern                                  auth       body                        query handler                   flags */
@@ -126,7 +126,7 @@ const struct route routes[] = {
 	{ M_POST,  "/v1/link-sessions/mfa",                 AUTH_NONE, links_session_mfa_fields,   NULL, links_session_mfa,        ROUTE_TX | ROUTE_CORS },
 	{ M_POST,  "/v1/link-sessions/exit",                AUTH_NONE, links_session_exit_fields,  NULL, links_session_exit,       ROUTE_TX | ROUTE_CORS },
 
-	/* issue 13 rtl: requests to link and biller discovery (lib/rtl/). On
+	/* requests to link and biller discovery (lib/rtl/). On
 	 * the sandbox host every request-to-link route but creation is 404
 	 * NOT_FOUND (ROUTE_LIVE) */
 	{ M_POST,  "/v1/request-to-links",                  AUTH_KEY,  rtl_create_fields,          NULL, rtl_create,               ROUTE_IDEM },
@@ -137,8 +137,7 @@ const struct route routes[] = {
 	{ M_POST,  "/v1/request-to-links/{id}/proceed",     AUTH_KEY,  NULL,                       NULL, rtl_proceed,              ROUTE_LIVE | ROUTE_ONCE },
 	{ M_GET,   "/v1/biller-discoveries",                AUTH_KEY,  NULL,                       rtl_discoveries_query, rtl_discoveries_list, 0 },
 	{ M_GET,   "/v1/biller-discoveries/{id}",           AUTH_KEY,  NULL,                       NULL, rtl_discoveries_get,      0 },
-	/* end issue 13 rtl */
-	/* issue 13 web: the connect page's frame policy (nginx auth_request on /connect) */
+	/* the connect page's frame policy (nginx auth_request on /connect) */
 	{ M_GET,   "/v1/link-sessions/frame-ancestors",     AUTH_NONE, NULL,                       links_page_frame_query, links_page_frame_ancestors, 0 },
 };
 const size_t routes_count = sizeof(routes) / sizeof(routes[0]);
@@ -146,7 +145,7 @@ const size_t routes_count = sizeof(routes) / sizeof(routes[0]);
 int (*const routes_cors_allow)(struct req *, const char *) = links_connect_cors_allow;
 /* AUTH_LINK: the link access token (bds_lat_) */
 int (*const routes_link_auth)(struct req *, const char *) = links_auth_token;
-/* issue 13 rtl: the connect flow moves requests to link (links may not
+/* the connect flow moves requests to link (links may not
  * include rtl: named here) */
 int (*const links_rtl_session_started)(struct req *, const char *, const char *) =
     rtl_session_started;

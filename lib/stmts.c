@@ -10,7 +10,7 @@
 #include "bills/bills.h"
 #include "bills/bills_sync.h"
 #include "bills/bills_statement.h"
-#include "bills/bills_status.h"	/* issue 11 H3 */
+#include "bills/bills_status.h"
 #include "core/auth.h"
 #include "core/db.h"
 #include "core/health.h"
@@ -29,12 +29,12 @@
 #include "mail/mail.h"
 #include "webhooks/webhooks.h"
 #include "webhooks/webhooks_deliver.h"
-/* issue 11 H1 (bills-read) */
+/* the bill read API, link access tokens */
 #include "bills/bills_api.h"
 #include "links/links_auth.h"
-#include "rtl/rtl.h"	/* issue 13 rtl */
-#include "links/links_page.h"	/* issue 13 web */
-/* issue 12 portal */
+#include "rtl/rtl.h"	/* requests to link, biller discovery */
+#include "links/links_page.h"	/* the connect page's side of the API */
+/* the connectors (DOMAIN.md "Connectors and retrieval") */
 #include "jobs/connectors/connector.h"
 
 static const struct db_stmt_set *const core_sets[] = {
@@ -64,32 +64,32 @@ static const struct db_stmt_set *const links_sets[] = {
 };
 static const struct db_stmt_set *const bills_sets[] = {
 	&bills_stmt_set,
-	&bills_sync_stmt_set,	/* issue 11, H2 */
-	&bills_statement_stmt_set,	/* statements (issue 11, H4) */
+	&bills_sync_stmt_set,	/* the bills sync */
+	&bills_statement_stmt_set,	/* statement documents */
 	&bills_docs_stmt_set,		/* the document store's sweep */
 	NULL
 };
-/* issue 11 H3: the bill status lifecycle */
+/* the bill status lifecycle */
 static const struct db_stmt_set *const bills_status_sets[] = {
 	&bills_status_stmt_set, NULL
 };
 static const struct db_stmt_set *const jobs_sets[] = {
 	&jobs_stmt_set, NULL
 };
-/* issue 11 H1 (bills-read): the read API and the link access token */
+/* the bill read API and the link access token */
 static const struct db_stmt_set *const bills_read_sets[] = {
 	&bills_api_stmt_set, &links_auth_stmt_set, NULL
 };
 
-/* issue 13 rtl: requests to link and biller discovery */
+/* requests to link and biller discovery (lib/rtl) */
 static const struct db_stmt_set *const rtl_sets[] = {
 	&rtl_stmt_set, &rtl_discovery_stmt_set, NULL
 };
-/* issue 13 web: the connect page's frame policy and session extras */
+/* the connect page's frame policy and session extras (links_page) */
 static const struct db_stmt_set *const links_page_sets[] = {
 	&links_page_stmt_set, NULL
 };
-/* issue 12 portal: what the jobs keep for the connectors */
+/* the connectors: what the jobs keep for them */
 static const struct db_stmt_set *const connector_sets[] = {
 	&connector_stmt_set, NULL
 };
@@ -104,10 +104,10 @@ const struct db_module db_modules[] = {
 	{ "links", links_sets },
 	{ "bills", bills_sets },
 	{ "jobs", jobs_sets },
-	{ "bills-read", bills_read_sets },	/* issue 11 H1 */
-	{ "bills_status", bills_status_sets },	/* issue 11 H3 */
-	{ "rtl", rtl_sets },	/* issue 13 rtl */
-	{ "links_page", links_page_sets },	/* issue 13 web */
-	{ "connector", connector_sets },	/* issue 12 portal */
+	{ "bills-read", bills_read_sets },	/* the read API, link access tokens */
+	{ "bills_status", bills_status_sets },	/* the bill status lifecycle */
+	{ "rtl", rtl_sets },
+	{ "links_page", links_page_sets },	/* the connect page */
+	{ "connector", connector_sets },	/* the connectors' records */
 	{ NULL, NULL }
 };

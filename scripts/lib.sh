@@ -9,9 +9,9 @@ BDS_PKGS="build-essential autoconf automake libtool pkg-config
   libfcgi-dev libjson-c-dev libpq-dev libsodium-dev libssl-dev
   libcurl4-openssl-dev check postgresql-15 postgresql-client-15 nginx
   spawn-fcgi curl ca-certificates openssl procps util-linux systemd
-  libidn2-dev libpsl-dev publicsuffix"	# issue 13 rtl: onboarding URLs (IDNA, registrable domain)
-# issue 12 sim: tools/biller-sim and its self-test run on Debian's python3.
-# issue 13 web: the browser suite (Debian chromium, chromedriver, selenium).
+  libidn2-dev libpsl-dev publicsuffix"	# lib/rtl: onboarding URLs (IDNA, registrable domain)
+# tools/biller-sim and its self-test run on Debian's python3.
+# the browser suite (Debian chromium, chromedriver, selenium).
 BDS_PKGS="$BDS_PKGS python3 chromium chromium-driver python3-selenium"
 
 say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }

@@ -1,4 +1,4 @@
--- Clients and their secrets (issue 4). The tables come from 002 and 004;
+-- Clients and their secrets. The tables come from 002 and 004;
 -- this adds what the clients module's queries need.
 
 -- Deleting a client cascades to every one of its secrets, revoked ones

@@ -30,8 +30,8 @@ CREATE INDEX webhooks_client_env ON webhooks (client_id, environment, created_at
 
 -- Activity events: what happened to a client's resources, in the envelope's
 -- terms (type, mode = environment, data). Written in the same transaction
--- as the change. The events module (issue 5) extends this table with its
--- delivery state; webhook_endpoint.deleted is recorded here.
+-- as the change. The events module (lib/events, 007) extends this table
+-- with its delivery state; webhook_endpoint.deleted is recorded here.
 CREATE TABLE events (
     client_id       text        NOT NULL REFERENCES clients (id) ON DELETE CASCADE,
     id              text        NOT NULL,                       -- evt_<uuidv7>

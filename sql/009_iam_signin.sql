@@ -1,4 +1,4 @@
--- Sign-in throttling per (account, client address) (issue 9, finding 2).
+-- Sign-in throttling per (account, client address).
 --
 -- 'pair' rows (key: e-mail, a space, address) lock one address out of one
 -- account with a progressive delay; 'addr' rows keep the per-address

@@ -1,4 +1,4 @@
--- The bill read API (issue 11, GET /v1/bills and the payments lists).
+-- The bill read API (GET /v1/bills and the payments lists).
 --
 -- GET /v1/bills pages newest first by (created_at, id) inside the key's
 -- client and environment. bills_list (013) serves the unfiltered list; a

@@ -1,4 +1,4 @@
--- The bill status lifecycle (issue 11, SPEC.md "Bill status", DOMAIN.md
+-- The bill status lifecycle (SPEC.md "Bill status", DOMAIN.md
 -- "Bills and sync" Status): what a status move records beside the row.
 --
 -- portal_status: the status the connector last reported for the statement.

@@ -1,4 +1,4 @@
--- Statement documents (issue 11, H4): the SHA-256 of a bill's document in
+-- Statement documents: the SHA-256 of a bill's document in
 -- the content-addressed store, <data_dir>/statements/<aa>/<sha256>.pdf.
 -- Set by bds-jobs after the file is durable; NULL: no document stored.
 -- Not part of the entity: has_statement already says a document exists,

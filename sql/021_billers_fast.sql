@@ -1,6 +1,6 @@
--- The biller list without per-row work it can avoid (bench/RESULTS.md,
--- issue 10): the entity is kept beside the row, and the search uses its
--- trigram index.
+-- The biller list without per-row work it can avoid (bench/RESULTS.md):
+-- the entity is kept beside the row, and the search uses its trigram
+-- index.
 
 -- Word similarity is the expensive part of a search, yet its operator
 -- carries the default cost 1, so on a catalog of a few hundred rows the

@@ -1,4 +1,4 @@
--- The portal connector's records (issue 12, docs/portal.md): what the
+-- The portal connector's records (docs/portal.md): what the
 -- retrieval and connect jobs keep beside links and bills
 -- (lib/jobs/connectors/connector_db.c).
 

@@ -1,4 +1,4 @@
--- Requests to link and biller discovery (issue 13; SPEC "Request to link",
+-- Requests to link and biller discovery (SPEC "Request to link",
 -- DOMAIN.md "Identifiers"): a server-initiated request for an end user to
 -- link a biller account (rtl_…), and the onboarding record (bdisc_…) of a
 -- biller a client named by its URL when the catalog had no biller for it.

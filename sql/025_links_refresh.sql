@@ -1,4 +1,4 @@
--- Links, what scheduled retrieval keeps (issue 12): how long the link has
+-- Links, what scheduled retrieval keeps: how long the link has
 -- been failing (transient portal failures; CONNECTION_DEGRADED once that
 -- lasts longer than degraded_after_s) and how many refreshes in a row
 -- failed (the backoff before the next one), and the operator's corrections

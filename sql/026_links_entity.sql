@@ -1,6 +1,6 @@
 -- The link entity (DOMAIN.md "Link entity") kept beside the row, like the
 -- bills' (016) and the billers' (021): GET /v1/links/{id} and the list send
--- it as stored (issue 10: building it per read cost ~120 µs of PostgreSQL
+-- it as stored (building it per read cost ~120 µs of PostgreSQL
 -- CPU), and a write pays for building it once.
 --
 -- links_json is the one definition (lib/links/links_entity.h reads

@@ -1,4 +1,4 @@
--- Retrieval cost per bill (issue 12). A retrieval writes each bill three
+-- Retrieval cost per bill. A retrieval writes each bill three
 -- times (insert, the payment match, the document's hash), and the bills
 -- entity trigger (016) rebuilt the entity each time.
 --

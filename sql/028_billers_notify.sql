@@ -1,4 +1,4 @@
--- The biller catalog tells the API workers when it changed (issue 10): each
+-- The biller catalog tells the API workers when it changed: each
 -- worker keeps the catalog answers it gave (lib/billers/billers_cache.c) and
 -- LISTENs on bds_billers; any statement that writes billers notifies it at
 -- commit (one notification per transaction: PostgreSQL folds repeats), so

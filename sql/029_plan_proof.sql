@@ -1,4 +1,4 @@
--- Plan-proof statements (issue 12; docs/DECISIONS.md "Plan-proof statements").
+-- Plan-proof statements (docs/DECISIONS.md "Plan-proof statements").
 -- On a fresh database (tables never analysed) the planner rates
 -- `client_id = $1` as selective as a unique key, so the generic plan a
 -- prepared statement freezes after five runs may walk any index that leads

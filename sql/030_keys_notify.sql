@@ -1,4 +1,4 @@
--- API keys tell the API workers when one stops working (issues 10 and 11):
+-- API keys tell the API workers when one stops working:
 -- each worker keeps what a key resolved to (lib/core/auth.c) and LISTENs on
 -- bds_keys; any statement that revokes or deletes a client secret (a
 -- revoke, a rotation, a client's delete cascading to its secrets) notifies

@@ -1,4 +1,4 @@
--- An operator's rejection of a discovered biller is the catalog's (issue 13
+-- An operator's rejection of a discovered biller is the catalog's (lib/rtl
 -- discovery): `bdsctl discovery reject` adds the domain as an UNSUPPORTED
 -- biller (no base_url: it is never connected) and the REJECTED records name
 -- it, so biller.unsupported carries its biller_id and every later request

@@ -100,7 +100,7 @@ enum {
 	B_PICKER,
 	B_PICKER_ALL,
 	B_LINKABLE,
-	B_UNDER_DOMAIN,	/* issue 13 rtl */
+	B_UNDER_DOMAIN,	/* requests to link, discovery (lib/rtl) */
 	B__MAX
 };
 static struct db_stmt stmts[B__MAX] = {
@@ -128,7 +128,7 @@ static struct db_stmt stmts[B__MAX] = {
 	[B_LINKABLE] = { "billers_linkable",
 	    "SELECT b.status = 'UNSUPPORTED', billers_linkable($2, b) FROM billers b"
 	    " WHERE b.id = $1" },
-	/* issue 13 rtl: linkable billers with a domain equal to $1 or below
+	/* for lib/rtl: linkable billers with a domain equal to $1 or below
 	 * it on a label boundary (the catalog is small: a scan); two rows are
 	 * enough to know it is not one */
 	/* the linkable ones first, then an UNSUPPORTED one */
@@ -476,7 +476,7 @@ billers_picker(struct req *r, const char *env, const char *search_term, int limi
 	return entities(r, res, E_ENTITY, 1);
 }
 
-/* issue 13 rtl */
+/* requests to link and discovery (lib/rtl) */
 int
 billers_under_domain(struct req *r, const char *domain, const char **id,
     const char **unsupported)

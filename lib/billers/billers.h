@@ -61,16 +61,18 @@ struct json_object *billers_picker(struct req *, const char *env, const char *se
  * database failure). */
 struct json_object *billers_json_by_id(struct req *, const char *id);
 
-/* issue 13 rtl: how many linkable (ACTIVE, DEGRADED) billers have a
- * domain equal to domain or below it on a label boundary (a registrable
- * domain's billers): 0, 1 with *id set (arena), 2 for "more than one", or
- * -1 on a database failure. With none linkable, *unsupported names an
- * UNSUPPORTED biller of the domain, if there is one (else NULL). */
+/* For requests to link and discovery (lib/rtl): how many linkable
+ * (ACTIVE, DEGRADED) billers have a domain equal to domain or below it on
+ * a label boundary (a registrable domain's billers): 0, 1 with *id set
+ * (arena), 2 for "more than one", or -1 on a database failure. With none
+ * linkable, *unsupported names an UNSUPPORTED biller of the domain, if
+ * there is one (else NULL). */
 int	 billers_under_domain(struct req *, const char *domain, const char **id,
 	    const char **unsupported);
-/* issue 13 rtl: one catalog row (the CSV's columns, BC__MAX fields already
- * passed billers_csv_row_check) upserted by id in the caller's
- * transaction: 1 inserted, 0 updated or unchanged, -1 database failure. */
+/* bdsctl discovery approve: one catalog row (the CSV's columns, BC__MAX
+ * fields already passed billers_csv_row_check) upserted by id in the
+ * caller's transaction: 1 inserted, 0 updated or unchanged, -1 database
+ * failure. */
 int	 billers_row_upsert(struct db *, struct arena *, char *const *fields);
 /* bdsctl discovery approve --biller: domain added to the biller's domains
  * (in the caller's transaction): 1 added, 0 there already, -1 failure. */

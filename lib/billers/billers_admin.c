@@ -72,8 +72,8 @@ static struct db_stmt stmts[BA__MAX] = {
 	    "  OR b.base_url IS NOT NULL) RETURNING " STATUS_COLS },
 	/*
 	 * Who hears that a biller is unsupported: every client and
-	 * environment with a link on it that is not revoked, or (issue 13
-	 * rtl) an open request to link on it.
+	 * environment with a link on it that is not revoked, or an open
+	 * request to link on it.
 	 */
 	[BA_TENANTS] = { "billers_link_tenants",
 	    "SELECT " TENANT_COLS " FROM links WHERE biller_id = $1 AND status <> 'REVOKED'"
@@ -291,7 +291,7 @@ billers_add_domain(struct db *d, struct arena *a, const char *id, const char *do
 	return res == NULL ? -1 : atoi(PQcmdTuples(res)) > 0;
 }
 
-/* issue 13 rtl: bdsctl discovery approve adds a biller as an import row would */
+/* bdsctl discovery approve adds a biller as an import row would */
 int
 billers_row_upsert(struct db *d, struct arena *a, char *const *fields)
 {

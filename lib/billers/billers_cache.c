@@ -1,5 +1,5 @@
 /*
- * The worker's cache of catalog answers (issue 10). Every API client reads
+ * The worker's cache of catalog answers. Every API client reads
  * the same catalog and it changes rarely (an operator's import or status
  * change, a migration), so a worker keeps the answers it gave, keyed by
  * the exact request, and answers them again without asking PostgreSQL to

@@ -1,7 +1,7 @@
 #ifndef BDS_BILLERS_CACHE_H
 #define BDS_BILLERS_CACHE_H
 /*
- * The worker's cache of catalog answers (issue 10): the exact request
+ * The worker's cache of catalog answers: the exact request
  * (billers_cache_key) → the 200 body as sent. The catalog is the same for
  * every caller, so nothing of the caller is in the key. It is dropped as a
  * whole when the billers table changed (the trigger of

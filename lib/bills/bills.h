@@ -2,7 +2,7 @@
 #define BDS_BILLS_H
 /*
  * Bills: the store the connectors' statements land in (bills_store.c), in
- * the schema issue 11's sync reads (sql/013_jobs_bills.sql). Money is
+ * the schema the bills sync reads (sql/013_jobs_bills.sql). Money is
  * integer minor units with an ISO 4217 currency.
  */
 #include <stddef.h>

@@ -7,11 +7,11 @@ lib_libbds_a_SOURCES += \
 	%reldir%/bills_statement.c \
 	%reldir%/bills_docs.c \
 	%reldir%/bills_pdf.c
-# issue 11 H1 (bills-read): the read API
+# the bill read API (GET /v1/bills, the payments lists)
 lib_libbds_a_SOURCES += \
 	%reldir%/bills_api.h \
 	%reldir%/bills_api.c
-# issue 11 H3: the status lifecycle
+# the bill status lifecycle
 lib_libbds_a_SOURCES += \
 	%reldir%/bills_status.h \
 	%reldir%/bills_status.c

@@ -62,20 +62,20 @@ static const struct centry entries[] = {
 	{ "webhook_batch", C_INT, F(webhook_batch), "256" },
 	{ "webhook_lease", C_INT, F(webhook_lease), "120" },
 	{ "webhook_test_slots", C_INT, F(webhook_test_slots), "0" },
-	/* iam (issue 9) */
+	/* iam, request path */
 	{ "clients_max", C_INT, F(clients_max), "25" },
 	{ "socket_group", C_STR, F(socket_group), "" },
-	/* bds-jobs (issue 10) */
+	/* bds-jobs, connect flow */
 	{ "jobs_workers", C_INT, F(jobs_workers), "2" },
 	{ "jobs_retry_schedule", C_STR, F(jobs_retry_schedule), "5,30,120,600,1800" },
 	{ "jobs_poll_ms", C_INT, F(jobs_poll_ms), "1000" },
 	{ "jobs_conversations", C_INT, F(jobs_conversations), "200" },
 	{ "link_url", C_STR, F(link_url), "https://link.bds.example" },
-	/* statements (issue 11, H4) */
+	/* statement documents */
 	{ "data_dir", C_STR, F(data_dir), "/var/lib/bds" },
 	{ "api_url", C_STR, F(api_url), "https://api.bds.example" },
 	{ "sandbox_url", C_STR, F(sandbox_url), "https://sandbox.bds.example" },
-	/* retrieval (issue 12, lead) */
+	/* retrieval: the credential vault, scheduled refresh, limits */
 	{ "credential_key_id", C_STR, F(credential_key_id), "secret_key.v1" },
 	{ "credential_key", C_KEY32, F(credential_key), NULL, NULL, F(credential_key_set) },
 	{ "credential_keys_old", C_STR, F(credential_keys_old), "" },
@@ -86,15 +86,13 @@ static const struct centry entries[] = {
 	{ "degraded_after_s", C_INT, F(degraded_after_s), "86400" },
 	{ "biller_max_sessions", C_INT, F(biller_max_sessions), "4" },
 	{ "client_max_sessions", C_INT, F(client_max_sessions), "32" },
-	/* issue 13 rtl: requests to link and biller discovery */
+	/* requests to link and biller discovery (lib/rtl) */
 	{ "rtl_expiry_days", C_INT, F(rtl_expiry_days), "30" },
 	{ "discovery_hosts", C_STR, F(discovery_hosts), "" },
-	/* end issue 13 rtl */
-	/* issue 12 portal */
+	/* the portal connector */
 	{ "portal_connect_timeout_ms", C_INT, F(portal_connect_timeout_ms), "5000" },
 	{ "portal_timeout_ms", C_INT, F(portal_timeout_ms), "30000" },
 	{ "portal_since_days", C_INT, F(portal_since_days), "35" },
-	/* end issue 12 portal */
 };
 #undef F
 #define NENTRIES (sizeof(entries) / sizeof(entries[0]))

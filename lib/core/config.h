@@ -23,7 +23,7 @@ struct config {
 	int		 drain_timeout;		/* seconds SIGTERM waits for workers */
 	char		*sql_dir;		/* migrations for bdsctl */
 
-	/* accounts (issue 3) */
+	/* developer accounts */
 	unsigned char	 jwt_seed[32];		/* hex: jwt_seed; Ed25519 signing key seed */
 	int		 jwt_seed_set;
 	char		*jwt_issuer;		/* iss and aud of developer tokens */
@@ -42,38 +42,38 @@ struct config {
 	char		*smtp_password;
 	int		 smtp_timeout;		/* seconds per message */
 
-	/* webhooks, sent by bds-deliver (issue 5) */
+	/* webhooks, sent by bds-deliver */
 	char		*webhook_retry_schedule;	/* seconds after attempt 1, 2...: "5,300,..." */
 	int		 webhook_concurrency;	/* requests in flight at once */
 	int		 webhook_batch;		/* deliveries per claim */
 	int		 webhook_lease;		/* seconds a claim holds its rows */
 
-	/* webhook test deliveries in the API (issue 9) */
+	/* webhook test deliveries in the API */
 	int		 webhook_test_slots;	/* at once per API host; 0: workers / 4, at least 1 */
-	/* iam (issue 9) */
+	/* iam */
 	int		 clients_max;		/* clients per developer */
-	/* request path (issue 9) */
+	/* request path */
 	char		*socket_group;		/* group of the created socket ("" = ours):
 						 * nginx's worker group, with socket_mode 0660 */
-	/* bds-jobs (issue 10) */
+	/* bds-jobs */
 	int		 jobs_workers;		/* forked workers per bds-jobs run */
 	char		*jobs_retry_schedule;	/* seconds after attempt 1, 2...: "5,30,..." */
 	int		 jobs_poll_ms;		/* longest wait between claims */
 	int		 jobs_conversations;	/* biller jobs in flight at once per worker */
-	/* connect flow (issue 10) */
+	/* connect flow */
 	char		*link_url;		/* the link host's base URL, no trailing slash:
 						 * connect_url, hosted_url, CORS origin */
-	/* statements (issue 11, H4) */
+	/* statement documents */
 	char		*data_dir;		/* documents: <data_dir>/statements/<aa>/<sha256>.pdf,
 						 * written by bds-jobs, served by nginx */
 	char		*api_url;		/* the api host's base URL, no trailing slash */
 	char		*sandbox_url;		/* the sandbox host's: signed statement URLs */
-	/* retrieval (issue 12, lead): the credential vault's ring (core/vault.h) */
+	/* retrieval: the credential vault's ring (core/vault.h) */
 	char		*credential_key_id;	/* the current key's id */
 	unsigned char	 credential_key[32];	/* hex: credential_key (default secret_key) */
 	int		 credential_key_set;
 	char		*credential_keys_old;	/* "id=hex,...": keys that still open old rows */
-	/* scheduled refresh and limits (issue 12, lead) */
+	/* scheduled refresh and limits */
 	int		 refresh_interval_s;	/* a link's refresh period */
 	int		 refresh_jitter_pct;	/* spread: next = interval ± this % */
 	int		 refresh_backoff_s;	/* after a failed refresh: base, doubled per failure */
@@ -81,17 +81,15 @@ struct config {
 	int		 degraded_after_s;	/* transient failures this long: CONNECTION_DEGRADED */
 	int		 biller_max_sessions;	/* portal sessions at once per biller */
 	int		 client_max_sessions;	/* portal sessions at once per client */
-	/* issue 13 rtl: requests to link and biller discovery */
+	/* requests to link and biller discovery (lib/rtl) */
 	int		 rtl_expiry_days;	/* PENDING/IN_PROGRESS older than this: EXPIRED */
 	char		*discovery_hosts;	/* "name=addr[|addr],...": fixed answers for
 						 * onboarding URL hosts, asked before DNS (dev
 						 * and test stacks; empty in production) */
-	/* end issue 13 rtl */
-	/* issue 12 portal: the portal connector (docs/portal.md) */
+	/* the portal connector (docs/portal.md) */
 	int		 portal_connect_timeout_ms;	/* TCP + TLS connect, per request */
 	int		 portal_timeout_ms;	/* a whole request, answer included */
 	int		 portal_since_days;	/* the since window before the last success */
-	/* end issue 12 portal */
 };
 
 /* Load defaults, file (may be NULL), env. 0 ok; -1 with err filled. */

@@ -382,7 +382,6 @@ crypto_keyed_hash(const unsigned char key[32], const char *purpose,
 	sodium_memzero(&st, sizeof(st));
 }
 
-/* issue 13 rtl */
 char *
 crypto_seal_hex(struct arena *a, const unsigned char key[32], const char *msg, const char *ad)
 {

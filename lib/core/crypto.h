@@ -53,7 +53,7 @@ int	 crypto_open(struct arena *, const unsigned char key[32],
 /*
  * A string sealed as hex, for a bytea parameter (decode($n, 'hex')): NULL
  * on failure. open: such hex back to the string (arena), NULL when it is
- * malformed or does not open under ad. (issue 13 rtl: the link sessions'
+ * malformed or does not open under ad. (The link sessions'
  * seal and the request-to-link session URL share it.)
  */
 char	*crypto_seal_hex(struct arena *, const unsigned char key[32], const char *msg,

@@ -363,7 +363,7 @@ activity_get(struct req *r, struct json_object *out)
 	ev.created = col_int(res, 0, E_CREATED);
 	ev.client_id = r->client_id;
 	ev.mode = col_str(r, res, 0, E_ENVIRONMENT);
-	/* events recorded before issue 5 carry no api_version */
+	/* events recorded before sql/007_deliveries.sql carry no api_version */
 	ev.api_version = PQgetisnull(res, 0, E_API_VERSION) ? r->cfg->api_version :
 	    col_str(r, res, 0, E_API_VERSION);
 	ev.producer_service = col_str(r, res, 0, E_PRODUCER);

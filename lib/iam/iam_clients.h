@@ -1,10 +1,11 @@
 #ifndef BDS_IAM_CLIENTS_H
 #define BDS_IAM_CLIENTS_H
 /*
- * Clients and their credentials (issue 4): the /v1/iam/clients routes
- * (iam_clients.c), the client secrets under them and GET /v1/identity
- * (iam_secrets.c). A developer sees only their own clients: another
- * developer's client id is 404, exactly like an unknown one.
+ * Clients and their credentials (SPEC.md "Client", "Client secret"): the
+ * /v1/iam/clients routes (iam_clients.c), the client secrets under them
+ * and GET /v1/identity (iam_secrets.c). A developer sees only their own
+ * clients: another developer's client id is 404, exactly like an unknown
+ * one.
  */
 #include "core/validate.h"
 

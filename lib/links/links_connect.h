@@ -43,7 +43,7 @@ extern const struct vfield links_exchange_fields[];
  * update.link_id of another client or user; 404 update.link_id unknown. */
 int	 links_token_create(struct req *, struct json_object *out);
 /* POST /v1/biller-connect/ticket (bearer: the link token lt_…, ROUTE_TX):
- * 201 {ticket, expires_at, connect_url, embed_url (issue 13: the same page
+ * 201 {ticket, expires_at, connect_url, embed_url (the connect page
  * with ?client_id=, to be framed)}; 401 unknown or expired token. */
 int	 links_ticket_create(struct req *, struct json_object *out);
 /* POST /v1/link-sessions {ticket} (ROUTE_TX): 201 the session; 400
@@ -136,7 +136,7 @@ int	 links_connect_job_failed(struct req *, const struct links_connect_job *,
 int	 links_connect_job_connected(struct req *, const struct links_connect_job *,
 	    const char *link_id);
 
-/* ---- issue 13 rtl: requests to link (lib/rtl) ---- */
+/* ---- requests to link (lib/rtl) ---- */
 /*
  * The link tokens of request to link rtl_id (its proceed made them) that
  * still live, except keep (NULL: none), end now: their tickets, hosted
@@ -159,7 +159,7 @@ extern int (*const links_rtl_session_started)(struct req *, const char *client_i
 struct links_connect_job;
 extern int (*const links_rtl_linked)(struct req *, const struct links_connect_job *,
 	    const char *link_id);
-/* ---- end issue 13 rtl ---- */
+/* ---- statements (lib/stmts.c), bdsctl jobs' sweeps ---- */
 
 extern const struct db_stmt_set links_tokens_stmt_set;
 extern const struct db_stmt_set links_sessions_stmt_set;

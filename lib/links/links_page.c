@@ -1,5 +1,5 @@
 /*
- * The connect page's side of the API (issue 13). The page itself is a
+ * The connect page's side of the API. The page itself is a
  * static file on the link host; the app decides only two things for it:
  * which origins may frame it (nginx asks before serving /connect and puts
  * the answer in the page's CSP frame-ancestors), and, when a session

@@ -2,7 +2,7 @@
 #define BDS_LINKS_PAGE_H
 /*
  * What the connect page (web/connect.html, served by nginx on the link
- * host) needs beyond the connect session API (issue 13): the frame policy
+ * host) needs beyond the connect session API: the frame policy
  * nginx puts in the page's Content-Security-Policy, and the session
  * facts the page checks before it talks to its embedder or redirects.
  */

@@ -1,5 +1,6 @@
 /*
- * Links: scheduled retrieval (issue 12). Each link is refreshed every
+ * Links: scheduled retrieval (DOMAIN.md "Connectors and retrieval").
+ * Each link is refreshed every
  * refresh_interval_s, the next time drawn within ± refresh_jitter_pct so
  * links spread over the day; `bdsctl jobs` queues the links that are due.
  * A refresh that fails (its retrieval job's attempts exhausted) waits

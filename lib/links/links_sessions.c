@@ -24,7 +24,7 @@
 #include "links/links.h"
 #include "links/links_attempts.h"
 #include "links/links_connect.h"
-#include "links/links_page.h"	/* issue 13 web */
+#include "links/links_page.h"	/* the connect page's session extras */
 
 #define LS_SESSION_PREFIX	"bds_lst_"
 #define LS_TICKET_PREFIX	"bds_tkt_"
@@ -365,7 +365,7 @@ links_session_create(struct req *r, struct json_object *out)
 	if ((res = db_query(r, &stmts[LS_BY_TOKEN], 1, &p[2])) == NULL || PQntuples(res) != 1)
 		return api_db_error(r);
 	session_fill(r, res, &s);
-	if (links_rtl_session_started(r, p[0], s.v[S_LT]) != 0)	/* issue 13 rtl */
+	if (links_rtl_session_started(r, p[0], s.v[S_LT]) != 0)	/* lib/rtl */
 		return api_db_error(r);
 	p[1] = s.v[S_LT];
 	if ((res = db_query(r, &stmts[LS_INFO], 2, p)) == NULL || PQntuples(res) != 1)
@@ -390,7 +390,7 @@ links_session_create(struct req *r, struct json_object *out)
 	}
 	json_set(out, "consents", consents);
 	json_set_str(out, "language", PQgetvalue(res, 0, 3));
-	/* issue 13 web: client.id, allowed_embed_origins, hosted, redirect_uri */
+	/* the connect page's client.id, allowed_embed_origins, hosted, redirect_uri */
 	if (links_page_session_extras(r, s.v[S_CLIENT], s.v[S_LT], out) != 0)
 		return api_db_error(r);
 	return 201;
@@ -782,7 +782,7 @@ links_connect_job_connected(struct req *r, const struct links_connect_job *j,
 	if (db_exec_count(r->db, r->arena, &stmts[LS_JOB_CONNECTED], 4, p) != 1)
 		return -1;
 	if (j->request_to_link_id != NULL && links_rtl_linked(r, j, link_id) != 0)
-		return -1;	/* issue 13 rtl */
+		return -1;	/* requests to link (lib/rtl) */
 	/* hosted: exchanged here, the client learns the link from the event */
 	if (j->hosted)
 		return session_finished(r, j->client_id, j->environment, j->link_token_id,

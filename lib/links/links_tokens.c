@@ -26,7 +26,7 @@
 
 enum {
 	LT_REDIRECT_OK, LT_LINK, LT_INSERT, LT_TICKET_INSERT, LT_BEARER,
-	LT_END_RTL,	/* issue 13 rtl */
+	LT_END_RTL,	/* requests to link (lib/rtl) */
 	LT_RTL,
 	LT__MAX
 };
@@ -59,7 +59,7 @@ static struct db_stmt stmts[LT__MAX] = {
 	[LT_BEARER] = { "lt_bearer",
 	    "SELECT client_id, environment, expires_at > now() AND finished_at IS NULL,"
 	    " failed_attempts FROM link_tokens WHERE id = $1" },
-	/* issue 13 rtl: a request to link closed or proceeded again */
+	/* a request to link closed or proceeded again */
 	[LT_END_RTL] = { "lt_end_rtl",
 	    "UPDATE link_tokens SET expires_at = now() WHERE client_id = $1"
 	    " AND request_to_link_id = $2 AND expires_at > now()"
@@ -435,7 +435,7 @@ links_ticket_create(struct req *r, struct json_object *out)
 	json_set_str(out, "ticket", ticket);
 	json_set_str(out, "expires_at", exp);
 	json_set_str(out, "connect_url", connect_url(r, ticket));
-	/* issue 13 web: the URL to frame (web/connect.js): the client id tells
+	/* the URL to frame (web/connect.js): the client id tells
 	 * nginx whose allowedOrigins may frame the page; the ticket stays in
 	 * the fragment */
 	json_set_str(out, "embed_url", arena_printf(r->arena, "%s/connect?client_id=%s#ticket=%s",
@@ -443,7 +443,7 @@ links_ticket_create(struct req *r, struct json_object *out)
 	return 201;
 }
 
-/* issue 13 rtl */
+/* requests to link (lib/rtl) */
 long long
 links_tokens_end_rtl(struct req *r, const char *client_id, const char *rtl_id, const char *keep)
 {

@@ -9,15 +9,15 @@ lib_libbds_a_SOURCES += \
 	%reldir%/links_connect.h %reldir%/links_tokens.c %reldir%/links_sessions.c \
 	%reldir%/links_exchange.c \
 	%reldir%/links_attempts.h %reldir%/links_attempts.c
-# issue 11 H1 (bills-read): link access tokens (AUTH_LINK)
+# link access tokens (AUTH_LINK) for the bill read API
 lib_libbds_a_SOURCES += \
 	%reldir%/links_auth.h \
 	%reldir%/links_auth.c
-# issue 12 (lead): the credential vault; scheduled refresh, limits, operators
+# the credential vault; scheduled refresh, limits, operators
 lib_libbds_a_SOURCES += \
 	%reldir%/links_vault.c \
 	%reldir%/links_refresh.c
-# issue 13 web: the connect page's frame policy and session extras
+# the connect page's frame policy and session extras
 lib_libbds_a_SOURCES += \
 	%reldir%/links_page.h \
 	%reldir%/links_page.c

@@ -1,4 +1,4 @@
-# lib/rtl/ (issue 13): requests to link, biller discovery, onboarding URL canonical form.
+# lib/rtl/: requests to link, biller discovery, onboarding URL canonical form.
 lib_libbds_a_SOURCES += \
 	%reldir%/rtl.h \
 	%reldir%/rtl_int.h \

@@ -1,7 +1,7 @@
 #ifndef BDS_RTL_H
 #define BDS_RTL_H
 /*
- * Requests to link and biller discovery (issue 13; SPEC "Request to link",
+ * Requests to link and biller discovery (SPEC "Request to link",
  * DOMAIN.md "Link tokens, the connect flow, links"). A request to link
  * (rtl_…) asks a client's end user to link one biller: created with a
  * catalog biller_id or with onboarding {biller_name, biller_url}; proceed

@@ -1,7 +1,7 @@
 #ifndef BDS_RTL_CANON_H
 #define BDS_RTL_CANON_H
 /*
- * The canonical form of an onboarding biller URL (issue 13), without any
+ * The canonical form of an onboarding biller URL, without any
  * network: what a client sends as onboarding.biller_url becomes one https
  * URL, so two spellings of one login page are one discovery record.
  *

@@ -1,4 +1,4 @@
--- issue 12 sim: the development catalog's portal billers, served by
+-- The biller simulator: the development catalog's portal billers, served by
 -- tools/biller-sim, which scripts/dev-up starts on 127.0.0.1:8090 with
 -- `--billers power,water,gas,tokyo-gas:JPY:gas`. Loaded by `bdsctl seed`
 -- (dev-up only): not in data/billers.csv, because that file is the shipped

@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""The connect page in a real browser (issue 13).
+"""The connect page in a real browser.
 
 Run by t/e2e/check_e2e_browser.c, one scenario per run:
 

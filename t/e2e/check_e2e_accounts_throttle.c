@@ -1,5 +1,5 @@
 /*
- * Developer accounts end to end, part 4: the sign-in throttle (issue 9).
+ * Developer accounts end to end, part 4: the sign-in throttle.
  * An attempt is counted before the password is checked, so a burst never
  * passes more than the limit; the lock is per (account, client address)
  * with a progressive delay, so an attacker at one address cannot lock the

@@ -10,10 +10,10 @@
  * (named line, nothing loaded) and marks a biller UNSUPPORTED, which
  * reaches the webhook of a client with a link on it and no other.
  *
- * issue 10: each worker answers again from its cache what it answered
- * before; a change of the catalog (bdsctl, SQL) or a new database
- * connection shows in the very next answer of every worker, and a cached
- * answer is byte for byte the one the database gave.
+ * The answer cache: each worker answers again from its cache what it
+ * answered before; a change of the catalog (bdsctl, SQL) or a new
+ * database connection shows in the very next answer of every worker, and
+ * a cached answer is byte for byte the one the database gave.
  */
 #include <signal.h>
 #include <stdio.h>
@@ -878,7 +878,7 @@ START_TEST(set_status_unsupported_notifies_linked_clients)
 END_TEST
 
 /* ------------------------------------------------------------------ */
-/* The workers' answer cache (issue 10)                                */
+/* The workers' answer cache                                           */
 
 #define CACHED		"/v1/billers?search_term=energy"
 #define MAX_WORKERS	16

@@ -1,5 +1,5 @@
 /*
- * The bill read API end to end (issue 11, lib/bills/bills_api.c,
+ * The bill read API end to end (lib/bills/bills_api.c,
  * lib/links/links_auth.c): real bills from sandbox account links retrieved
  * by the stack's bds-jobs through the sandbox connector, read back through
  * nginx as a client would.
@@ -608,11 +608,11 @@ END_TEST
 /* Payments                                                            */
 
 /*
- * An observed payment row. The retrieval does not store observed payments
- * yet (issue 11's lifecycle part adds that), so the test inserts them
- * straight into observed_payments to exercise the read routes; the
+ * An observed payment row. The test inserts them straight into
+ * observed_payments to exercise the read routes, beside those the bill
+ * status lifecycle (bills_status.c) records from the retrieval; the
  * expectations below come from the table, so payments the retrieval stores
- * later are counted too.
+ * are counted too.
  */
 static char *
 payment_add(const char *client, const char *link, const char *bill, const char *paid_at,

@@ -1,5 +1,5 @@
 /*
- * Statement documents end to end (issue 11): a sandbox account link's
+ * Statement documents end to end: a sandbox account link's
  * retrieval (the stack's bds-jobs) renders and stores every statement's PDF
  * under data_dir and records its hash; GET /v1/bills/{id}/statement answers
  * a signed URL on the same host; fetching it through nginx streams the

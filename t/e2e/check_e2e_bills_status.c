@@ -1,5 +1,5 @@
 /*
- * The bill status lifecycle end to end (issue 11, SPEC.md "Bill status",
+ * The bill status lifecycle end to end (SPEC.md "Bill status",
  * DOMAIN.md "Bills and sync" Status): sandbox account links retrieved by
  * the stack's bds-jobs, the events delivered by bds-deliver to a local
  * receiver subscribed to bill.created, bill.updated, bill.deleted and

@@ -1,5 +1,5 @@
 /*
- * The connect page in a real browser (issue 13): Debian's chromium,
+ * The connect page in a real browser: Debian's chromium,
  * headless, driven by t/browser/connect_flows.py (python3-selenium,
  * chromium-driver) against this suite's stack, one scenario per test. The
  * script serves the test app (t/browser/site/) on two loopback origins,

@@ -1384,7 +1384,7 @@ padded_body(size_t len)
 }
 
 /* Event data is capped at 64 KiB: more is 413 and nothing is emitted or
- * forwarded (the issue's ~1 MB body among them); 64 KiB itself passes. */
+ * forwarded (a ~1 MB body among them); 64 KiB itself passes. */
 START_TEST(trigger_data_capped)
 {
 	static const size_t too_big[] = { ACTIVITY_TRIGGER_DATA_MAX + 1, 1000000 };

@@ -1,5 +1,5 @@
 /*
- * 1,000 portal accounts (issue 12): links of one client on one biller of the
+ * 1,000 portal accounts: links of one client on one biller of the
  * simulator, retrieved by bds-jobs with 16 workers and a per-biller limit of
  * 4 sessions (biller_max_sessions), then refreshed once more through the
  * schedule (`bdsctl jobs` with every link due). The simulator counts the

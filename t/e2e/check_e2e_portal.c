@@ -1,5 +1,5 @@
 /*
- * The portal connector end to end (issue 12): the real stack, bds-jobs and
+ * The portal connector end to end: the real stack, bds-jobs and
  * the biller simulator (tools/biller-sim, t/e2e/sim.h) as the biller. A
  * client's end user links a simulator customer through the connect flow
  * (token, ticket, session, credentials, MFA), the retrieval brings the

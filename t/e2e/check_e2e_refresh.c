@@ -1,5 +1,5 @@
 /*
- * Scheduled retrieval and the operator's tools (issue 12): the next
+ * Scheduled retrieval and the operator's tools: the next
  * refresh drawn within the interval ± jitter, `bdsctl jobs` queueing the
  * links that are due, `bdsctl links refresh` (no throttle), a failing
  * refresh's backoff and CONNECTION_DEGRADED after degraded_after_s of

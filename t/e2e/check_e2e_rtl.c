@@ -1,5 +1,5 @@
 /*
- * Requests to link and biller discovery end to end (issue 13), through
+ * Requests to link and biller discovery end to end, through
  * nginx, as a client's backend uses them: every route of SPEC's table
  * with its rules and errors, the sandbox host's 404s, idempotency, the
  * list's filters, limits and cursor; proceed's session_url opened as the

@@ -5,7 +5,7 @@
  * bds-deliver to a local receiver subscribed to "*". Every DOMAIN.md
  * fixture (user_good ... user_insights), the sandbox lifecycle routes
  * (reset-login, advance), the link entity's sync{} after a retrieval, and
- * the issue's fault test: bds-jobs SIGKILLed in the middle of user_many's
+ * a fault test: bds-jobs SIGKILLed in the middle of user_many's
  * retrieval, then started again: the job runs again once its lease is over
  * and leaves exactly 1,000 bills and one bill.created per bill.
  *
@@ -225,7 +225,7 @@ START_TEST(good_events_and_sync)
 	ck_assert_int_eq(events_of(&t, "bill.updated"), 11);
 	ck_assert_int_eq(events_of(&t, "connection.ready"), 1);
 	ck_assert_int_eq(events_of(&t, "link.completed"), 0);
-	/* the 11 observed payments of the paid statements (issue 11) */
+	/* the 11 observed payments of the paid statements */
 	ck_assert_int_eq(events_of(&t, "payment.observed"), 11);
 	ck_assert_int_eq(devacct_sql_int("SELECT count(*) FROM bills WHERE link_id = $1 AND"
 	    " status = 'PAID'", id, NULL), 11);

@@ -1,5 +1,5 @@
 /*
- * The connect page as nginx serves it on the link host (issue 13), without
+ * The connect page as nginx serves it on the link host, without
  * a browser (check_e2e_browser drives one): /connect is the static page
  * with a Content-Security-Policy whose frame-ancestors is the allowedOrigins
  * of the client the URL names, 'none' for anything else, and no page at

@@ -1728,7 +1728,7 @@ START_TEST(test_stuck_endpoint_bounded)
 	ck_assert_ptr_nonnull(receiver_wait(rc, 0, WAIT_MS));	/* one is stuck in the endpoint */
 	harness_sleep_ms(300);
 
-	/* the API still answers, fast (the bound: 50 ms) */
+	/* the API still answers, fast (within 50 ms) */
 	for (int i = 0; i < 5; i++) {
 		long long t0 = harness_now_ms(), ms;
 

@@ -11,7 +11,7 @@
 #include <libpq-fe.h>
 
 #include "devacct.h"
-#include "receiver.h"	/* issue 13 rtl */
+#include "receiver.h"
 #include "harness.h"
 
 #define LEGAL_VERSION	"v1"
@@ -446,7 +446,8 @@ devacct_sandbox_link(const char *key, const char *user, const char *username)
 	return id;
 }
 
-/* ---- issue 13 rtl ---- */
+/* ------------------------------------------------------------------ */
+/* Webhooks at a receiver (receiver.h)                                 */
 
 void
 devacct_subscribe(const char *sandbox_key, struct receiver *rc)

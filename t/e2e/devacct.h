@@ -89,7 +89,7 @@ char	*devacct_sql_value(const char *q, const char *p1, const char *p2);
 long long devacct_sql_int(const char *q, const char *p1, const char *p2);
 void	 devacct_sql_exec(const char *q, const char *p1, const char *p2);
 
-/* ---- issue 13 rtl: webhooks at a receiver (receiver.h) ---- */
+/* ---- webhooks at a receiver (receiver.h) ---- */
 struct receiver;
 /* A webhook endpoint of the sandbox key's client (POST
  * /v1/webhook-endpoints: http allowed) for every event at rc's /hook. */

@@ -1317,7 +1317,7 @@ render_nginx(const struct harness_opts *o)
 	str_replace_all(&text, "@RATE_KEY@", o->rate_key);
 	str_replace_all(&text, "@BURST_KEY@", o->burst_key);
 	str_replace_all(&text, "@DOCS_URL@", o->docs_url);
-	str_replace_all(&text, "@DATA_DIR@", data_dir);	/* statements (issue 11) */
+	str_replace_all(&text, "@DATA_DIR@", data_dir);	/* statement documents */
 	/* a placeholder left over means the template and harness drifted */
 	for (p = strchr(text, '@'); p != NULL; p = strchr(p + 1, '@')) {
 		size_t n = strspn(p + 1, "ABCDEFGHIJKLMNOPQRSTUVWXYZ_");
@@ -1386,7 +1386,7 @@ write_config(const struct harness_opts *o)
 	    "clients_max = 1000\n"	/* iam slice: suites share one developer */
 	    "drain_timeout = %d\n"
 	    "sql_dir = %s/sql\n"
-	    "data_dir = %s/data\n"	/* statements (issue 11) */
+	    "data_dir = %s/data\n"	/* statement documents */
 	    "api_url = %s\n"
 	    "sandbox_url = %s\n"
 	    "%s"
@@ -1404,7 +1404,7 @@ write_config(const struct harness_opts *o)
 }
 
 /*
- * data_dir (statements, issue 11) as an operator sets it up: bds-jobs
+ * data_dir (statement documents) as an operator sets it up: bds-jobs
  * writes, nginx's workers read. As root they run as nobody:nogroup, so
  * the tree's group is nogroup and statements/ is set-group-ID: every
  * directory and file bds-jobs adds below it (0750 / 0640) is theirs too.

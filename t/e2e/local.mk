@@ -18,24 +18,24 @@ E2E_SUITES += %reldir%/check_e2e_core %reldir%/check_e2e_faults %reldir%/check_e
 	%reldir%/check_e2e_billers \
 	%reldir%/check_e2e_links \
 	%reldir%/check_e2e_connect %reldir%/check_e2e_sandbox_links
-# issue 11 H1 (bills-read)
+# the bill read API
 E2E_SUITES += %reldir%/check_e2e_bills
-# issue 11, H2: the bills sync
+# the bills sync
 E2E_SUITES += %reldir%/check_e2e_bills_sync
-# issue 11, H4: statements
+# statement documents
 E2E_SUITES += %reldir%/check_e2e_bills_statement
-# issue 11 H3: the bill status lifecycle
+# the bill status lifecycle
 E2E_SUITES += %reldir%/check_e2e_bills_status
-# issue 12 (lead): scheduled refresh, operators, the vault
+# scheduled refresh, operators, the vault
 E2E_SUITES += %reldir%/check_e2e_refresh
-# issue 13 rtl: requests to link and biller discovery
+# requests to link and biller discovery
 E2E_SUITES += %reldir%/check_e2e_rtl
-# issue 13 web: the connect page (headers, frame policy, session extras) and
+# the connect page (headers, frame policy, session extras) and
 # the same in a real browser (Debian chromium, chromedriver, selenium)
 %canon_reldir%_libe2e_a_SOURCES += %reldir%/webpage.c %reldir%/webpage.h
 E2E_SUITES += %reldir%/check_e2e_web %reldir%/check_e2e_browser
-# issue 12 portal: the biller simulator for the suites, and the portal connector end to end
+# the biller simulator for the suites, and the portal connector end to end
 %canon_reldir%_libe2e_a_SOURCES += %reldir%/sim.c %reldir%/sim.h
 E2E_SUITES += %reldir%/check_e2e_portal
-# issue 12 (lead): 1,000 portal accounts under the per-biller limit, the credential scan
+# 1,000 portal accounts under the per-biller limit, the credential scan
 E2E_SUITES += %reldir%/check_e2e_fleet

@@ -1,7 +1,7 @@
 #ifndef BDS_E2E_WEBPAGE_H
 #define BDS_E2E_WEBPAGE_H
 /*
- * The connect page's suites (issue 13: check_e2e_web, check_e2e_browser):
+ * The connect page's suites (check_e2e_web, check_e2e_browser):
  * a stack whose link_url is the harness's own link host (so connect_url,
  * embed_url and hosted_url open the page under test), one developer, and
  * tenants: a client whose allowedOrigins and redirectUris name loopback

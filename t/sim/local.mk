@@ -1,4 +1,4 @@
-# issue 12 sim: the biller simulator's self-test (a Python script run with
+# the biller simulator's self-test (a Python script run with
 # Debian's /usr/bin/python3; it finds tools/biller-sim through BDS_SRCDIR).
 TESTS += %reldir%/sim.test
 EXTRA_DIST += %reldir%/sim.test %reldir%/local.mk \
