@@ -954,22 +954,35 @@ START_TEST(embedded_flow)
 }
 END_TEST
 
+/* A sandbox end user connected (user_good) on an embedded token of t: the
+ * public token (malloc'ed); *lt the link token (malloc'ed). */
+static char *
+sandbox_public_token(const struct tenant *t, const char *user, char **lt)
+{
+	struct harness_resp *r;
+	char *st, *pub;
+
+	*lt = link_token(t, harness_fmt("{\"client_user_id\":\"%s\"}", user));
+	st = session(*lt);
+	connect_as(st, "user_good", "pass_good");
+	r = current(t->client, st);
+	ck_assert_pstr_eq(devacct_str(r, "status"), "connected");
+	pub = strdup(devacct_str(r, "public_token"));
+	harness_resp_free(r);
+	free(st);
+	return pub;
+}
+
 /* An expired public token is refused like an unknown one. */
 START_TEST(exchange_expired)
 {
 	struct tenant t;
 	struct harness_resp *r;
-	char *lt, *st, *pub;
+	char *lt, *pub;
 	const char *p[1];
 
 	tenant_new(&dev_a, &t);
-	lt = link_token(&t, "{\"client_user_id\":\"user-1\"}");
-	st = session(lt);
-	connect_as(st, "user_good", "pass_good");
-	r = current(t.client, st);
-	ck_assert_pstr_eq(devacct_str(r, "status"), "connected");
-	pub = strdup(devacct_str(r, "public_token"));
-	harness_resp_free(r);
+	pub = sandbox_public_token(&t, "user-1", &lt);
 	p[0] = pub;
 	PQclear(sql("UPDATE public_tokens SET expires_at = now() - interval '1 second'"
 	    " WHERE token_sha256 = sha256(convert_to($1, 'UTF8'))", 1, p));
@@ -977,7 +990,6 @@ START_TEST(exchange_expired)
 	harness_assert_coded(r, 400, "INVALID_PUBLIC_TOKEN");
 	harness_resp_free(r);
 	free(pub);
-	free(st);
 	free(lt);
 	tenant_free(&t);
 }
@@ -989,17 +1001,11 @@ START_TEST(exchange_path_not_logged)
 {
 	struct tenant t;
 	struct harness_resp *r;
-	char *lt, *st, *pub, *text;
+	char *lt, *pub, *text;
 	const char *logs[] = { "nginx/access.log", "nginx/error.log" };
 
 	tenant_new(&dev_a, &t);
-	lt = link_token(&t, "{\"client_user_id\":\"user-log\"}");
-	st = session(lt);
-	connect_as(st, "user_good", "pass_good");
-	r = current(t.client, st);
-	ck_assert_pstr_eq(devacct_str(r, "status"), "connected");
-	pub = strdup(devacct_str(r, "public_token"));
-	harness_resp_free(r);
+	pub = sandbox_public_token(&t, "user-log", &lt);
 	r = key_call(&t, "POST", harness_fmt("/v1/link-tokens/%s/exchange", pub), NULL);
 	harness_expect(r, 200);
 	harness_resp_free(r);
@@ -1019,7 +1025,6 @@ START_TEST(exchange_path_not_logged)
 		free(text);
 	}
 	free(pub);
-	free(st);
 	free(lt);
 	tenant_free(&t);
 }
@@ -1636,25 +1641,6 @@ picker_lists(const char *host, const char *st, const char *term, const char *id)
 	found = strstr(r->body, id) != NULL;
 	harness_resp_free(r);
 	return found;
-}
-
-/* A sandbox end user connected (user_good) on an embedded token of t: the
- * public token (malloc'ed); *lt the link token (malloc'ed). */
-static char *
-sandbox_public_token(const struct tenant *t, const char *user, char **lt)
-{
-	struct harness_resp *r;
-	char *st, *pub;
-
-	*lt = link_token(t, harness_fmt("{\"client_user_id\":\"%s\"}", user));
-	st = session(*lt);
-	connect_as(st, "user_good", "pass_good");
-	r = current(t->client, st);
-	ck_assert_pstr_eq(devacct_str(r, "status"), "connected");
-	pub = strdup(devacct_str(r, "public_token"));
-	harness_resp_free(r);
-	free(st);
-	return pub;
 }
 
 /* A sandbox key never reaches a portal biller: refused at link-token
