@@ -291,7 +291,6 @@ jobs_begin(const struct queue_sender *s, struct db *d, struct arena *a, PGresult
 	const char *p[3] = { NULL, attempt, lease }, *text, *why;
 	struct json_object *payload;
 
-	(void)s;
 #define COL(c) (PQgetisnull(res, i, (c)) ? NULL : arena_strdup(a, PQgetvalue(res, i, (c))))
 	memset(qj, 0, sizeof(*qj));
 	memset(ran, 0, sizeof(*ran));

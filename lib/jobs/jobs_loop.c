@@ -124,11 +124,9 @@ finish_fetched(struct loop *l)
 		if ((*pp = j->next) == NULL)
 			l->tail = pp;
 		l->nruns--;
-		if (j->qj.priv == NULL)
-			/* nothing ran: a kind unknown here, or given up */
-			jobs_finish(&l->s, l->db, &j->arena, &j->qj, &j->job, &j->r, JOBS_FAILED);
-		else
-			jobs_finish(&l->s, l->db, &j->arena, &j->qj, &j->job, &j->r, j->out);
+		/* one that never ran (a kind unknown here, given up) is recorded
+		 * as jobs_begin left it */
+		jobs_finish(&l->s, l->db, &j->arena, &j->qj, &j->job, &j->r, j->out);
 		jrun_free(j);
 		n++;
 	}
