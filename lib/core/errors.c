@@ -15,19 +15,48 @@ const char *
 errors_default_code(int status)
 {
 	switch (status) {
-	case 400: return "VALIDATION_ERROR";
-	case 401: return "UNAUTHORIZED";
-	case 403: return "FORBIDDEN";
-	case 404: return "NOT_FOUND";
-	case 405: return "METHOD_NOT_ALLOWED";
-	case 409: return "CONFLICT";
-	case 413: return "PAYLOAD_TOO_LARGE";
-	case 415: return "UNSUPPORTED_MEDIA_TYPE";
-	case 429: return "RATE_LIMITED";
-	case 501: return "NOT_IMPLEMENTED";
-	case 503: return "SERVICE_UNAVAILABLE";
-	default: return status >= 500 ? "INTERNAL_ERROR" : "BAD_REQUEST";
+	case 400: return ERR_VALIDATION_ERROR;
+	case 401: return ERR_UNAUTHORIZED;
+	case 403: return ERR_FORBIDDEN;
+	case 404: return ERR_NOT_FOUND;
+	case 405: return ERR_METHOD_NOT_ALLOWED;
+	case 409: return ERR_CONFLICT;
+	case 413: return ERR_PAYLOAD_TOO_LARGE;
+	case 415: return ERR_UNSUPPORTED_MEDIA_TYPE;
+	case 429: return ERR_RATE_LIMITED;
+	case 501: return ERR_NOT_IMPLEMENTED;
+	case 503: return ERR_SERVICE_UNAVAILABLE;
+	default: return status >= 500 ? ERR_INTERNAL_ERROR : ERR_BAD_REQUEST;
 	}
+}
+
+/* The catalogue (lib/core/errcodes.txt), sorted by code. */
+static const struct {
+	const char	*code;
+	const char	*fix;
+} catalogue[] = {
+#define ERRCODE_ROW(code, status, meaning, fix)	{ code, fix },
+	ERRCODES(ERRCODE_ROW)
+#undef ERRCODE_ROW
+};
+
+const char *
+errors_fix(const char *code)
+{
+	size_t lo = 0, hi = sizeof(catalogue) / sizeof(catalogue[0]);
+
+	while (code != NULL && lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = strcmp(code, catalogue[mid].code);
+
+		if (c == 0)
+			return catalogue[mid].fix;
+		if (c < 0)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return NULL;
 }
 
 struct json_object *
@@ -64,7 +93,8 @@ api_error_obj(struct req *r, int status, const char *code, const char *hint,
 	r->status = status;
 	r->error_code = code ? code : errors_default_code(status);
 	r->out = errors_envelope(r->arena, r->iam, status, r->error_code, msg,
-	    hint, r->cfg ? r->cfg->docs_url : NULL, r->http.request_id, errors);
+	    hint ? hint : errors_fix(r->error_code), r->cfg ? r->cfg->docs_url : NULL,
+	    r->http.request_id, errors);
 	return status;
 }
 
@@ -84,7 +114,7 @@ api_error(struct req *r, int status, const char *code, const char *hint,
 int
 api_verror(struct req *r, const struct verrs *e)
 {
-	return api_verror_as(r, 400, "VALIDATION_ERROR", e);
+	return api_verror_as(r, 400, ERR_VALIDATION_ERROR, e);
 }
 
 int
@@ -125,10 +155,10 @@ int
 api_db_error(struct req *r)
 {
 	if (r->key_revoked)	/* not the database's fault: dispatch answers 401 */
-		return api_error(r, 401, "UNAUTHORIZED", NULL, "missing or invalid credentials");
+		return api_error(r, 401, ERR_UNAUTHORIZED, NULL, "missing or invalid credentials");
 	if (db_last_fail(r->db) == DB_UNAVAILABLE) {
 		req_header_add(r, "Retry-After", "1");
-		return api_error(r, 503, "SERVICE_UNAVAILABLE", "retry shortly",
+		return api_error(r, 503, ERR_SERVICE_UNAVAILABLE, "retry shortly",
 		    "the database is unavailable");
 	}
 	/* lock_not_available (lock_timeout) or a deadlock: a job or another
@@ -136,12 +166,12 @@ api_db_error(struct req *r)
 	if (strcmp(db_sqlstate(r->db), "55P03") == 0 ||
 	    strcmp(db_sqlstate(r->db), "40P01") == 0) {
 		req_header_add(r, "Retry-After", "1");
-		return api_error(r, 409, "LOCK_TIMEOUT", "retry the request in a second",
+		return api_error(r, 409, ERR_LOCK_TIMEOUT, "retry the request in a second",
 		    "another request or a background job is changing this object right now");
 	}
 	log_msg("error", "request %s: database error %s: %s", r->http.request_id,
 	    db_sqlstate(r->db), db_errmsg(r->db));
-	return api_error(r, 500, "INTERNAL_ERROR", NULL, "internal error");
+	return api_error(r, 500, ERR_INTERNAL_ERROR, NULL, "internal error");
 }
 
 int

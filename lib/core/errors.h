@@ -5,16 +5,22 @@
  *   coded: error_code, error_message, hint, docs_url, request_id
  *   iam:   success:false, message, statusCode, errors, plus error_code and
  *          request_id (and the coded fields, so readers of either work)
- * Handlers `return api_error(r, 404, "LINK_NOT_FOUND", NULL, "no link %s", id);`
+ * Handlers `return api_error(r, 404, ERR_LINK_NOT_FOUND, NULL, "no link %s", id);`
+ * Every code is an ERR_<CODE> constant from the one catalogue,
+ * lib/core/errcodes.txt (core/errcodes.h is generated from it); the
+ * message says what is wrong, the hint what to do (NULL: the catalogue's fix).
  */
 #include <stddef.h>
+
+#include "core/errcodes.h"
 
 struct req;
 struct verrs;
 struct arena;
 struct json_object;
 
-/* Fill r's response with the envelope; returns status for `return`. */
+/* Fill r's response with the envelope; returns status for `return`. A NULL
+ * hint sends the catalogue's fix for the code (errors_fix). */
 int	 api_error(struct req *, int status, const char *code, const char *hint,
 	    const char *fmt, ...) __attribute__((format(printf, 5, 6)));
 /* 400 VALIDATION_ERROR with errors[] {field, code, message}. */
@@ -42,5 +48,8 @@ struct json_object *errors_envelope(struct arena *, int iam, int status,
 
 /* The default code for a status with no more specific one (404 NOT_FOUND...). */
 const char *errors_default_code(int status);
+
+/* The catalogue's fix for code (static text), or NULL for a code it lacks. */
+const char *errors_fix(const char *code);
 
 #endif
