@@ -90,6 +90,7 @@ struct hstate {
 	int		 ndeliver_args;
 	char		 dburl[H_PATH + 64];
 	char		 base_url[HOST__MAX][64];
+	char		 docs_url[H_PATH];	/* opts.docs_url, or <api>/docs */
 	int		 ports[HOST__MAX];
 	int		 smtp_port;
 	int		 workers;
@@ -1246,7 +1247,7 @@ harness_opts_defaults(struct harness_opts *o)
 	o->burst_ip = "10000";
 	o->rate_key = "10000r/s";
 	o->burst_key = "10000";
-	o->docs_url = "https://docs.bds.test";
+	o->docs_url = NULL;	/* the api host's /docs: the error page resolves */
 	o->extra_config = NULL;
 	o->mail = NULL;
 	o->smtp_user = NULL;
@@ -1316,7 +1317,7 @@ render_nginx(const struct harness_opts *o)
 	str_replace_all(&text, "@BURST_IP@", o->burst_ip);
 	str_replace_all(&text, "@RATE_KEY@", o->rate_key);
 	str_replace_all(&text, "@BURST_KEY@", o->burst_key);
-	str_replace_all(&text, "@DOCS_URL@", o->docs_url);
+	str_replace_all(&text, "@DOCS_URL@", H->docs_url);
 	str_replace_all(&text, "@DATA_DIR@", data_dir);	/* statement documents */
 	/* a placeholder left over means the template and harness drifted */
 	for (p = strchr(text, '@'); p != NULL; p = strchr(p + 1, '@')) {
@@ -1393,7 +1394,7 @@ write_config(const struct harness_opts *o)
 	    "%s%s",
 	    H->dburl, H->sock,
 	    /* nginx's workers run as nobody:nogroup when we are root */
-	    geteuid() == 0 ? "socket_group = nogroup\n" : "", o->workers, o->body_limit, o->docs_url, H->reqlog,
+	    geteuid() == 0 ? "socket_group = nogroup\n" : "", o->workers, o->body_limit, H->docs_url, H->reqlog,
 	    o->drain_timeout, H->srcdir, H->dir, H->base_url[HOST_API],
 	    H->base_url[HOST_SANDBOX], mail,
 	    o->extra_config ? o->extra_config : "",
@@ -1529,6 +1530,10 @@ prepare(const struct harness_opts *o)
 		snprintf(H->base_url[i], sizeof(H->base_url[i]),
 		    "http://127.0.0.1:%d", H->ports[i]);
 	}
+	if (o->docs_url != NULL)
+		scopy(H->docs_url, sizeof(H->docs_url), o->docs_url);
+	else
+		snprintf(H->docs_url, sizeof(H->docs_url), "%s/docs", H->base_url[HOST_API]);
 	if (rc == 0 && o->mail != NULL && strcmp(o->mail, "smtp") == 0 &&
 	    (H->smtp_port = free_port(&smtp_fd)) <= 0)
 		rc = set_err("no free loopback port: %s", strerror(errno));

@@ -88,8 +88,9 @@ struct harness_opts {
 	const char	*rate_key;	/* nginx @RATE_KEY@ (default "10000r/s") */
 	const char	*burst_key;	/* nginx @BURST_KEY@ (default "10000") */
 	const char	*docs_url;	/* config docs_url and @DOCS_URL@, no
-					 * trailing slash (default
-					 * "https://docs.bds.test") */
+					 * trailing slash (default NULL: the
+					 * api host's /docs, which serves
+					 * /docs/errors) */
 	const char	*extra_config;	/* appended verbatim to the config file */
 	const char	*mail;		/* mail_transport: NULL or "spool" (.eml
 					 * files in harness_mail_dir()), or "smtp"
