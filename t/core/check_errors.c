@@ -267,7 +267,11 @@ START_TEST(test_envelope_errors_shared)
 }
 END_TEST
 
-/* api_error: status returned and stored, message formatted, envelope by r->iam. */
+/* api_error: status returned and stored, message formatted, envelope by
+ * r->iam; a NULL hint sends the catalogue's fix for the code, a code the
+ * catalogue lacks keeps it null. */
+#define FIX_LINK_NOT_FOUND	"check the link id; list links with GET /v1/links"
+#define FIX_NOT_FOUND		"check the path and the id"
 static const struct {
 	int		 iam;
 	int		 status;
@@ -276,13 +280,19 @@ static const struct {
 	const char	*arg;
 	const char	*want_code;
 	const char	*want_msg;
+	const char	*want_hint;
 } apierr[] = {
-	{ 0, 404, "LINK_NOT_FOUND", NULL, "l_1", "LINK_NOT_FOUND", "no such thing: l_1" },
-	{ 0, 404, NULL, NULL, "x", "NOT_FOUND", "no such thing: x" },
-	{ 0, 429, NULL, "slow down", "%s", "RATE_LIMITED", "no such thing: %s" },
-	{ 1, 401, "USER_NOT_CONFIRMED", NULL, "u", "USER_NOT_CONFIRMED", "no such thing: u" },
-	{ 1, 403, NULL, "ask an admin", "", "FORBIDDEN", "no such thing: " },
-	{ 0, 501, NULL, NULL, "y", "NOT_IMPLEMENTED", "no such thing: y" },
+	{ 0, 404, ERR_LINK_NOT_FOUND, NULL, "l_1", "LINK_NOT_FOUND", "no such thing: l_1",
+	    FIX_LINK_NOT_FOUND },
+	{ 0, 404, NULL, NULL, "x", "NOT_FOUND", "no such thing: x", FIX_NOT_FOUND },
+	{ 0, 429, NULL, "slow down", "%s", "RATE_LIMITED", "no such thing: %s", "slow down" },
+	{ 1, 401, ERR_USER_NOT_CONFIRMED, NULL, "u", "USER_NOT_CONFIRMED", "no such thing: u",
+	    "confirm your e-mail with the code sent at sign-up first" },
+	{ 1, 403, NULL, "ask an admin", "", "FORBIDDEN", "no such thing: ", "ask an admin" },
+	{ 0, 501, NULL, NULL, "y", "NOT_IMPLEMENTED", "no such thing: y",
+	    "do not retry; see the documentation of the endpoint" },
+	{ 0, 418, "NOT_CATALOGUED", NULL, "z", "NOT_CATALOGUED", "no such thing: z", NULL },
+	{ 1, 418, "NOT_CATALOGUED", NULL, "z", "NOT_CATALOGUED", "no such thing: z", NULL },
 };
 
 START_TEST(test_api_error)
@@ -296,7 +306,7 @@ START_TEST(test_api_error)
 	ck_assert_str_eq(keys_of(r.out), apierr[_i].iam ? IAM_KEYS : CODED_KEYS);
 	assert_str_member(r.out, "error_code", apierr[_i].want_code);
 	assert_str_member(r.out, "error_message", apierr[_i].want_msg);
-	assert_str_member(r.out, "hint", apierr[_i].hint);
+	assert_str_member(r.out, "hint", apierr[_i].want_hint);
 	assert_str_member(r.out, "docs_url",
 	    arena_printf(&a, DOCS "/errors#%s", apierr[_i].want_code));
 	assert_str_member(r.out, "request_id", "req-42");
@@ -354,7 +364,7 @@ START_TEST(test_api_verror)
 	ck_assert_str_eq(keys_of(r.out), verr[_i].iam ? IAM_KEYS : CODED_KEYS_E);
 	assert_str_member(r.out, "error_code", "VALIDATION_ERROR");
 	assert_str_member(r.out, "error_message", verr[_i].want_msg);
-	assert_str_member(r.out, "hint", NULL);
+	assert_str_member(r.out, "hint", "correct the fields errors[] names and send again");
 	assert_str_member(r.out, "docs_url", DOCS "/errors#VALIDATION_ERROR");
 	assert_str_member(r.out, "request_id", "req-42");
 	ck_assert_str_eq(json_object_to_json_string_ext(member(r.out, "errors"),
@@ -406,9 +416,60 @@ START_TEST(test_api_db_error_other)
 	ck_assert_str_eq(r.error_code, "INTERNAL_ERROR");
 	ck_assert_str_eq(keys_of(r.out), CODED_KEYS);
 	assert_str_member(r.out, "error_message", "internal error");
-	assert_str_member(r.out, "hint", NULL);
+	assert_str_member(r.out, "hint", "retry later; report the request_id if it persists");
 	ck_assert_uint_eq(r.nheaders, 0);
 	db_free(d);
+}
+END_TEST
+
+/* The catalogue (lib/core/errcodes.txt, through core/errcodes.h). */
+static const struct {
+	const char	*code;
+	int		 status;
+	const char	*meaning;
+	const char	*fix;
+} rows[] = {
+#define ROW(code, status, meaning, fix)	{ code, status, meaning, fix },
+	ERRCODES(ROW)
+#undef ROW
+};
+
+/* Each row: sorted after the one before (errors_fix searches by halves),
+ * a code of capitals, digits and _, its ERR_ constant its own name, a
+ * status, a meaning and a fix, and errors_fix finds that fix. */
+START_TEST(test_catalogue_row)
+{
+	const char *c = rows[_i].code;
+
+	ck_assert_uint_eq(sizeof(rows) / sizeof(rows[0]), ERRCODES_N);
+	if (_i > 0)
+		ck_assert_int_lt(strcmp(rows[_i - 1].code, c), 0);
+	ck_assert_uint_eq(strspn(c, "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_"), strlen(c));
+	ck_assert(rows[_i].status == 0 || (rows[_i].status >= 200 && rows[_i].status <= 599));
+	ck_assert_uint_gt(strlen(rows[_i].meaning), 0);
+	ck_assert_uint_gt(strlen(rows[_i].fix), 0);
+	ck_assert_ptr_eq(errors_fix(c), rows[_i].fix);
+	/* a copy of the name finds it too (no pointer equality) */
+	ck_assert_ptr_eq(errors_fix(arena_strdup(&a, c)), rows[_i].fix);
+}
+END_TEST
+
+/* What the catalogue lacks has no fix; the constants spell their names. */
+START_TEST(test_catalogue_lookup)
+{
+	static const char *const none[] = { "", "A", "LINK_NOT_FOUN", "LINK_NOT_FOUND_",
+	    "link_not_found", "ZZZ", "AAA", "NOT_CATALOGUED" };
+
+	ck_assert_ptr_null(errors_fix(NULL));
+	for (size_t i = 0; i < sizeof(none) / sizeof(none[0]); i++)
+		ck_assert_ptr_null(errors_fix(none[i]));
+	ck_assert_str_eq(ERR_LINK_NOT_FOUND, "LINK_NOT_FOUND");
+	ck_assert_str_eq(ERR_VALIDATION_ERROR, "VALIDATION_ERROR");
+	ck_assert_str_eq(errors_fix(ERR_LINK_NOT_FOUND), FIX_LINK_NOT_FOUND);
+	/* every default code is catalogued */
+	for (int st = 100; st < 600; st++)
+		ck_assert_msg(errors_fix(errors_default_code(st)) != NULL,
+		    "%d: %s", st, errors_default_code(st));
 }
 END_TEST
 
@@ -425,6 +486,12 @@ errors_suite(void)
 	tcase_add_loop_test(tc, test_envelope_coded, 0, sizeof(coded) / sizeof(coded[0]));
 	tcase_add_loop_test(tc, test_envelope_iam, 0, sizeof(iam) / sizeof(iam[0]));
 	tcase_add_test(tc, test_envelope_errors_shared);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("catalogue");
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_loop_test(tc, test_catalogue_row, 0, sizeof(rows) / sizeof(rows[0]));
+	tcase_add_test(tc, test_catalogue_lookup);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("api");
