@@ -39,3 +39,5 @@ E2E_SUITES += %reldir%/check_e2e_web %reldir%/check_e2e_browser
 E2E_SUITES += %reldir%/check_e2e_portal
 # 1,000 portal accounts under the per-biller limit, the credential scan
 E2E_SUITES += %reldir%/check_e2e_fleet
+# the error catalogue's page and every docs_url pointing at it
+E2E_SUITES += %reldir%/check_e2e_errors
