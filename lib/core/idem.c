@@ -226,8 +226,9 @@ idem_required_or_reply(struct req *r)
 }
 
 long long
-idem_sweep(struct db *d, struct arena *a)
+idem_sweep(const struct config *cfg, struct db *d, struct arena *a)
 {
+	(void)cfg;
 	return db_exec_count(d, a, &stmts[I_SWEEP], 0, NULL);
 }
 

@@ -49,15 +49,18 @@ lib_libbds_a_SOURCES += \
 	%reldir%/vault.h \
 	%reldir%/validate.c \
 	%reldir%/validate.h
+# the module's descriptor (core/module.h)
+lib_libbds_a_SOURCES += %reldir%/core_module.c
+lib_libbds_a_SOURCES += %reldir%/module.c %reldir%/module.h
 
 # The error catalogue: errcodes.txt is the one table of error codes;
 # errcodes.awk makes the C header from it at build time (into the build
 # tree: -I$(top_builddir)/lib), and the checked-in docs page and OpenAPI
 # fragment that t/errcodes.test keeps fresh.
 AM_CPPFLAGS += -I$(top_builddir)/lib
-nodist_lib_libbds_a_SOURCES = %reldir%/errcodes.h
-BUILT_SOURCES = %reldir%/errcodes.h
-CLEANFILES = %reldir%/errcodes.h
+nodist_lib_libbds_a_SOURCES += %reldir%/errcodes.h
+BUILT_SOURCES += %reldir%/errcodes.h
+CLEANFILES += %reldir%/errcodes.h
 dist_noinst_DATA = %reldir%/errcodes.txt
 dist_noinst_SCRIPTS = %reldir%/errcodes.awk
 %reldir%/errcodes.h: $(srcdir)/%reldir%/errcodes.txt $(srcdir)/%reldir%/errcodes.awk

@@ -9,3 +9,5 @@ lib_libbds_a_SOURCES += \
 	%reldir%/iam_ops.c \
 	%reldir%/iam_ops.h \
 	%reldir%/iam_secrets.c
+# the module's descriptor (core/module.h)
+lib_libbds_a_SOURCES += %reldir%/iam_module.c
