@@ -248,7 +248,7 @@ billers_list(struct req *r, struct json_object *out)
 	if (cursor != NULL) {
 		if (cursor_decode(r->arena, r->cfg->cursor_key, scope, cursor, &fields,
 		    &nf) != 0 || nf != 3 || !crypto_id_valid(fields[2], "blr", 0))
-			return api_error(r, 400, "INVALID_CURSOR",
+			return api_error(r, 400, ERR_INVALID_CURSOR,
 			    "pass next_cursor from the previous page with the same filters",
 			    "the cursor is malformed or was not issued for this list and filters");
 		p[6] = fields[0];
@@ -322,7 +322,7 @@ billers_by_email(struct req *r, struct json_object *out)
 	int rc;
 
 	if (p[0] == NULL)
-		return api_field_error(r, 400, "VALIDATION_ERROR", "email", "invalid_format",
+		return api_field_error(r, 400, ERR_VALIDATION_ERROR, "email", "invalid_format",
 		    "is not an e-mail address (local@domain)");
 	/* the answer depends on the domains only */
 	ck = billers_cache_key(r->arena, "by-email", p, 1);
@@ -361,7 +361,7 @@ billers_get(struct req *r, const char *id, struct billers_row *b)
 static int
 biller_not_found(struct req *r, const char *id)
 {
-	return api_error(r, 404, "BILLER_NOT_FOUND", "list billers with GET /v1/billers",
+	return api_error(r, 404, ERR_BILLER_NOT_FOUND, "list billers with GET /v1/billers",
 	    "no biller %s", id);
 }
 
@@ -444,13 +444,13 @@ billers_linkable_or_reply(struct req *r, const char *env, const char *id, const 
 	case BILLERS_LINK_OK:
 		return 0;
 	case BILLERS_LINK_UNKNOWN:
-		return api_field_error(r, 400, "VALIDATION_ERROR", field, "unknown_biller",
+		return api_field_error(r, 400, ERR_VALIDATION_ERROR, field, "unknown_biller",
 		    "no such biller");
 	case BILLERS_LINK_UNSUPPORTED:
-		return api_field_error(r, 400, "VALIDATION_ERROR", field, "biller_unsupported",
+		return api_field_error(r, 400, ERR_VALIDATION_ERROR, field, "biller_unsupported",
 		    "the biller is not supported; choose another");
 	case BILLERS_LINK_OTHER_ENV:
-		return api_field_error(r, 400, "VALIDATION_ERROR", field,
+		return api_field_error(r, 400, ERR_VALIDATION_ERROR, field,
 		    "biller_not_in_environment", sandbox ?
 		    "a sandbox key links the sandbox billers only; link a real biller with a"
 		    " development or production key" :

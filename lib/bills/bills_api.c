@@ -101,7 +101,7 @@ const struct vfield bills_payments_query[] = {
 static int
 not_found(struct req *r, const char *id)
 {
-	return api_error(r, 404, "BILL_NOT_FOUND", NULL, "no bill %s", id);
+	return api_error(r, 404, ERR_BILL_NOT_FOUND, NULL, "no bill %s", id);
 }
 
 /* "<limit + 1>" for the statement; the page size itself in *limit. */

@@ -104,7 +104,7 @@ url_sig(struct req *r, const char *bill_id, const char *client_id, const char *h
 static int
 bill_not_found(struct req *r, const char *id)
 {
-	return api_error(r, 404, "BILL_NOT_FOUND", NULL, "no bill %s", id);
+	return api_error(r, 404, ERR_BILL_NOT_FOUND, NULL, "no bill %s", id);
 }
 
 int
@@ -126,7 +126,7 @@ bills_statement_get(struct req *r, struct json_object *out)
 	if (PQntuples(res) != 1)
 		return bill_not_found(r, id);
 	if (strcmp(PQgetvalue(res, 0, BG_HAS), "t") != 0 || PQgetisnull(res, 0, BG_SHA))
-		return api_error(r, 404, "STATEMENT_NOT_FOUND", NULL,
+		return api_error(r, 404, ERR_STATEMENT_NOT_FOUND, NULL,
 		    "bill %s has no statement document", id);
 	base = strcmp(host, "sandbox") == 0 ? r->cfg->sandbox_url : r->cfg->api_url;
 	sig = url_sig(r, id, r->client_id, host, expires);
@@ -155,7 +155,7 @@ file_name(struct arena *a, const char *number, const char *id)
 static int
 bad_sig(struct req *r)
 {
-	return api_error(r, 403, "INVALID_SIGNATURE", "ask GET /v1/bills/{id}/statement for a new URL",
+	return api_error(r, 403, ERR_INVALID_SIGNATURE, "ask GET /v1/bills/{id}/statement for a new URL",
 	    "the statement URL's signature is not valid");
 }
 
@@ -177,11 +177,11 @@ bills_statement_download(struct req *r, struct json_object *out)
 	    sig))
 		return bad_sig(r);
 	if (expires < (long long)time(NULL))
-		return api_error(r, 403, "URL_EXPIRED", "ask GET /v1/bills/{id}/statement for a new URL",
+		return api_error(r, 403, ERR_URL_EXPIRED, "ask GET /v1/bills/{id}/statement for a new URL",
 		    "the statement URL expired");
 	sha = PQgetisnull(res, 0, BD_SHA) ? NULL : PQgetvalue(res, 0, BD_SHA);
 	if (sha == NULL || strlen(sha) != 64 || strcmp(PQgetvalue(res, 0, BD_LIVE), "t") != 0)
-		return api_error(r, 404, "STATEMENT_NOT_FOUND", NULL,
+		return api_error(r, 404, ERR_STATEMENT_NOT_FOUND, NULL,
 		    "bill %s has no statement document", id);
 	/* nginx serves the file from its internal location; no body here */
 	req_header_add(r, "X-Accel-Redirect", arena_printf(r->arena, "/_statements/%.2s/%s.pdf",

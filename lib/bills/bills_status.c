@@ -605,7 +605,7 @@ mark_bill_locked_or_reply(struct req *r, const char *const *p, PGresult **res)
 	const char *id = p[2];
 
 	if (!crypto_id_valid(id, "bill", 0))
-		return api_error(r, 404, "BILL_NOT_FOUND", NULL, "no bill %s", id);
+		return api_error(r, 404, ERR_BILL_NOT_FOUND, NULL, "no bill %s", id);
 	if ((*res = db_exec(r->db, r->arena, &stmts[BM_BILL], 4, p)) == NULL)
 		return api_db_error(r);
 	if (PQntuples(*res) == 1 && PQgetvalue(*res, 0, MB_LINK)[0] != '\0' &&
@@ -613,14 +613,14 @@ mark_bill_locked_or_reply(struct req *r, const char *const *p, PGresult **res)
 	    (*res = db_exec(r->db, r->arena, &stmts[BM_BILL], 4, p)) == NULL))
 		return api_db_error(r);
 	if (PQntuples(*res) != 1)
-		return api_error(r, 404, "BILL_NOT_FOUND", NULL, "no bill %s", id);
+		return api_error(r, 404, ERR_BILL_NOT_FOUND, NULL, "no bill %s", id);
 	return 0;
 }
 
 static int
 already_paid(struct req *r, const char *id)
 {
-	return api_error(r, 409, "BILL_ALREADY_PAID", "a PAID bill cannot be marked paid again",
+	return api_error(r, 409, ERR_BILL_ALREADY_PAID, "a PAID bill cannot be marked paid again",
 	    "bill %s is already paid", id);
 }
 
@@ -641,23 +641,23 @@ bills_mark_paid(struct req *r, struct json_object *out)
 	if (is(PQgetvalue(res, 0, MB_STATUS), "PAID"))
 		return already_paid(r, id);
 	if (is(PQgetvalue(res, 0, MB_FUTURE), "t"))
-		return api_field_error(r, 400, "VALIDATION_ERROR", "paid_at", "out_of_range",
+		return api_field_error(r, 400, ERR_VALIDATION_ERROR, "paid_at", "out_of_range",
 		    "paid_at is in the future");
 	owed = strtoll(PQgetvalue(res, 0, MB_OWED), NULL, 10);
 	minor = owed;
 	if (json_object_object_get_ex(r->body, "amount", &amount) &&
 	    json_object_is_type(amount, json_type_object)) {
 		if (!is(json_get_str(amount, "currency"), PQgetvalue(res, 0, MB_CURRENCY)))
-			return api_field_error(r, 400, "VALIDATION_ERROR", "amount.currency",
+			return api_field_error(r, 400, ERR_VALIDATION_ERROR, "amount.currency",
 			    "currency_mismatch", "the currency is not the bill's");
 		minor = decimal_minor(json_get_str(amount, "value"),
 		    atoi(PQgetvalue(res, 0, MB_EXPONENT)));
 		if (minor < 0)
-			return api_field_error(r, 400, "VALIDATION_ERROR", "amount.value",
+			return api_field_error(r, 400, ERR_VALIDATION_ERROR, "amount.value",
 			    "invalid_format", "value has more fractional digits than the"
 			    " currency's minor unit");
 		if (minor == 0 || minor > owed)
-			return api_field_error(r, 400, "VALIDATION_ERROR", "amount.value",
+			return api_field_error(r, 400, ERR_VALIDATION_ERROR, "amount.value",
 			    "out_of_range", "value is above zero and at most the amount due");
 	}
 	m.change = minor >= owed ? "paid" : "partially_paid";
@@ -668,7 +668,7 @@ bills_mark_paid(struct req *r, struct json_object *out)
 	if ((rc = bills_status_move(r, r->client_id, id, &m)) < 0 && rc != BILLS_NO_BILL)
 		return api_db_error(r);
 	if (rc == BILLS_NO_BILL)
-		return api_error(r, 404, "BILL_NOT_FOUND", NULL, "no bill %s", id);
+		return api_error(r, 404, ERR_BILL_NOT_FOUND, NULL, "no bill %s", id);
 	if (rc == 0)
 		return already_paid(r, id);
 	p[1] = id;

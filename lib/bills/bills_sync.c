@@ -93,7 +93,7 @@ scope(struct req *r, const char *link_id)
 static int
 invalid_cursor(struct req *r)
 {
-	return api_error(r, 400, "INVALID_CURSOR",
+	return api_error(r, 400, ERR_INVALID_CURSOR,
 	    "drop the stored cursor and sync again from the start (no cursor)",
 	    "the cursor is malformed or was not issued for this link");
 }
@@ -151,7 +151,7 @@ link_or_reply(struct req *r, const char *id, const char **link_id, long long *la
 	PGresult *res;
 
 	if (p[0] == NULL)
-		return api_error(r, 404, "LINK_NOT_FOUND", NULL, "no link %s", id);
+		return api_error(r, 404, ERR_LINK_NOT_FOUND, NULL, "no link %s", id);
 	if ((res = db_query(r, &stmts[S_LINK], 1, p)) == NULL)
 		return api_db_error(r);
 	/* unknown, another client's (DOMAIN.md: as an unknown id), another
@@ -159,7 +159,7 @@ link_or_reply(struct req *r, const char *id, const char **link_id, long long *la
 	if (PQntuples(res) != 1 || strcmp(PQgetvalue(res, 0, LK_CLIENT_ID), r->client_id) != 0 ||
 	    strcmp(PQgetvalue(res, 0, LK_ENVIRONMENT), r->env) != 0 ||
 	    (r->link_id != NULL && strcmp(r->link_id, p[0]) != 0))
-		return api_error(r, 404, "LINK_NOT_FOUND", NULL, "no link %s", id);
+		return api_error(r, 404, ERR_LINK_NOT_FOUND, NULL, "no link %s", id);
 	*link_id = p[0];
 	*last = strtoll(PQgetvalue(res, 0, LK_LAST_SEQ), NULL, 10);
 	return 0;

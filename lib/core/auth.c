@@ -96,27 +96,27 @@ auth_jwt(struct req *r)
 	PGresult *res;
 
 	if (tok == NULL)
-		return api_error(r, 401, "UNAUTHORIZED", "send Authorization: Bearer <accessToken>",
+		return api_error(r, 401, ERR_UNAUTHORIZED, "send Authorization: Bearer <accessToken>",
 		    "missing access token");
 	if (key == NULL || jwt_verify(r->arena, key, tok, r->cfg->jwt_issuer,
 	    AUTH_AUDIENCE, auth_now(), &claims, &why) != 0) {
 		log_msg("info", "request %s: token refused: %s", r->http.request_id,
 		    why ? why : "no key");
-		return api_error(r, 401, "UNAUTHORIZED", "sign in again",
+		return api_error(r, 401, ERR_UNAUTHORIZED, "sign in again",
 		    "invalid or expired access token");
 	}
 	use = json_get_str(claims, "token_use");
 	sub = json_get_str(claims, "sub");
 	sid = json_get_str(claims, "sid");
 	if (use == NULL || strcmp(use, "access") != 0 || sub == NULL || sid == NULL)
-		return api_error(r, 401, "UNAUTHORIZED", "use the access token",
+		return api_error(r, 401, ERR_UNAUTHORIZED, "use the access token",
 		    "invalid or expired access token");
 	params[0] = sid;
 	params[1] = sub;
 	if ((res = db_query(r, &stmts[AUTH_SESSION_LIVE], 2, params)) == NULL)
 		return api_db_error(r);
 	if (PQntuples(res) != 1)
-		return api_error(r, 401, "UNAUTHORIZED", "sign in again",
+		return api_error(r, 401, ERR_UNAUTHORIZED, "sign in again",
 		    "the session has ended");
 	r->user_id = sub;
 	r->session_id = sid;
@@ -421,7 +421,7 @@ auth_host_or_reply(struct req *r, const char *what)
 
 	/* The sandbox host takes sandbox credentials only; the live host the others. */
 	if (sandbox_host != (strcmp(r->env, "sandbox") == 0))
-		return api_error(r, 401, "WRONG_ENVIRONMENT",
+		return api_error(r, 401, ERR_WRONG_ENVIRONMENT,
 		    sandbox_host ? "send it to the live host, or use a sandbox credential here" :
 		    "send sandbox credentials to the sandbox host",
 		    "this %s %s is not accepted on the %s host", r->env, what,
@@ -440,16 +440,16 @@ auth_key(struct req *r)
 	PGresult *res;
 
 	if (key == NULL)
-		return api_error(r, 401, "UNAUTHORIZED", "send Authorization: Bearer <API key>",
+		return api_error(r, 401, ERR_UNAUTHORIZED, "send Authorization: Bearer <API key>",
 		    "missing or invalid credentials");
 	crypto_sha256(key, strlen(key), hash);
 	/* a cached key was well-formed when it was looked up */
 	if ((e = key_cache_find(hash)) == NULL && !auth_key_wellformed(key))
-		return api_error(r, 401, "UNAUTHORIZED", "send Authorization: Bearer <API key>",
+		return api_error(r, 401, ERR_UNAUTHORIZED, "send Authorization: Bearer <API key>",
 		    "missing or invalid credentials");
 	if (e != NULL) {
 		if (basic_client != NULL && strcmp(basic_client, e->client_id) != 0)
-			return api_error(r, 401, "UNAUTHORIZED", NULL,
+			return api_error(r, 401, ERR_UNAUTHORIZED, NULL,
 			    "missing or invalid credentials");
 		r->client_id = arena_strdup(r->arena, e->client_id);
 		r->env = arena_strdup(r->arena, e->env);
@@ -465,7 +465,7 @@ auth_key(struct req *r)
 		return api_db_error(r);
 	if (PQntuples(res) != 1 ||
 	    (basic_client != NULL && strcmp(basic_client, PQgetvalue(res, 0, 0)) != 0))
-		return api_error(r, 401, "UNAUTHORIZED", NULL, "missing or invalid credentials");
+		return api_error(r, 401, ERR_UNAUTHORIZED, NULL, "missing or invalid credentials");
 	r->client_id = arena_strdup(r->arena, PQgetvalue(res, 0, 0));
 	r->env = arena_strdup(r->arena, PQgetvalue(res, 0, 1));
 	r->secret_id = arena_strdup(r->arena, PQgetvalue(res, 0, 2));
@@ -497,5 +497,5 @@ auth_resolve(struct req *r)
 	if (kinds & AUTH_JWT)
 		return auth_jwt(r);
 	/* Link and pay tokens arrive with their modules. */
-	return api_error(r, 401, "UNAUTHORIZED", NULL, "missing or invalid credentials");
+	return api_error(r, 401, ERR_UNAUTHORIZED, NULL, "missing or invalid credentials");
 }

@@ -171,7 +171,7 @@ cursor_keyset_or_reply(struct req *r, const char *list, const char *prefix,
 	if (cursor_decode(r->arena, r->cfg->cursor_key, keyset_scope(r, list), cursor,
 	    &fields, &nf) != 0 || nf != 2 || !validate_format(VF_DATETIME, fields[0]) ||
 	    !crypto_id_valid(fields[1], prefix, 0))
-		return api_error(r, 400, "INVALID_CURSOR",
+		return api_error(r, 400, ERR_INVALID_CURSOR,
 		    "pass next_cursor from the previous page as it is",
 		    "the cursor is malformed or was not issued for this list");
 	*at = fields[0];

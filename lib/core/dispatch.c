@@ -45,19 +45,19 @@ parse_body(struct req *r, struct json_object **doc)
 	if (r->http.body == NULL || r->http.body_len == 0)
 		return 0;
 	if (!is_json_type(r->http.content_type))
-		return api_error(r, 415, "UNSUPPORTED_MEDIA_TYPE",
+		return api_error(r, 415, ERR_UNSUPPORTED_MEDIA_TYPE,
 		    "send the header Content-Type: application/json",
 		    "the request body must be JSON with Content-Type application/json");
 	if (!validate_utf8(r->http.body, r->http.body_len))
-		return api_error(r, 400, "INVALID_UTF8", "send the body as UTF-8 JSON",
+		return api_error(r, 400, ERR_INVALID_UTF8, "send the body as UTF-8 JSON",
 		    "the request body is not valid UTF-8");
 	if ((*doc = json_parse(r->arena, r->http.body, r->http.body_len, &why)) == NULL &&
 	    why == NULL)	/* the JSON value null: well-formed, but no object */
-		return api_field_error(r, 400, "VALIDATION_ERROR", "", "invalid_type",
+		return api_field_error(r, 400, ERR_VALIDATION_ERROR, "", "invalid_type",
 		    "body must be a JSON object");
 	if (*doc == NULL)
 		return api_error(r, 400, strcmp(why, "invalid UTF-8") == 0 ?
-		    "INVALID_UTF8" : "INVALID_JSON", "send a JSON object",
+		    ERR_INVALID_UTF8 : ERR_INVALID_JSON, "send a JSON object",
 		    "the request body is not valid JSON: %s", why);
 	return 0;
 }
@@ -170,9 +170,9 @@ refused(struct req *r)
 {
 	r->nheaders = 0;
 	if (r->match.route != NULL && (r->match.route->flags & ROUTE_RESIGNIN))
-		return api_error(r, 401, "NEEDS_RESIGNIN", "sign in again or send a valid API key",
+		return api_error(r, 401, ERR_NEEDS_RESIGNIN, "sign in again or send a valid API key",
 		    "missing or invalid credentials");
-	return api_error(r, 401, "UNAUTHORIZED", NULL, "missing or invalid credentials");
+	return api_error(r, 401, ERR_UNAUTHORIZED, NULL, "missing or invalid credentials");
 }
 
 static int
@@ -191,23 +191,23 @@ run(struct req *r)
 	rc = router_match(routes, routes_count, r->http.method, r->http.path,
 	    r->arena, &r->match);
 	if (rc == 404)
-		return api_error(r, 404, "NOT_FOUND", NULL, "no such endpoint: %s",
+		return api_error(r, 404, ERR_NOT_FOUND, NULL, "no such endpoint: %s",
 		    r->http.path);
 	if (rc == 405) {
 		req_header_add(r, "Allow", r->match.allow);
-		return api_error(r, 405, "METHOD_NOT_ALLOWED", NULL,
+		return api_error(r, 405, ERR_METHOD_NOT_ALLOWED, NULL,
 		    "%s is not allowed here; allowed: %s",
 		    r->http.head ? "GET" : r->http.method_str,	/* HEAD: GET's answer */
 		    r->match.allow);
 	}
 	rt = r->match.route;
 	if (!host_allows(r, rt))
-		return api_error(r, 404, "NOT_FOUND", NULL,
+		return api_error(r, 404, ERR_NOT_FOUND, NULL,
 		    "no such endpoint on this host: %s", r->http.path);
 	if (rt->auth != AUTH_NONE && (rc = auth_resolve(r)) != 0) {
 		/* A key on the wrong host is a valid credential: it keeps its code. */
 		if (rc == 401 && (rt->flags & ROUTE_RESIGNIN) && !(r->error_code != NULL &&
-		    strcmp(r->error_code, "WRONG_ENVIRONMENT") == 0))
+		    strcmp(r->error_code, ERR_WRONG_ENVIRONMENT) == 0))
 			return refused(r);
 		return rc;
 	}
@@ -241,7 +241,7 @@ run(struct req *r)
 	/* The client comes from the credential; a body naming another is refused. */
 	if (r->client_id != NULL && json_get_str(r->body, "client_id") != NULL &&
 	    strcmp(json_get_str(r->body, "client_id"), r->client_id) != 0)
-		return api_error(r, 403, "CLIENT_ID_MISMATCH", "omit client_id or send your own",
+		return api_error(r, 403, ERR_CLIENT_ID_MISMATCH, "omit client_id or send your own",
 		    "client_id does not match the credential");
 
 	/* Handlers fill out; only an error (api_error) replaces it. */

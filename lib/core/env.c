@@ -28,7 +28,7 @@ env_path_or_reply(struct req *r, int *status)
 
 	if (e >= 0)
 		return env_names[e];
-	*status = api_field_error(r, 400, "VALIDATION_ERROR", "environment", "invalid_enum",
+	*status = api_field_error(r, 400, ERR_VALIDATION_ERROR, "environment", "invalid_enum",
 	    "environment must be one of: sandbox, development, production");
 	return NULL;
 }

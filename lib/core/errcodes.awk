@@ -28,7 +28,7 @@ function html(s) {
 	return s
 }
 
-# The first HTTP status of a STATUSES list; 0 when it has none (session).
+# The first HTTP status of a STATUSES list; 0 when it has none (session, rejection).
 function first_status(list,    k, parts, i) {
 	k = split(list, parts, ",")
 	for (i = 1; i <= k; i++)
@@ -43,9 +43,7 @@ function where(list,    k, parts, i, s, http) {
 	s = ""
 	http = ""
 	for (i = 1; i <= k; i++) {
-		if (parts[i] == "session")
-			continue
-		if (parts[i] == "200")
+		if (parts[i] !~ /^[0-9]+$/ || parts[i] == "200")
 			continue
 		http = http (http == "" ? "" : ", ") parts[i]
 	}
@@ -56,6 +54,8 @@ function where(list,    k, parts, i, s, http) {
 			s = s (s == "" ? "" : "; ") "HTTP 200 with success false (account endpoints)"
 		if (parts[i] == "session")
 			s = s (s == "" ? "" : "; ") "a link session&#39;s error_code"
+		if (parts[i] == "rejection")
+			s = s (s == "" ? "" : "; ") "a link&#39;s credential_rejection_reason (link.disconnected)"
 	}
 	return s
 }
@@ -77,7 +77,7 @@ BEGIN {
 	statuses = $2
 	if (code !~ /^[A-Z][A-Z0-9_]*$/)
 		fail("bad code \"" code "\"")
-	if (statuses !~ /^([0-9][0-9][0-9]|session)(,([0-9][0-9][0-9]|session))*$/)
+	if (statuses !~ /^([0-9][0-9][0-9]|session|rejection)(,([0-9][0-9][0-9]|session|rejection))*$/)
 		fail(code ": bad statuses \"" statuses "\"")
 	sub(/^[^ \t]+[ \t]+[^ \t]+[ \t]+/, "", line)
 	if (split(line, parts, / \| /) != 2 || parts[1] == "" || parts[2] == "")

@@ -164,7 +164,7 @@ idem_begin(struct req *r, const char *owner, const char *key, enum idem_state *s
 	*status = 0;
 	*stored = NULL;
 	if (len == 0 || len > 255 || !validate_format(VF_PRINTABLE, key))
-		return api_field_error(r, 400, "VALIDATION_ERROR", "Idempotency-Key",
+		return api_field_error(r, 400, ERR_VALIDATION_ERROR, "Idempotency-Key",
 		    key ? "invalid_format" : "required",
 		    "the Idempotency-Key header must be 1 to 255 printable ASCII characters");
 	if ((res = db_query(r, &stmts[I_CLAIM], 4, p)) == NULL)
@@ -175,11 +175,11 @@ idem_begin(struct req *r, const char *owner, const char *key, enum idem_state *s
 	if ((res = db_query(r, &stmts[I_GET], 3, p)) == NULL)
 		return api_db_error(r);
 	if (PQntuples(res) != 1 || !crypto_ct_streq(PQgetvalue(res, 0, I_COL_SHA256), hash))
-		return api_error(r, 409, "IDEMPOTENCY_CONFLICT", "use a new Idempotency-Key",
+		return api_error(r, 409, ERR_IDEMPOTENCY_CONFLICT, "use a new Idempotency-Key",
 		    "this Idempotency-Key was used with a different request body");
 	if (PQgetvalue(res, 0, I_COL_REPLAYABLE)[0] != 't' ||
 	    PQgetisnull(res, 0, I_COL_STATUS))
-		return api_error(r, 409, "IDEMPOTENCY_KEY_NOT_REPLAYABLE",
+		return api_error(r, 409, ERR_IDEMPOTENCY_KEY_NOT_REPLAYABLE,
 		    "use a new Idempotency-Key; the secret is never shown twice",
 		    "this Idempotency-Key was already used and its response held a one-time secret");
 	if (!PQgetisnull(res, 0, I_COL_RESPONSE)) {
@@ -193,7 +193,7 @@ idem_begin(struct req *r, const char *owner, const char *key, enum idem_state *s
 	    PQgetvalue(res, 0, I_COL_SECRETS), *stored) != 0)) {
 		/* the key that sealed them left the ring: the answer is lost */
 		*stored = NULL;
-		return api_error(r, 409, "IDEMPOTENCY_KEY_NOT_REPLAYABLE",
+		return api_error(r, 409, ERR_IDEMPOTENCY_KEY_NOT_REPLAYABLE,
 		    "use a new Idempotency-Key", "this Idempotency-Key's answer can no longer "
 		    "be replayed");
 	}
@@ -221,7 +221,7 @@ idem_required_or_reply(struct req *r)
 {
 	if (r->http.idempotency_key != NULL)
 		return 0;
-	return api_field_error(r, 400, "VALIDATION_ERROR", "Idempotency-Key", "required",
+	return api_field_error(r, 400, ERR_VALIDATION_ERROR, "Idempotency-Key", "required",
 	    "the Idempotency-Key header must be 1 to 255 printable ASCII characters");
 }
 

@@ -260,14 +260,14 @@ serve_one(FCGX_Request *fr, const struct config *cfg, struct db *db, struct aren
 	r.iam = errors_iam_path(r.http.path);
 	if (pr == HTTP_PARSE_TOO_LARGE) {
 		drain_body(fr);
-		r.status = api_error(&r, 413, "PAYLOAD_TOO_LARGE", "send a smaller body",
+		r.status = api_error(&r, 413, ERR_PAYLOAD_TOO_LARGE, "send a smaller body",
 		    "the request body exceeds %lld bytes", cfg->body_limit);
 	} else if (pr != HTTP_PARSE_OK) {
 		drain_body(fr);
-		r.status = api_error(&r, 400, "INVALID_REQUEST", NULL,
+		r.status = api_error(&r, 400, ERR_INVALID_REQUEST, NULL,
 		    "the request line is malformed (bad escape or invalid UTF-8)");
 	} else if (read_body(&r, fr) != 0) {
-		r.status = api_error(&r, 400, "INVALID_REQUEST", NULL,
+		r.status = api_error(&r, 400, ERR_INVALID_REQUEST, NULL,
 		    "the request body is shorter than its Content-Length");
 	} else {
 		dispatch(&r);

@@ -191,7 +191,7 @@ query_failed(struct req *r, const char *field)
 {
 	if (field != NULL && db_last_fail(r->db) == DB_ERROR &&
 	    strncmp(db_sqlstate(r->db), "22", 2) == 0)
-		return api_field_error(r, 400, "VALIDATION_ERROR", field, "invalid_format",
+		return api_field_error(r, 400, ERR_VALIDATION_ERROR, field, "invalid_format",
 		    "is not a valid instant");
 	return api_db_error(r);
 }
@@ -269,7 +269,7 @@ activity_list(struct req *r, struct json_object *out)
 static int
 event_not_found(struct req *r, const char *id)
 {
-	return api_error(r, 404, "NOT_FOUND", NULL, "no event %s", id);
+	return api_error(r, 404, ERR_NOT_FOUND, NULL, "no event %s", id);
 }
 
 /* The key's event id (EVENT_COLS) into *res: 0, or the 404 (a malformed,
@@ -389,23 +389,23 @@ replay_check(struct req *r, const char *event_id, const char *from, const char *
 	PGresult *res;
 
 	if (event_id != NULL && (from != NULL || to != NULL))
-		return api_field_error(r, 400, "VALIDATION_ERROR", from != NULL ? "from" : "to",
+		return api_field_error(r, 400, ERR_VALIDATION_ERROR, from != NULL ? "from" : "to",
 		    "not_allowed", "send either event_id, or from and to");
 	if (event_id != NULL)
 		return 0;
 	if (from == NULL && to == NULL)
-		return api_field_error(r, 400, "VALIDATION_ERROR", "event_id", "required",
+		return api_field_error(r, 400, ERR_VALIDATION_ERROR, "event_id", "required",
 		    "send event_id, or from and to");
 	if (from == NULL || to == NULL)
-		return api_field_error(r, 400, "VALIDATION_ERROR", from == NULL ? "from" : "to",
+		return api_field_error(r, 400, ERR_VALIDATION_ERROR, from == NULL ? "from" : "to",
 		    "required", "is required with the other end of the window");
 	if ((res = db_query(r, &stmts[A_WINDOW], 3, p)) == NULL)
 		return query_failed(r, "from");
 	if (PQgetvalue(res, 0, WIN_ORDERED)[0] != 't')
-		return api_field_error(r, 400, "VALIDATION_ERROR", "to", "out_of_range",
+		return api_field_error(r, 400, ERR_VALIDATION_ERROR, "to", "out_of_range",
 		    "must be after from");
 	if (PQgetvalue(res, 0, WIN_SHORT)[0] != 't')
-		return api_field_error(r, 400, "VALIDATION_ERROR", "to", "out_of_range",
+		return api_field_error(r, 400, ERR_VALIDATION_ERROR, "to", "out_of_range",
 		    arena_printf(r->arena, "the window is at most %d days", ACTIVITY_WINDOW_DAYS));
 	return 0;
 }
@@ -421,9 +421,9 @@ replay_webhook_or_reply(struct req *r, const char *webhook_id)
 	if ((res = db_query(r, &stmts[A_WEBHOOK], 3, p)) == NULL)
 		return api_db_error(r);
 	if (PQntuples(res) != 1)
-		return api_error(r, 404, "WEBHOOK_NOT_FOUND", NULL, "no webhook %s", webhook_id);
+		return api_error(r, 404, ERR_WEBHOOK_NOT_FOUND, NULL, "no webhook %s", webhook_id);
 	if (PQgetvalue(res, 0, ONE_VALUE)[0] != 't')
-		return api_error(r, 409, "WEBHOOK_DISABLED", "enable the webhook first",
+		return api_error(r, 409, ERR_WEBHOOK_DISABLED, "enable the webhook first",
 		    "webhook %s is disabled", webhook_id);
 	return 0;
 }
@@ -457,7 +457,7 @@ activity_replay(struct req *r, struct json_object *out)
 	if ((res = db_query(r, &stmts[A_REPLAY], 9, p)) == NULL)
 		return query_failed(r, from != NULL ? "from" : NULL);
 	if ((queued = col_int(res, 0, ONE_VALUE)) > ACTIVITY_REPLAY_MAX)
-		return api_error(r, 400, "REPLAY_TOO_LARGE", "replay a shorter window",
+		return api_error(r, 400, ERR_REPLAY_TOO_LARGE, "replay a shorter window",
 		    "a replay may queue at most %d deliveries", ACTIVITY_REPLAY_MAX);
 	json_set_int(out, "queued", queued);
 	return 202;
@@ -477,10 +477,10 @@ activity_trigger(struct req *r, struct json_object *out)
 	int n;
 
 	if (type == NULL)
-		return api_field_error(r, 400, "VALIDATION_ERROR", "event_type",
+		return api_field_error(r, 400, ERR_VALIDATION_ERROR, "event_type",
 		    "unknown_event_type", "is not a deliverable event type");
 	if (r->http.body_len > ACTIVITY_TRIGGER_DATA_MAX)
-		return api_error(r, 413, "PAYLOAD_TOO_LARGE",
+		return api_error(r, 413, ERR_PAYLOAD_TOO_LARGE,
 		    "send at most 64 KiB of event data",
 		    "the event data is %zu bytes; at most %d are accepted", r->http.body_len,
 		    ACTIVITY_TRIGGER_DATA_MAX);

@@ -130,7 +130,7 @@ iam_legal_documents(struct req *r, struct json_object *out)
 		return api_db_error(r);
 	if (rc == 0) {
 		req_header_add(r, "Retry-After", "60");
-		return api_error(r, 503, "LEGAL_REGISTRY_UNAVAILABLE", "try again later",
+		return api_error(r, 503, ERR_LEGAL_REGISTRY_UNAVAILABLE, "try again later",
 		    "the legal documents are not available");
 	}
 	arr = json_object_new_array();
@@ -160,7 +160,7 @@ iam_email_request(struct req *r, struct json_object *out)
 	if ((rc = iam_user_or_reply(r, r->user_id, &u)) != 0)
 		return rc;
 	if (u.email_verified) {
-		iam_outcome(r, out, 1, "ALREADY_VERIFIED", "the e-mail address is already verified");
+		iam_outcome(r, out, 1, ERR_ALREADY_VERIFIED, "the e-mail address is already verified");
 		json_set_int(out, "cooldown_seconds", 0);
 		return 200;
 	}
@@ -172,7 +172,7 @@ iam_email_request(struct req *r, struct json_object *out)
 			return api_db_error(r);
 		wait = wait > 0 ? wait : 1;
 		req_header_add(r, "Retry-After", arena_printf(r->arena, "%lld", (long long)wait));
-		api_error(r, 429, "COOLDOWN", "wait before asking again",
+		api_error(r, 429, ERR_COOLDOWN, "wait before asking again",
 		    "a code was sent less than 5 minutes ago; try again in %lld seconds",
 		    (long long)wait);
 		json_set_int(r->out, "cooldown_seconds", wait);
@@ -183,7 +183,7 @@ iam_email_request(struct req *r, struct json_object *out)
 	    arena_printf(r->arena, "Hello,\n\nYour e-mail verification code is %s\n\n"
 	    "It expires in 30 minutes.\n\n-- Bill Data Service\n", code)) != 0) {
 		req_header_add(r, "Retry-After", "60");
-		return api_error(r, 503, "EMAIL_NOT_SENT", "try again later",
+		return api_error(r, 503, ERR_EMAIL_NOT_SENT, "try again later",
 		    "the verification e-mail could not be sent");
 	}
 	iam_outcome(r, out, 1, NULL, "verification code sent");
@@ -214,14 +214,14 @@ iam_email_verify(struct req *r, struct json_object *out)
 	case IAM_CODE_OK:
 		return iam_outcome(r, out, 1, NULL, "e-mail address verified");
 	case IAM_CODE_EXPIRED:
-		return iam_outcome(r, out, 0, "CODE_EXPIRED", "the code has expired; request a new one");
+		return iam_outcome(r, out, 0, ERR_CODE_EXPIRED, "the code has expired; request a new one");
 	case IAM_CODE_LOCKED:
-		iam_outcome(r, out, 0, "TOO_MANY_ATTEMPTS",
+		iam_outcome(r, out, 0, ERR_TOO_MANY_ATTEMPTS,
 		    "too many wrong codes; wait 15 minutes and request a new code");
 		json_set_int(out, "retry_after", retry);
 		return 200;
 	default:
-		return iam_outcome(r, out, 0, "INVALID_CODE", "invalid or expired code");
+		return iam_outcome(r, out, 0, ERR_INVALID_CODE, "invalid or expired code");
 	}
 }
 
@@ -239,7 +239,7 @@ iam_verification_request(struct req *r, struct json_object *out)
 	if (res == NULL)
 		return api_db_error(r);
 	if (PQntuples(res) != 1)
-		return api_field_error(r, 400, "ALREADY_SUBMITTED", "companyName",
+		return api_field_error(r, 400, ERR_ALREADY_SUBMITTED, "companyName",
 		    "already_submitted", "the verification form was already submitted");
 	json_set_bool(out, "success", 1);
 	json_set_str(out, "message", "verification request received");
@@ -275,7 +275,7 @@ iam_request_live_access(struct req *r, struct json_object *out)
 		verrs_add(r->arena, &errs, "billing", "prerequisite_missing",
 		    "complete the billing setup first");
 	if (errs.n > 0)
-		return api_verror_as(r, 400, "PREREQUISITES_NOT_MET", &errs);
+		return api_verror_as(r, 400, ERR_PREREQUISITES_NOT_MET, &errs);
 	if (db_query(r, &stmts[production ? B_LIVE_QUEUE : B_LIVE_GRANT], 1, p) == NULL)
 		return api_db_error(r);
 	json_set_bool(out, "success", 1);

@@ -252,13 +252,13 @@ code_error(struct req *r, enum iam_code c, int64_t retry_after)
 	if (c == IAM_CODE_LOCKED) {
 		req_header_add(r, "Retry-After", arena_printf(r->arena, "%lld",
 		    (long long)retry_after));
-		return api_error(r, 429, "TOO_MANY_ATTEMPTS", "wait and request a new code",
+		return api_error(r, 429, ERR_TOO_MANY_ATTEMPTS, "wait and request a new code",
 		    "too many wrong codes; try again in %lld seconds", (long long)retry_after);
 	}
 	if (c == IAM_CODE_EXPIRED)
-		return api_field_error(r, 400, "CODE_EXPIRED", "code", "expired",
+		return api_field_error(r, 400, ERR_CODE_EXPIRED, "code", "expired",
 		    "the code has expired; request a new one");
-	return api_field_error(r, 400, "INVALID_CODE", "code", "invalid",
+	return api_field_error(r, 400, ERR_INVALID_CODE, "code", "invalid",
 	    "invalid or expired code");
 }
 
@@ -365,7 +365,7 @@ iam_signup(struct req *r, struct json_object *out)
 	if ((rc = iam_legal_current(r, &docs, &ndocs)) < 0)
 		return api_db_error(r);
 	if (rc == 0)
-		return api_error(r, 503, "LEGAL_REGISTRY_UNAVAILABLE", "try again later",
+		return api_error(r, 503, ERR_LEGAL_REGISTRY_UNAVAILABLE, "try again later",
 		    "sign-up is closed: the legal documents are not configured");
 	for (size_t i = 0; i < ndocs; i++)
 		if (!accepts(b, &docs[i]))
@@ -381,7 +381,7 @@ iam_signup(struct req *r, struct json_object *out)
 
 	email = iam_email_normalise(r, json_get_str(b, "email"));
 	if ((hash = iam_password_hash(r, pw)) == NULL)
-		return api_error(r, 500, "INTERNAL_ERROR", NULL, "internal error");
+		return api_error(r, 500, ERR_INTERNAL_ERROR, NULL, "internal error");
 	uid = crypto_id_new(r->arena, "usr");
 	cid = crypto_id_new(r->arena, "cli");
 	cname = json_get_str(b, "client_name");
@@ -393,7 +393,7 @@ iam_signup(struct req *r, struct json_object *out)
 		if ((res = db_query(r, &stmts[A_USER_NEW], 5, p)) == NULL)
 			return api_db_error(r);
 		if (PQntuples(res) != 1)
-			return api_field_error(r, 400, "EMAIL_ALREADY_EXISTS", "email",
+			return api_field_error(r, 400, ERR_EMAIL_ALREADY_EXISTS, "email",
 			    "already_exists", "an account with this e-mail already exists");
 	}
 	{
@@ -477,7 +477,7 @@ iam_confirm_and_signin(struct req *r, struct json_object *out)
 	if ((rc = confirm(r, &u)) != 0)
 		return rc;
 	if (!iam_password_verify(u.password_hash, json_get_str(r->body, "password")))
-		return api_error(r, 401, "INVALID_CREDENTIALS", NULL,
+		return api_error(r, 401, ERR_INVALID_CREDENTIALS, NULL,
 		    "the account is confirmed, but the password is wrong");
 	if (db_begin(r->db) != 0 || (tokens = iam_session_start(r, &u)) == NULL)
 		return api_db_error(r);
@@ -512,7 +512,7 @@ throttled(struct req *r, const char *email)
 		return api_db_error(r);
 	left = atoll(PQgetvalue(res, 0, TC_LEFT_SECS));
 	req_header_add(r, "Retry-After", arena_printf(r->arena, "%lld", left > 0 ? left : 1));
-	return api_error(r, 429, "TOO_MANY_ATTEMPTS", "wait before signing in again",
+	return api_error(r, 429, ERR_TOO_MANY_ATTEMPTS, "wait before signing in again",
 	    "too many failed sign-ins; try again in %lld seconds", left > 0 ? left : 1);
 }
 
@@ -622,12 +622,12 @@ iam_signin(struct req *r, struct json_object *out)
 	    json_get_str(r->body, "password"))) {
 		if (throttle_fail(r, email) != 0)
 			return api_db_error(r);
-		return api_error(r, 401, "INVALID_CREDENTIALS", NULL, "invalid e-mail or password");
+		return api_error(r, 401, ERR_INVALID_CREDENTIALS, NULL, "invalid e-mail or password");
 	}
 	if (throttle_pass(r, email) != 0)
 		return api_db_error(r);
 	if (!u.confirmed)
-		return api_error(r, 401, "USER_NOT_CONFIRMED", "confirm your e-mail first",
+		return api_error(r, 401, ERR_USER_NOT_CONFIRMED, "confirm your e-mail first",
 		    "the account is not confirmed yet");
 	if (db_begin(r->db) != 0 || (tokens = iam_session_start(r, &u)) == NULL)
 		return api_db_error(r);
@@ -668,13 +668,13 @@ iam_refresh(struct req *r, struct json_object *out)
 	if ((res = db_query(r, &stmts[A_SESSION_BY_REFRESH], 1, p)) == NULL)
 		return api_db_error(r);
 	if (PQntuples(res) != 1)
-		return api_error(r, 401, "INVALID_REFRESH_TOKEN", "sign in again",
+		return api_error(r, 401, ERR_INVALID_REFRESH_TOKEN, "sign in again",
 		    "invalid or expired refresh token");
 	if ((found = iam_user_by_id(r, PQgetvalue(res, 0, SR_USER_ID), &u)) <= 0)
 		return found < 0 ? api_db_error(r) : api_error(r, 401,
-		    "INVALID_REFRESH_TOKEN", "sign in again", "invalid or expired refresh token");
+		    ERR_INVALID_REFRESH_TOKEN, "sign in again", "invalid or expired refresh token");
 	if ((tokens = iam_tokens(r, &u, PQgetvalue(res, 0, SR_ID), NULL)) == NULL)
-		return api_error(r, 500, "INTERNAL_ERROR", NULL, "internal error");
+		return api_error(r, 500, ERR_INTERNAL_ERROR, NULL, "internal error");
 	json_set_bool(out, "success", 1);
 	json_set_str(out, "access_token", json_get_str(tokens, "accessToken"));
 	json_set_int(out, "expires_in", AUTH_ACCESS_TTL);
@@ -722,7 +722,7 @@ iam_reset_password(struct req *r, struct json_object *out)
 	int found;
 
 	if (!iam_password_acceptable(pw))
-		return api_field_error(r, 400, "VALIDATION_ERROR", "newPassword",
+		return api_field_error(r, 400, ERR_VALIDATION_ERROR, "newPassword",
 		    "weak_password", iam_password_rule);
 	if ((found = iam_user_by_email(r, json_get_str(r->body, "email"), &u)) < 0)
 		return api_db_error(r);
@@ -731,7 +731,7 @@ iam_reset_password(struct req *r, struct json_object *out)
 	/* Its own transaction, committed either way: a wrong code answers 400
 	 * and still counts toward the lockout. */
 	if ((hash = iam_password_hash(r, pw)) == NULL)
-		return api_error(r, 500, "INTERNAL_ERROR", NULL, "internal error");
+		return api_error(r, 500, ERR_INTERNAL_ERROR, NULL, "internal error");
 	if (db_begin(r->db) != 0 || iam_code_check(r, u.id, "reset_password",
 	    json_get_str(r->body, "code"), &c, &retry) != 0)
 		return api_db_error(r);
@@ -773,14 +773,14 @@ iam_change_password(struct req *r, struct json_object *out)
 	if (!iam_password_verify(u.password_hash, json_get_str(r->body, "currentPassword"))) {
 		if (throttle_fail(r, u.email) != 0)
 			return api_db_error(r);
-		return iam_outcome(r, out, 0, "INVALID_PASSWORD", "the current password is wrong");
+		return iam_outcome(r, out, 0, ERR_INVALID_PASSWORD, "the current password is wrong");
 	}
 	if (throttle_pass(r, u.email) != 0)
 		return api_db_error(r);
 	if (!iam_password_acceptable(pw))
-		return iam_outcome(r, out, 0, "WEAK_PASSWORD", iam_password_rule);
+		return iam_outcome(r, out, 0, ERR_WEAK_PASSWORD, iam_password_rule);
 	if ((hash = iam_password_hash(r, pw)) == NULL)
-		return api_error(r, 500, "INTERNAL_ERROR", NULL, "internal error");
+		return api_error(r, 500, ERR_INTERNAL_ERROR, NULL, "internal error");
 	{
 		const char *p[3] = { u.id, hash, "false" };
 
@@ -818,7 +818,7 @@ iam_jwks(struct req *r, struct json_object *out)
 
 	if (key == NULL || (jwks = jwt_jwks(r->arena, key)) == NULL ||
 	    !json_object_object_get_ex(jwks, "keys", &keys))
-		return api_error(r, 500, "INTERNAL_ERROR", NULL, "internal error");
+		return api_error(r, 500, ERR_INTERNAL_ERROR, NULL, "internal error");
 	json_set(out, "keys", json_object_get(keys));
 	return 200;
 }

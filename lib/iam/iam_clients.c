@@ -215,7 +215,7 @@ client_json(struct req *r, PGresult *res, int row)
 static int
 not_found(struct req *r, const char *id)
 {
-	return api_error(r, 404, "CLIENT_NOT_FOUND", "list your clients with GET /v1/iam/clients",
+	return api_error(r, 404, ERR_CLIENT_NOT_FOUND, "list your clients with GET /v1/iam/clients",
 	    "no client %s", id);
 }
 
@@ -294,7 +294,7 @@ iam_clients_create(struct req *r, struct json_object *out)
 	if ((res = db_query(r, &stmts[CL_COUNT], 1, &p[1])) == NULL || PQntuples(res) != 1)
 		return api_db_error(r);
 	if (atoll(PQgetvalue(res, 0, CN_COUNT)) >= iam_settings(r->cfg)->clients_max)
-		return api_error(r, 409, "CLIENT_LIMIT_REACHED",
+		return api_error(r, 409, ERR_CLIENT_LIMIT_REACHED,
 		    "delete a client you no longer use with DELETE /v1/iam/clients/{id}",
 		    "a developer can have at most %d clients", iam_settings(r->cfg)->clients_max);
 	if ((res = db_query(r, &stmts[CL_NEW], 6, p)) == NULL || PQntuples(res) != 1)

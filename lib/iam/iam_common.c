@@ -204,7 +204,7 @@ iam_user_or_reply(struct req *r, const char *id, struct iam_user *u)
 	if (found < 0)
 		return api_db_error(r);
 	if (found == 0)
-		return api_error(r, 401, "UNAUTHORIZED", NULL, "the account no longer exists");
+		return api_error(r, 401, ERR_UNAUTHORIZED, NULL, "the account no longer exists");
 	return 0;
 }
 

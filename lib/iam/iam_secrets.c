@@ -111,14 +111,14 @@ env_allowed(struct req *r, const char *env)
 	if ((res = db_query(r, &stmts[S_USER], 1, p)) == NULL)
 		return api_db_error(r);
 	if (PQntuples(res) != 1)
-		return api_error(r, 401, "UNAUTHORIZED", NULL, "the account no longer exists");
+		return api_error(r, 401, ERR_UNAUTHORIZED, NULL, "the account no longer exists");
 	if (strcmp(env, "development") == 0 && PQgetvalue(res, 0, SU_EMAIL_VERIFIED)[0] != 't')
-		return api_error(r, 403, "EMAIL_NOT_VERIFIED",
+		return api_error(r, 403, ERR_EMAIL_NOT_VERIFIED,
 		    "verify your e-mail with POST /v1/iam/auth/email/request-verification",
 		    "development secrets need a verified e-mail address");
 	if (strcmp(env, "production") == 0 &&
 	    strcmp(PQgetvalue(res, 0, SU_LIVE_ACCESS), "granted") != 0)
-		return api_error(r, 403, "LIVE_ACCESS_REQUIRED",
+		return api_error(r, 403, ERR_LIVE_ACCESS_REQUIRED,
 		    "request live access with POST /v1/iam/request-live-access",
 		    "production secrets need live access");
 	return 0;
@@ -143,7 +143,7 @@ secret_json(struct req *r, PGresult *res, int row)
 static int
 secret_not_found(struct req *r, const char *env)
 {
-	return api_error(r, 404, "CLIENT_SECRET_NOT_FOUND",
+	return api_error(r, 404, ERR_CLIENT_SECRET_NOT_FOUND,
 	    "create one with POST /v1/iam/clients/{id}/client-secrets",
 	    "no live %s secret for client %s", env, req_cap(r, "id"));
 }
@@ -151,7 +151,7 @@ secret_not_found(struct req *r, const char *env)
 static int
 rotation_conflict(struct req *r, const char *why)
 {
-	return api_error(r, 409, "CLIENT_SECRET_ROTATION_CONFLICT",
+	return api_error(r, 409, ERR_CLIENT_SECRET_ROTATION_CONFLICT,
 	    "another rotation of this secret just happened; list the secrets and use the new one",
 	    "the secret was not rotated: %s", why);
 }
@@ -198,7 +198,7 @@ iam_secrets_create(struct req *r, struct json_object *out)
 	if ((rc = secret_insert(r, env, NULL, out)) < 0)
 		return api_db_error(r);
 	if (rc == 0)
-		return api_error(r, 409, "CLIENT_SECRET_EXISTS",
+		return api_error(r, 409, ERR_CLIENT_SECRET_EXISTS,
 		    "rotate it with POST .../client-secrets/{environment}/rotate, or revoke it first",
 		    "client %s already has a live %s secret", req_cap(r, "id"), env);
 	json_set_bool(out, "success", 1);
@@ -331,7 +331,7 @@ iam_secrets_identity(struct req *r, struct json_object *out)
 	if ((res = db_query(r, &stmts[S_USER], 1, p)) == NULL)
 		return api_db_error(r);
 	if (PQntuples(res) != 1)
-		return api_error(r, 401, "UNAUTHORIZED", NULL, "missing or invalid credentials");
+		return api_error(r, 401, ERR_UNAUTHORIZED, NULL, "missing or invalid credentials");
 	json_set_str(out, "client_id", r->client_id);
 	json_set_str(out, "environment", r->env);
 	json_set_bool(out, "email_verified", PQgetvalue(res, 0, SU_EMAIL_VERIFIED)[0] == 't');

@@ -26,6 +26,7 @@
 
 #include "core/arena.h"
 #include "core/db.h"
+#include "core/errcodes.h"
 #include "core/module.h"
 #include "core/req.h"
 #include "jobs/connectors/connector.h"
@@ -44,14 +45,14 @@ failure(enum connector_status st, int *counts)
 	switch (st) {
 	case CONN_INVALID_CREDENTIALS:
 		*counts = 1;
-		return "INVALID_CREDENTIALS";
+		return ERR_INVALID_CREDENTIALS;
 	case CONN_ACCOUNT_LOCKED:
-		return "ACCOUNT_LOCKED";
+		return ERR_ACCOUNT_LOCKED;
 	case CONN_MFA_FAILED:
 		*counts = 1;
-		return "MFA_FAILED";
+		return ERR_MFA_FAILED;
 	default:
-		return "BILLER_UNAVAILABLE";
+		return ERR_BILLER_UNAVAILABLE;
 	}
 }
 
@@ -187,7 +188,7 @@ jobs_connect_apply(struct req *r, struct jobs_job *job)
 	if (rc == 0)
 		return JOBS_DONE;	/* exited or expired while the biller answered */
 	if (st < 0) {
-		if (links_connect_job_failed(r, &j, "BILLER_UNAVAILABLE", 0) != 0)
+		if (links_connect_job_failed(r, &j, ERR_BILLER_UNAVAILABLE, 0) != 0)
 			return retry(job, "cannot record the outcome");
 		return JOBS_DONE;
 	}
@@ -196,7 +197,7 @@ jobs_connect_apply(struct req *r, struct jobs_job *job)
 		if ((cs->mfa_state != NULL &&
 		    connector_challenge_put(r, j.client_id, j.session_id, cs->mfa_state) != 0) ||
 		    links_connect_job_mfa(r, &j, cs->mfa_type, cs->mfa_prompt,
-		    u->wrong ? "MFA_FAILED" : NULL) != 0)
+		    u->wrong ? ERR_MFA_FAILED : NULL) != 0)
 			return retry(job, "cannot record the outcome");
 		return JOBS_DONE;
 	}

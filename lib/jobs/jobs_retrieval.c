@@ -45,6 +45,7 @@
 #include "core/clock.h"
 #include "core/config.h"
 #include "core/db.h"
+#include "core/errcodes.h"
 #include "core/jobq.h"
 #include "core/log.h"
 #include "core/module.h"
@@ -105,7 +106,7 @@ retry(struct jobs_job *job, const char *why)
 static enum jobs_outcome
 failed(struct run *u, enum connector_status st)
 {
-	const char *reason = "credentials_rejected", *rejection = "INVALID_CREDENTIALS";
+	const char *reason = "credentials_rejected", *rejection = ERR_INVALID_CREDENTIALS;
 	const char *note = connector_status_name(st);
 	int rc;
 
@@ -115,7 +116,7 @@ failed(struct run *u, enum connector_status st)
 		u->job->retry_after = u->s.retry_after;
 		return retry(u->job, u->s.error != NULL ? u->s.error : "biller unavailable");
 	case CONN_DEGRADED:
-		rejection = "CONNECTION_DEGRADED";
+		rejection = ERR_CONNECTION_DEGRADED;
 		break;
 	case CONN_EXPIRED:
 		reason = "expired";

@@ -92,7 +92,7 @@ const struct vfield links_list_query[] = {
 static int
 not_found(struct req *r, const char *id)
 {
-	return api_error(r, 404, "LINK_NOT_FOUND", NULL, "no link %s", id);
+	return api_error(r, 404, ERR_LINK_NOT_FOUND, NULL, "no link %s", id);
 }
 
 /* The key's link by id (any form) in the key's environment: 0 with *row,
@@ -177,13 +177,13 @@ links_get_one(struct req *r, struct json_object *out)
 		return not_found(r, id);
 	if (r->client_id != NULL) {
 		if (strcmp(PQgetvalue(res, 0, OW_CLIENT_ID), r->client_id) != 0)
-			return api_error(r, 403, "CLIENT_ID_MISMATCH", NULL,
+			return api_error(r, 403, ERR_CLIENT_ID_MISMATCH, NULL,
 			    "link %s belongs to another client", id);
 		if (strcmp(PQgetvalue(res, 0, OW_ENVIRONMENT), r->env) != 0)
 			return not_found(r, id);
 	} else if (r->user_id == NULL ||
 	    strcmp(PQgetvalue(res, 0, OW_USER_ID), r->user_id) != 0) {
-		return api_error(r, 403, "CLIENT_ID_MISMATCH", NULL,
+		return api_error(r, 403, ERR_CLIENT_ID_MISMATCH, NULL,
 		    "link %s belongs to another client", id);
 	}
 	(void)out;
@@ -245,10 +245,10 @@ links_refresh(struct req *r, struct json_object *out)
 	if ((rc = link_or_reply(r, id, &row)) != 0)
 		return rc;
 	if (strcmp(row.status, "REVOKED") == 0)
-		return api_error(r, 409, "LINK_REVOKED", "a revoked link needs a new link",
+		return api_error(r, 409, ERR_LINK_REVOKED, "a revoked link needs a new link",
 		    "link %s is revoked", row.id);
 	if (strcmp(row.status, "ACTIVE") != 0)
-		return api_error(r, 409, "LINK_DISCONNECTED",
+		return api_error(r, 409, ERR_LINK_DISCONNECTED,
 		    "repair it with a link token in update mode", "link %s is disconnected",
 		    row.id);
 	{
@@ -262,7 +262,7 @@ links_refresh(struct req *r, struct json_object *out)
 		const char *after = PQgetvalue(res, 0, RF_RETRY_AFTER);
 
 		req_header_add(r, "Retry-After", atoi(after) > 0 ? after : "1");
-		return api_error(r, 429, "RATE_LIMITED", "one refresh per link every 10 minutes",
+		return api_error(r, 429, ERR_RATE_LIMITED, "one refresh per link every 10 minutes",
 		    "link %s was refreshed less than 10 minutes ago", row.id);
 	}
 	if (jobq_add(r, "retrieval", r->client_id, r->env, row.id, NULL, 0) != 0)
@@ -284,7 +284,7 @@ links_access_token(struct req *r, struct json_object *out)
 	if ((rc = link_or_reply(r, id, &row)) != 0)
 		return rc;
 	if (strcmp(row.status, "REVOKED") == 0)
-		return api_error(r, 409, "LINK_REVOKED", "a revoked link needs a new link",
+		return api_error(r, 409, ERR_LINK_REVOKED, "a revoked link needs a new link",
 		    "link %s is revoked", row.id);
 	if ((tok = links_token_mint(r, r->client_id, r->env, row.id, LINKS_ACCESS_TOKEN_TTL,
 	    &expires_at)) == NULL)

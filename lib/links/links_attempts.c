@@ -100,7 +100,7 @@ links_attempts_or_reply(struct req *r, const char *client_id, long token_failure
 	int wait;
 
 	if (token_failures >= LINKS_TOKEN_FAILURES_MAX)
-		return api_error(r, 429, "TOO_MANY_ATTEMPTS", "start again with a new link token",
+		return api_error(r, 429, ERR_TOO_MANY_ATTEMPTS, "start again with a new link token",
 		    "this link token has had %d failed logins or wrong answers",
 		    LINKS_TOKEN_FAILURES_MAX);
 	if (username_count(r, client_id, biller_id, uhash, &count, &wait) != 0)
@@ -108,7 +108,7 @@ links_attempts_or_reply(struct req *r, const char *client_id, long token_failure
 	if (count < LINKS_USERNAME_FAILURES_MAX)
 		return 0;
 	req_header_add(r, "Retry-After", arena_printf(r->arena, "%d", wait > 0 ? wait : 1));
-	return api_error(r, 429, "TOO_MANY_ATTEMPTS", "try this account again later",
+	return api_error(r, 429, ERR_TOO_MANY_ATTEMPTS, "try this account again later",
 	    "this biller account has had %d failed logins or wrong answers in 24 hours",
 	    LINKS_USERNAME_FAILURES_MAX);
 }

@@ -37,7 +37,7 @@ const struct db_stmt_set links_auth_stmt_set = { "links_auth", stmts, LA__MAX };
 static int
 invalid(struct req *r)
 {
-	return api_error(r, 401, "INVALID_ACCESS_TOKEN",
+	return api_error(r, 401, ERR_INVALID_ACCESS_TOKEN,
 	    "mint a new one with POST /v1/links/{id}/access-token",
 	    "missing or invalid link access token");
 }
@@ -56,7 +56,7 @@ links_auth_token(struct req *r, const char *token)
 	if (PQntuples(res) != 1 || strcmp(PQgetvalue(res, 0, TK_REVOKED), "t") == 0)
 		return invalid(r);
 	if (strcmp(PQgetvalue(res, 0, TK_EXPIRED), "t") == 0)
-		return api_error(r, 401, "ACCESS_TOKEN_EXPIRED",
+		return api_error(r, 401, ERR_ACCESS_TOKEN_EXPIRED,
 		    "mint a new one with POST /v1/links/{id}/access-token",
 		    "the link access token has expired");
 	r->client_id = arena_strdup(r->arena, PQgetvalue(res, 0, TK_CLIENT_ID));
@@ -73,7 +73,7 @@ links_auth_link_or_reply(struct req *r, const char *id, const char **link_id)
 	PGresult *res;
 
 	if (p[0] == NULL)
-		return api_error(r, 404, "LINK_NOT_FOUND", NULL, "no link %s", id);
+		return api_error(r, 404, ERR_LINK_NOT_FOUND, NULL, "no link %s", id);
 	if ((res = db_query(r, &stmts[LA_OWNER], 1, p)) == NULL)
 		return api_db_error(r);
 	/* Another client's link answers as an unknown one (DOMAIN.md: the
@@ -81,7 +81,7 @@ links_auth_link_or_reply(struct req *r, const char *id, const char **link_id)
 	 * own link in another environment. */
 	if (PQntuples(res) != 1 || strcmp(PQgetvalue(res, 0, OW_CLIENT_ID), r->client_id) != 0 ||
 	    strcmp(PQgetvalue(res, 0, OW_ENVIRONMENT), r->env) != 0)
-		return api_error(r, 404, "LINK_NOT_FOUND", NULL, "no link %s", id);
+		return api_error(r, 404, ERR_LINK_NOT_FOUND, NULL, "no link %s", id);
 	*link_id = p[0];
 	return 0;
 }

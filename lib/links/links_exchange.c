@@ -47,7 +47,7 @@ const struct vfield links_exchange_fields[] = {
 static int
 invalid(struct req *r)
 {
-	return api_field_error(r, 400, "INVALID_PUBLIC_TOKEN", "public_token", "invalid",
+	return api_field_error(r, 400, ERR_INVALID_PUBLIC_TOKEN, "public_token", "invalid",
 	    "the public token is invalid, expired or already exchanged");
 }
 
@@ -85,7 +85,7 @@ links_exchange(struct req *r, struct json_object *out)
 	else if (seg != NULL && strncmp(seg, LX_PUBLIC_PREFIX, 8) != 0)
 		lt = seg;	/* the link token id: the public token must be its */
 	if (pub == NULL)
-		return api_field_error(r, 400, "VALIDATION_ERROR", "public_token", "required",
+		return api_field_error(r, 400, ERR_VALIDATION_ERROR, "public_token", "required",
 		    "send the public token in the body or the path");
 	if (!auth_token_wellformed(pub, LX_PUBLIC_PREFIX))
 		return invalid(r);
@@ -101,7 +101,7 @@ links_exchange(struct req *r, struct json_object *out)
 	if ((rc = other_env(r, link_id)) < 0)
 		return api_db_error(r);
 	if (rc == 1)	/* rolled back: the token stays unused */
-		return api_field_error(r, 400, "INVALID_PUBLIC_TOKEN", "public_token",
+		return api_field_error(r, 400, ERR_INVALID_PUBLIC_TOKEN, "public_token",
 		    "biller_not_in_environment", "the public token links a biller this"
 		    " environment does not link");
 	p[0] = r->client_id;

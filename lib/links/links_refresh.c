@@ -20,6 +20,7 @@
 #include "core/arena.h"
 #include "core/config.h"
 #include "core/db.h"
+#include "core/errcodes.h"
 #include "core/jobq.h"
 #include "core/json.h"
 #include "core/req.h"
@@ -122,7 +123,7 @@ links_retrieval_failed(struct req *r, const char *client_id, const char *link_id
 	if (PQntuples(res) != 1 || strcmp(PQgetvalue(res, 0, 0), "t") != 0)
 		return 0;
 	return links_disconnect(r, client_id, link_id, "credentials_rejected",
-	    "CONNECTION_DEGRADED") < 0 ? -1 : 0;
+	    ERR_CONNECTION_DEGRADED) < 0 ? -1 : 0;
 }
 
 int
@@ -163,7 +164,7 @@ db_fail:
 static int
 reason_ok(const char *family, const char *reason)
 {
-	static const char *const rejected[] = { "INVALID_CREDENTIALS", "CONNECTION_DEGRADED",
+	static const char *const rejected[] = { ERR_INVALID_CREDENTIALS, ERR_CONNECTION_DEGRADED,
 		NULL };
 	static const char *const reaped[] = { "expired", "credentials_rejected", "revoked",
 		NULL };

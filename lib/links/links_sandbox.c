@@ -71,10 +71,10 @@ fixture_biller_or_reply(struct req *r, const char *biller, const char *field,
 	if ((res = db_query(r, &stmts[S_BILLER], 1, p)) == NULL)
 		return api_db_error(r);
 	if (PQntuples(res) != 1)
-		return api_field_error(r, 400, "VALIDATION_ERROR", field, "unknown_biller",
+		return api_field_error(r, 400, ERR_VALIDATION_ERROR, field, "unknown_biller",
 		    "no biller has this id");
 	if (strcmp(PQgetvalue(res, 0, B_CONNECTOR), "sandbox") != 0)
-		return api_field_error(r, 400, "VALIDATION_ERROR", field, "not_sandbox", why);
+		return api_field_error(r, 400, ERR_VALIDATION_ERROR, field, "not_sandbox", why);
 	return 0;
 }
 
@@ -127,7 +127,7 @@ sandbox_link_or_reply(struct req *r, struct links_row *row)
 	if (rc < 0)
 		return api_db_error(r);
 	if (rc == 0 || strcmp(row->environment, r->env) != 0)
-		return api_error(r, 404, "LINK_NOT_FOUND", NULL, "no link %s", id);
+		return api_error(r, 404, ERR_LINK_NOT_FOUND, NULL, "no link %s", id);
 	return fixture_biller_or_reply(r, row->biller_id, "id", "reset-login and advance act on"
 	    " links to a sandbox biller; this link's biller is a portal");
 }
@@ -145,10 +145,10 @@ links_sandbox_reset_login(struct req *r, struct json_object *out)
 	if ((rc = sandbox_link_or_reply(r, &row)) != 0)
 		return rc;
 	if (strcmp(row.status, "REVOKED") == 0)
-		return api_error(r, 409, "LINK_REVOKED", "a revoked link needs a new link",
+		return api_error(r, 409, ERR_LINK_REVOKED, "a revoked link needs a new link",
 		    "link %s is revoked", row.id);
 	if (links_disconnect(r, r->client_id, row.id, "credentials_rejected",
-	    "INVALID_CREDENTIALS") < 0 ||
+	    ERR_INVALID_CREDENTIALS) < 0 ||
 	    (o = links_json_by_id(r, r->client_id, row.id)) == NULL)
 		return api_db_error(r);
 	json_merge(out, o);
@@ -167,8 +167,8 @@ links_sandbox_advance(struct req *r, struct json_object *out)
 	if ((rc = sandbox_link_or_reply(r, &row)) != 0)
 		return rc;
 	if (strcmp(row.status, "ACTIVE") != 0)
-		return api_error(r, 409, strcmp(row.status, "REVOKED") == 0 ? "LINK_REVOKED" :
-		    "LINK_DISCONNECTED", NULL, "link %s is not active", row.id);
+		return api_error(r, 409, strcmp(row.status, "REVOKED") == 0 ? ERR_LINK_REVOKED :
+		    ERR_LINK_DISCONNECTED, NULL, "link %s is not active", row.id);
 	if (jobq_add(r, "retrieval", r->client_id, r->env, row.id, NULL, 0) != 0)
 		return api_db_error(r);
 	json_set_str(out, "link_id", row.id);

@@ -258,7 +258,7 @@ session_or_reply(struct req *r, struct session *s, int expired_ok)
 	int rc;
 
 	if (h == NULL || strncmp(h, "Bearer ", 7) != 0)
-		return api_error(r, 401, "INVALID_SESSION",
+		return api_error(r, 401, ERR_INVALID_SESSION,
 		    "send Authorization: Bearer <session_token>", "missing session token");
 	tok = h + 7;
 	if (auth_token_wellformed(tok, LS_SESSION_PREFIX)) {
@@ -270,7 +270,7 @@ session_or_reply(struct req *r, struct session *s, int expired_ok)
 			if ((res = db_query(r, &stmts[LS_LT_LIVE], 1, &tok)) == NULL)
 				return api_db_error(r);
 			if (PQntuples(res) != 1)
-				return api_error(r, 401, "INVALID_SESSION", NULL,
+				return api_error(r, 401, ERR_INVALID_SESSION, NULL,
 				    "the link token is unknown or expired");
 			p[0] = PQgetvalue(res, 0, LT_LIVE_CLIENT);
 			if ((rc = links_attempts_or_reply(r, p[0],
@@ -284,14 +284,14 @@ session_or_reply(struct req *r, struct session *s, int expired_ok)
 			res = db_query(r, &stmts[LS_BY_LT], 1, &tok);
 		}
 	} else
-		return api_error(r, 401, "INVALID_SESSION", NULL, "invalid session token");
+		return api_error(r, 401, ERR_INVALID_SESSION, NULL, "invalid session token");
 	if (res == NULL)
 		return api_db_error(r);
 	if (PQntuples(res) != 1)
-		return api_error(r, 401, "INVALID_SESSION", NULL, "unknown session token");
+		return api_error(r, 401, ERR_INVALID_SESSION, NULL, "unknown session token");
 	session_fill(r, res, s);
 	if (!s->live && !expired_ok)
-		return api_error(r, 401, "SESSION_EXPIRED", "start again with a new ticket",
+		return api_error(r, 401, ERR_SESSION_EXPIRED, "start again with a new ticket",
 		    "the link session has expired");
 	if (s->live) {
 		p[0] = s->v[S_CLIENT];
@@ -343,13 +343,13 @@ links_session_create(struct req *r, struct json_object *out)
 	int rc;
 
 	if (!auth_token_wellformed(ticket, LS_TICKET_PREFIX))
-		return api_field_error(r, 400, "INVALID_TICKET", "ticket", "invalid",
+		return api_field_error(r, 400, ERR_INVALID_TICKET, "ticket", "invalid",
 		    "the ticket is unknown, used or expired");
 	p[0] = auth_key_hash(r->arena, ticket);
 	if ((res = db_query(r, &stmts[LS_TICKET_USE], 1, p)) == NULL)
 		return api_db_error(r);
 	if (PQntuples(res) != 1)
-		return api_field_error(r, 400, "INVALID_TICKET", "ticket", "invalid",
+		return api_field_error(r, 400, ERR_INVALID_TICKET, "ticket", "invalid",
 		    "the ticket is unknown, used or expired");
 	p[0] = arena_strdup(r->arena, PQgetvalue(res, 0, TU_CLIENT));
 	/* a spent token opens no session (the ticket stays unused: rolled back) */
@@ -421,14 +421,14 @@ state_error(struct req *r, const struct session *s, const char *what)
 
 	/* ended by its failed logins, or before a login (TOO_MANY_ATTEMPTS,
 	 * LINK_REVOKED) */
-	if (s->ended && why != NULL && strcmp(why, "INVALID_CREDENTIALS") != 0 &&
-	    strcmp(why, "MFA_FAILED") != 0)
-		return api_error(r, 409, "SESSION_ENDED", "start again with a new link token",
+	if (s->ended && why != NULL && strcmp(why, ERR_INVALID_CREDENTIALS) != 0 &&
+	    strcmp(why, ERR_MFA_FAILED) != 0)
+		return api_error(r, 409, ERR_SESSION_ENDED, "start again with a new link token",
 		    "the session ended (%s)", why);
 	if (s->ended)
-		return api_error(r, 409, "SESSION_ENDED", "start again with a new link token",
+		return api_error(r, 409, ERR_SESSION_ENDED, "start again with a new link token",
 		    "the session ended after %d failed logins", LINKS_FAILED_LOGINS_MAX);
-	return api_error(r, 409, "INVALID_SESSION_STATE", NULL,
+	return api_error(r, 409, ERR_INVALID_SESSION_STATE, NULL,
 	    "%s is not possible while the session is %s", what, s->v[S_STATUS]);
 }
 
@@ -448,10 +448,10 @@ links_session_connect(struct req *r, struct json_object *out)
 	if (s.ended)
 		return state_error(r, &s, "connect");
 	if (biller == NULL && (biller = s.v[S_PINNED]) == NULL)
-		return api_field_error(r, 400, "VALIDATION_ERROR", "biller_id", "required",
+		return api_field_error(r, 400, ERR_VALIDATION_ERROR, "biller_id", "required",
 		    "choose a biller");
 	if (s.v[S_PINNED] != NULL && strcmp(biller, s.v[S_PINNED]) != 0)
-		return api_field_error(r, 400, "VALIDATION_ERROR", "biller_id", "not_pinned",
+		return api_field_error(r, 400, ERR_VALIDATION_ERROR, "biller_id", "not_pinned",
 		    "this link token is for another biller");
 	/* the pinned biller too: the catalog may have changed since the token */
 	if ((rc = billers_linkable_or_reply(r, s.v[S_ENV], biller, "biller_id")) != 0)
@@ -547,7 +547,7 @@ links_session_current(struct req *r, struct json_object *out)
 	if (strcmp(status, "connected") == 0) {
 		if (!s.hosted && s.v[S_PUBLIC] != NULL && s.live) {
 			if ((pub = open_hex(r, s.v[S_ID], "public", s.v[S_PUBLIC])) == NULL)
-				return api_error(r, 500, "INTERNAL_ERROR", NULL,
+				return api_error(r, 500, ERR_INTERNAL_ERROR, NULL,
 				    "the session cannot be read");
 			json_set_str(out, "public_token", pub);
 		}
@@ -640,17 +640,17 @@ job_guard(struct req *r, const struct links_connect_job *j)
 
 	if ((rc = links_attempts_spent(r, j->client_id, j->link_token_id, j->biller_id,
 	    j->username_hash)) != 0)
-		return rc < 0 ? -1 : job_end(r, j, "TOO_MANY_ATTEMPTS");
+		return rc < 0 ? -1 : job_end(r, j, ERR_TOO_MANY_ATTEMPTS);
 	if (strcmp(j->mode, "update") != 0)
 		return 1;
 	/* revoked: its credentials are gone, nothing can be repaired */
 	if ((rc = links_credentials_open(r, j->client_id, j->update_link_id, &c)) <= 0)
-		return rc < 0 ? -1 : job_end(r, j, "LINK_REVOKED");
+		return rc < 0 ? -1 : job_end(r, j, ERR_LINK_REVOKED);
 	/* another biller login would put a second person's accounts under the
 	 * link (Plaid's INVALID_UPDATED_USERNAME) */
 	same = crypto_ct_streq(links_username_hash(r, c.username), j->username_hash);
 	links_credentials_wipe(&c);
-	return same ? 1 : links_connect_job_failed(r, j, "INVALID_UPDATED_USERNAME", 1);
+	return same ? 1 : links_connect_job_failed(r, j, ERR_INVALID_UPDATED_USERNAME, 1);
 }
 
 /* A counted failure, against the token and the username too: the one that
@@ -665,7 +665,7 @@ job_counted(struct req *r, const struct links_connect_job *j, const char *error_
 	    (rc = links_attempts_spent(r, j->client_id, j->link_token_id, j->biller_id,
 	    j->username_hash)) < 0)
 		return -1;
-	return rc == 1 ? job_end(r, j, "TOO_MANY_ATTEMPTS") : 0;
+	return rc == 1 ? job_end(r, j, ERR_TOO_MANY_ATTEMPTS) : 0;
 }
 
 int
@@ -750,10 +750,10 @@ links_connect_job_failed(struct req *r, const struct links_connect_job *j,
 	 * spec's pre-completion link.disconnected (no id; the link token and
 	 * its request to link), one per rejected login. A repair's rejection
 	 * leaves its link as it was (already disconnected): no event. */
-	if (strcmp(error_code, "INVALID_CREDENTIALS") != 0 || strcmp(j->mode, "create") != 0)
+	if (strcmp(error_code, ERR_INVALID_CREDENTIALS) != 0 || strcmp(j->mode, "create") != 0)
 		return 0;
 	return links_disconnected_emit(r, j->client_id, j->environment, "", j->client_user_id,
-	    j->biller_id, "credentials_rejected", "INVALID_CREDENTIALS", j->link_token_id,
+	    j->biller_id, "credentials_rejected", ERR_INVALID_CREDENTIALS, j->link_token_id,
 	    j->request_to_link_id);
 }
 

@@ -238,7 +238,7 @@ update_link_or_reply(struct req *r, const char **id, const char *user, const cha
 	PGresult *res;
 
 	if (canon == NULL)
-		return api_field_error(r, 404, "LINK_NOT_FOUND", "update.link_id", "not_found",
+		return api_field_error(r, 404, ERR_LINK_NOT_FOUND, "update.link_id", "not_found",
 		    "no such link");
 	if ((res = db_query(r, &stmts[LT_LINK], 1, &canon)) == NULL)
 		return api_db_error(r);
@@ -246,19 +246,19 @@ update_link_or_reply(struct req *r, const char **id, const char *user, const cha
 	 * would be were it not for the spec's 403 */
 	if (PQntuples(res) != 1 || (strcmp(PQgetvalue(res, 0, LINK_COL_CLIENT), r->client_id) == 0 &&
 	    strcmp(PQgetvalue(res, 0, LINK_COL_ENV), r->env) != 0))
-		return api_field_error(r, 404, "LINK_NOT_FOUND", "update.link_id", "not_found",
+		return api_field_error(r, 404, ERR_LINK_NOT_FOUND, "update.link_id", "not_found",
 		    "no such link");
 	if (strcmp(PQgetvalue(res, 0, LINK_COL_CLIENT), r->client_id) != 0)
-		return api_field_error(r, 403, "CLIENT_ID_MISMATCH", "update.link_id", "forbidden",
+		return api_field_error(r, 403, ERR_CLIENT_ID_MISMATCH, "update.link_id", "forbidden",
 		    "the link belongs to another client");
 	if (strcmp(PQgetvalue(res, 0, LINK_COL_USER), user) != 0)
-		return api_field_error(r, 403, "LINK_FORBIDDEN", "update.link_id", "forbidden",
+		return api_field_error(r, 403, ERR_LINK_FORBIDDEN, "update.link_id", "forbidden",
 		    "the link belongs to another end user");
 	if (strcmp(PQgetvalue(res, 0, LINK_COL_STATUS), "REVOKED") == 0)
-		return api_field_error(r, 400, "VALIDATION_ERROR", "update.link_id",
+		return api_field_error(r, 400, ERR_VALIDATION_ERROR, "update.link_id",
 		    "link_revoked", "a revoked link cannot be updated; create a new link");
 	if (*biller != NULL && strcmp(*biller, PQgetvalue(res, 0, LINK_COL_BILLER)) != 0)
-		return api_field_error(r, 400, "VALIDATION_ERROR", "biller_id", "not_the_link_biller",
+		return api_field_error(r, 400, ERR_VALIDATION_ERROR, "biller_id", "not_the_link_biller",
 		    "an update token is for the link's own biller");
 	*biller = arena_strdup(r->arena, PQgetvalue(res, 0, LINK_COL_BILLER));
 	*id = canon;
@@ -282,14 +282,14 @@ rtl_or_reply(struct req *r, const char *rtl, const char *user)
 	if ((res = db_query(r, &stmts[LT_RTL], 3, p)) == NULL)
 		return api_db_error(r);
 	if (PQntuples(res) != 1)
-		return api_field_error(r, 400, "VALIDATION_ERROR", "request_to_link_id",
+		return api_field_error(r, 400, ERR_VALIDATION_ERROR, "request_to_link_id",
 		    "unknown_request_to_link", "no such request to link");
 	if (strcmp(PQgetvalue(res, 0, 0), user) != 0)
-		return api_field_error(r, 400, "VALIDATION_ERROR", "request_to_link_id",
+		return api_field_error(r, 400, ERR_VALIDATION_ERROR, "request_to_link_id",
 		    "other_user", "the request to link is for another client_user_id");
 	status = PQgetvalue(res, 0, 1);
 	if (strcmp(status, "PENDING") != 0 && strcmp(status, "IN_PROGRESS") != 0)
-		return api_field_error(r, 400, "VALIDATION_ERROR", "request_to_link_id",
+		return api_field_error(r, 400, ERR_VALIDATION_ERROR, "request_to_link_id",
 		    "request_to_link_closed", arena_printf(r->arena, "the request to link is %s",
 		    status));
 	return 0;
@@ -333,7 +333,7 @@ links_token_create(struct req *r, struct json_object *out)
 		if ((res = db_query(r, &stmts[LT_REDIRECT_OK], 2, p)) == NULL)
 			return api_db_error(r);
 		if (PQntuples(res) != 1 || strcmp(PQgetvalue(res, 0, 0), "t") != 0)
-			return api_field_error(r, 400, "VALIDATION_ERROR",
+			return api_field_error(r, 400, ERR_VALIDATION_ERROR,
 			    json_get_str(b, "redirect_uri") != NULL ? "redirect_uri" :
 			    "hosted.redirect_uri", "unregistered_redirect_uri",
 			    "must equal one of the client's registered redirectUris");
@@ -416,13 +416,13 @@ links_ticket_create(struct req *r, struct json_object *out)
 
 	if (h == NULL || strncmp(h, "Bearer ", 7) != 0 ||
 	    !crypto_id_valid(lt = h + 7, "lt", 0))
-		return api_error(r, 401, "INVALID_LINK_TOKEN",
+		return api_error(r, 401, ERR_INVALID_LINK_TOKEN,
 		    "send Authorization: Bearer <link_token>", "missing or invalid link token");
 	if ((res = db_query(r, &stmts[LT_BEARER], 1, &lt)) == NULL)
 		return api_db_error(r);
 	if (PQntuples(res) != 1 || strcmp(PQgetvalue(res, 0, BEARER_COL_LIVE), "t") != 0 ||
 	    sandbox_host != (strcmp(PQgetvalue(res, 0, BEARER_COL_ENV), "sandbox") == 0))
-		return api_error(r, 401, "INVALID_LINK_TOKEN", "create a new link token",
+		return api_error(r, 401, ERR_INVALID_LINK_TOKEN, "create a new link token",
 		    "the link token is unknown, expired or already used");
 	r->client_id = arena_strdup(r->arena, PQgetvalue(res, 0, BEARER_COL_CLIENT));
 	r->env = arena_strdup(r->arena, PQgetvalue(res, 0, BEARER_COL_ENV));

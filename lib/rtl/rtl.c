@@ -385,7 +385,7 @@ moves(struct req *r, struct db_stmt *stmt, int n, const char *const *p, const ch
 static int
 not_found(struct req *r, const char *id)
 {
-	return api_error(r, 404, "REQUEST_TO_LINK_NOT_FOUND", "list them with GET"
+	return api_error(r, 404, ERR_REQUEST_TO_LINK_NOT_FOUND, "list them with GET"
 	    " /v1/request-to-links", "no request to link %s", id);
 }
 
@@ -417,10 +417,10 @@ biller_or_reply(struct req *r, const char *id, const char *field)
 	case 1:
 		if (strcmp(b.status, "UNSUPPORTED") != 0)
 			return 0;
-		return api_field_error(r, 400, "VALIDATION_ERROR", field, "biller_unsupported",
+		return api_field_error(r, 400, ERR_VALIDATION_ERROR, field, "biller_unsupported",
 		    "the biller is not supported; choose another");
 	case 0:
-		return api_field_error(r, 400, "VALIDATION_ERROR", field, "unknown_biller",
+		return api_field_error(r, 400, ERR_VALIDATION_ERROR, field, "unknown_biller",
 		    "no such biller");
 	default:
 		return api_db_error(r);
@@ -442,7 +442,7 @@ rtl_create(struct req *r, struct json_object *out)
 	json_object_object_get_ex(b, "onboarding", &onb);
 	o.biller_id = json_get_str(b, "biller_id");
 	if ((o.biller_id != NULL) == (onb != NULL))
-		return api_field_error(r, 400, "VALIDATION_ERROR", o.biller_id ? "onboarding" :
+		return api_field_error(r, 400, ERR_VALIDATION_ERROR, o.biller_id ? "onboarding" :
 		    "biller_id", o.biller_id ? "exclusive" : "required",
 		    "send exactly one of biller_id or onboarding");
 	if (o.biller_id != NULL && (rc = biller_or_reply(r, o.biller_id, "biller_id")) != 0)
@@ -563,11 +563,11 @@ rtl_status(struct req *r, struct json_object *out)
 		if ((res = db_query(r, &stmts[R_TOKEN_OWNED], 3, p)) == NULL)
 			return api_db_error(r);
 		if (PQntuples(res) != 1)
-			return api_field_error(r, 400, "VALIDATION_ERROR", "link_token_id",
+			return api_field_error(r, 400, ERR_VALIDATION_ERROR, "link_token_id",
 			    "unknown_link_token", "no such link token");
 		/* as POST /v1/link-tokens refuses the pairing the other way */
 		if (strcmp(PQgetvalue(res, 0, 0), w.v[C_USER]) != 0)
-			return api_field_error(r, 400, "VALIDATION_ERROR", "link_token_id",
+			return api_field_error(r, 400, ERR_VALIDATION_ERROR, "link_token_id",
 			    "other_user", "the link token is for another end user");
 	}
 	if ((rc = move_or_reply(r, &w, json_get_str(r->body, "status"), biller, lt, NULL)) != 0)
@@ -589,7 +589,7 @@ open_request_or_reply(struct req *r, struct rtl_row *w, const char *what)
 		return rc;
 	if (is_open(w->v[C_STATUS]))
 		return 0;
-	return api_error(r, 409, "RTL_STATE_CONFLICT", "only PENDING and IN_PROGRESS requests"
+	return api_error(r, 409, ERR_RTL_STATE_CONFLICT, "only PENDING and IN_PROGRESS requests"
 	    " can be cancelled or proceeded", "cannot %s a request to link that is %s", what,
 	    w->v[C_STATUS]);
 }
@@ -630,13 +630,13 @@ rtl_proceed(struct req *r, struct json_object *out)
 	if ((rc = open_request_or_reply(r, &w, "proceed with")) != 0)
 		return rc;
 	if (w.v[C_BILLER] == NULL)
-		return api_error(r, 409, "RTL_BILLER_PENDING", "set biller_id with PATCH"
+		return api_error(r, 409, ERR_RTL_BILLER_PENDING, "set biller_id with PATCH"
 		    " /v1/request-to-links/{id}/status, or wait for the biller discovery",
 		    "the request to link has no biller yet");
 	if ((rc = billers_get(r, w.v[C_BILLER], &b)) < 0)
 		return api_db_error(r);
 	if (rc == 0 || strcmp(b.status, "UNSUPPORTED") == 0)
-		return api_error(r, 409, "BILLER_UNSUPPORTED", "set another biller_id with PATCH"
+		return api_error(r, 409, ERR_BILLER_UNSUPPORTED, "set another biller_id with PATCH"
 		    " /v1/request-to-links/{id}/status", "the biller %s cannot be linked",
 		    w.v[C_BILLER]);
 	r->body = json_obj(r->arena);

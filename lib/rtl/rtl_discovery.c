@@ -224,9 +224,9 @@ rtl_onboard_or_reply(struct req *r, struct json_object *onb, struct rtl_onboardi
 
 	if (rtl_canon_url(r->arena, json_get_str(onb, "biller_url"), &c, &code, &why) !=
 	    RTL_CANON_OK || resolves_public(r, &c, &code, &why) != 0)
-		return api_field_error(r, 400, "VALIDATION_ERROR", FIELD, code, why);
+		return api_field_error(r, 400, ERR_VALIDATION_ERROR, FIELD, code, why);
 	if (c.domain == NULL)
-		return api_field_error(r, 400, "VALIDATION_ERROR", FIELD, "public_suffix",
+		return api_field_error(r, 400, ERR_VALIDATION_ERROR, FIELD, "public_suffix",
 		    "the URL's host is a public suffix, not a biller's domain");
 	p[0] = r->client_id;
 	p[1] = crypto_id_new(r->arena, "bdisc");
@@ -258,10 +258,10 @@ rtl_onboard_or_reply(struct req *r, struct json_object *onb, struct rtl_onboardi
 		return 0;
 	}
 	if (rejected)
-		return api_field_error(r, 400, "VALIDATION_ERROR", FIELD, "biller_unsupported",
+		return api_field_error(r, 400, ERR_VALIDATION_ERROR, FIELD, "biller_unsupported",
 		    "this biller was reviewed and is not supported");
 	if (n == 0 && unsupported != NULL)
-		return api_field_error(r, 400, "VALIDATION_ERROR", FIELD, "biller_unsupported",
+		return api_field_error(r, 400, ERR_VALIDATION_ERROR, FIELD, "biller_unsupported",
 		    "the catalog lists this biller as not supported");
 	return 0;	/* it waits for an operator */
 }
@@ -314,7 +314,7 @@ rtl_discoveries_get(struct req *r, struct json_object *out)
 			return 200;
 		}
 	}
-	return api_error(r, 404, "BILLER_DISCOVERY_NOT_FOUND", "list them with GET"
+	return api_error(r, 404, ERR_BILLER_DISCOVERY_NOT_FOUND, "list them with GET"
 	    " /v1/biller-discoveries", "no biller discovery %s", id);
 }
 

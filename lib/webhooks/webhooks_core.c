@@ -192,7 +192,7 @@ webhooks_json(struct req *r, const struct webhooks_row *w, int iam, const char *
 static int
 not_found(struct req *r, const char *id)
 {
-	return api_error(r, 404, "WEBHOOK_NOT_FOUND", NULL, "no webhook %s", id);
+	return api_error(r, 404, ERR_WEBHOOK_NOT_FOUND, NULL, "no webhook %s", id);
 }
 
 /* A statement's one row into *w: 0, or the 404 (none) or 503 written. */
@@ -219,7 +219,7 @@ webhooks_client_lock_or_reply(struct req *r, const char *client_id, const char *
 	else if ((res = db_query(r, &stmts[W_CLIENT_LOCK], 2, p)) == NULL)
 		return api_db_error(r);
 	if (res == NULL || PQntuples(res) != 1)
-		return api_error(r, 404, "CLIENT_NOT_FOUND", NULL, "no client %s", client_id);
+		return api_error(r, 404, ERR_CLIENT_NOT_FOUND, NULL, "no client %s", client_id);
 	return 0;
 }
 
@@ -278,7 +278,7 @@ webhooks_room_or_reply(struct req *r, const char *client_id, const char *environ
 	if ((res = db_query(r, &stmts[W_COUNT], 2, p)) == NULL)
 		return api_db_error(r);
 	if (atol(PQgetvalue(res, 0, ONE_VALUE)) >= WEBHOOKS_PER_ENVIRONMENT)
-		return api_error(r, 400, "WEBHOOK_LIMIT_REACHED", "delete an unused webhook first",
+		return api_error(r, 400, ERR_WEBHOOK_LIMIT_REACHED, "delete an unused webhook first",
 		    "a client may have at most %d webhooks per environment",
 		    WEBHOOKS_PER_ENVIRONMENT);
 	return 0;
@@ -407,7 +407,7 @@ webhooks_url_check(struct req *r, const char *field, const char *url, const char
 		code = "invalid_url";
 		break;
 	}
-	return api_field_error(r, 400, "VALIDATION_ERROR", field, code, why);
+	return api_field_error(r, 400, ERR_VALIDATION_ERROR, field, code, why);
 }
 
 int
@@ -573,13 +573,13 @@ test_begin_or_reply(struct req *r, int *slot)
 	if ((res = db_query(r, &stmts[W_TEST_DEV_LOCK], 1, pd)) == NULL)
 		return api_db_error(r);
 	if (PQgetvalue(res, 0, ONE_VALUE)[0] != 't')
-		return test_busy(r, "WEBHOOK_TEST_IN_PROGRESS",
+		return test_busy(r, ERR_WEBHOOK_TEST_IN_PROGRESS,
 		    "wait for your running webhook test to finish",
 		    "one webhook test at a time: another of yours is running");
 	if ((res = db_query(r, &stmts[W_TEST_SLOT_LOCK], 2, ps)) == NULL ||
 	    PQntuples(res) != 1) {
 		test_end(r, -1);
-		return res == NULL ? api_db_error(r) : test_busy(r, "WEBHOOK_TESTS_BUSY",
+		return res == NULL ? api_db_error(r) : test_busy(r, ERR_WEBHOOK_TESTS_BUSY,
 		    "try again in a few seconds",
 		    "too many webhook tests are running; try again shortly");
 	}
@@ -630,12 +630,12 @@ webhooks_test_deliver(struct req *r, struct json_object *out, const char *client
 	if ((rc = webhooks_get_or_reply(r, client_id, NULL, id, &w)) != 0)
 		return rc;
 	if (!events_types_match(w.events, event_type))
-		return api_field_error(r, 400, "EVENT_TYPE_NOT_SUBSCRIBED", "event_type",
+		return api_field_error(r, 400, ERR_EVENT_TYPE_NOT_SUBSCRIBED, "event_type",
 		    "not_subscribed", "the webhook is not subscribed to this event type");
 	if ((n = live_secrets(r, client_id, id, secrets)) == -1)
 		return api_db_error(r);
 	if (n <= 0)
-		return api_error(r, 500, "INTERNAL_ERROR", NULL, "internal error");
+		return api_error(r, 500, ERR_INTERNAL_ERROR, NULL, "internal error");
 
 	memset(&ev, 0, sizeof(ev));
 	ev.id = crypto_id_new(r->arena, "evt");

@@ -99,7 +99,7 @@ webhooks_endpoints_update(struct req *r, struct json_object *out)
 	enabled = json_object_object_get_ex(r->body, "enabled", NULL) ?
 	    json_get_bool(r->body, "enabled", 1) : -1;
 	if (url == NULL && events == NULL && enabled < 0)
-		return api_field_error(r, 400, "VALIDATION_ERROR", "", "required",
+		return api_field_error(r, 400, ERR_VALIDATION_ERROR, "", "required",
 		    "send any of url, events, enabled");
 	if (url != NULL && (rc = webhooks_url_check(r, "url", url, r->env)) != 0)
 		return rc;

@@ -51,7 +51,7 @@ owned_client_or_reply(struct req *r, const char **client_id)
 	if ((rc = iam_clients_owned(r, *client_id, r->user_id)) < 0)
 		return api_db_error(r);
 	if (rc == 0)
-		return api_error(r, 404, "CLIENT_NOT_FOUND", NULL, "no client %s", *client_id);
+		return api_error(r, 404, ERR_CLIENT_NOT_FOUND, NULL, "no client %s", *client_id);
 	return 0;
 }
 
@@ -108,7 +108,7 @@ webhooks_iam_primary_get(struct req *r, struct json_object *out)
 	if ((found = webhooks_primary(r, cid, env, &w)) < 0)
 		return api_db_error(r);
 	if (found == 0)
-		return api_error(r, 404, "WEBHOOK_NOT_FOUND", "register one with PUT",
+		return api_error(r, 404, ERR_WEBHOOK_NOT_FOUND, "register one with PUT",
 		    "no %s webhook for client %s", env, cid);
 	json_set_bool(out, "success", 1);
 	json_set(out, "webhook", json_object_get(webhooks_json(r, &w, 1, NULL)));
@@ -145,7 +145,7 @@ webhooks_iam_primary_put(struct req *r, struct json_object *out)
 		return api_db_error(r);
 	if (found) {
 		if (url == NULL && events == NULL && enabled < 0)
-			return api_field_error(r, 400, "VALIDATION_ERROR", "", "required",
+			return api_field_error(r, 400, ERR_VALIDATION_ERROR, "", "required",
 			    "send any of url, events, enabled");
 		if ((rc = webhooks_update_or_reply(r, cid, env, w.id, url, events, enabled,
 		    &w)) != 0)
