@@ -176,7 +176,7 @@ function yq(s) {
 function emit_yaml(    i) {
 	print "# Generated from lib/core/errcodes.txt by lib/core/errcodes.awk: do not edit."
 	print "# OpenAPI 3.1 components for the error answers; docs/openapi.yaml refers"
-	print "# to them as errors.yaml#/components/schemas/<name>."
+	print "# to them as openapi/errors.yaml#/components/schemas/<name>."
 	print "components:"
 	print "  schemas:"
 	print "    ErrorCode:"
