@@ -51,7 +51,7 @@ function where(list,    k, parts, i, s, http) {
 		s = "HTTP " http
 	for (i = 1; i <= k; i++) {
 		if (parts[i] == "200")
-			s = s (s == "" ? "" : "; ") "HTTP 200 with success false (account endpoints)"
+			s = s (s == "" ? "" : "; ") "HTTP 200: an account endpoint&#39;s answer {success, message, error_code}"
 		if (parts[i] == "session")
 			s = s (s == "" ? "" : "; ") "a link session&#39;s error_code"
 		if (parts[i] == "rejection")
