@@ -1392,6 +1392,7 @@ START_TEST(disc_refused)
 {
 	struct tenant t;
 	struct harness_resp *r;
+	const char *body;
 
 	tenant_new(&dev_a, &t);
 	r = onboard(&t, "Acme", refused_urls[_i].url);
@@ -1400,10 +1401,13 @@ START_TEST(disc_refused)
 	ck_assert_msg(strcmp(devacct_str(r, "errors.0.code"), refused_urls[_i].code) == 0,
 	    "%s: %s, want %s", refused_urls[_i].url, devacct_str(r, "errors.0.code"),
 	    refused_urls[_i].code);
-	/* the message names no address */
-	ck_assert_msg(strstr(r->body, "127.0.0.1") == NULL || strstr(refused_urls[_i].url,
-	    "127.0.0.1") != NULL, "%s", r->body);
-	ck_assert_msg(strstr(r->body, "10.1.2.3") == NULL, "%s", r->body);
+	/* the message names no address: the whole answer but docs_url (the
+	 * stack's own api host, 127.0.0.1) */
+	json_object_object_del(r->json, "docs_url");
+	body = json_object_to_json_string(r->json);
+	ck_assert_msg(strstr(body, "127.0.0.1") == NULL || strstr(refused_urls[_i].url,
+	    "127.0.0.1") != NULL, "%s", body);
+	ck_assert_msg(strstr(body, "10.1.2.3") == NULL, "%s", body);
 	harness_resp_free(r);
 	ck_assert_int_eq(devacct_sql_int("SELECT count(*) FROM request_to_links"
 	    " WHERE client_id = $1", t.client, NULL), 0);

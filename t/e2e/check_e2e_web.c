@@ -247,6 +247,7 @@ START_TEST(page_files_clean)
 
 	scan_file("connect.html");
 	scan_file("index.html");
+	scan_file("docs/errors.html");	/* the error page, served on the api hosts */
 	for (int i = 0; i < N(dirs); i++) {
 		d = opendir(harness_fmt("%s/web/%s", src ? src : ".", dirs[i]));
 		ck_assert_ptr_nonnull(d);
