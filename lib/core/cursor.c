@@ -253,12 +253,14 @@ page_rows(struct req *r, struct cursor_page *pg, PGresult *res)
 {
 	const struct cursor_list *l = pg->list;
 	size_t npos = l->flags & CURSOR_KEYSET ? 2 : l->npos;
-	int idcol = l->cols[npos - 1], rows = PQntuples(res), n = 0, last = -1;
+	int idcol = npos > 0 ? l->cols[npos - 1] : -1, rows = PQntuples(res), n = 0, last = -1;
 	struct json_object *o;
 
 	pg->items = json_arr(r->arena);
+	pg->more = 0;
+	pg->next = NULL;
 	for (int i = 0; i < rows; i++) {
-		if (PQgetisnull(res, i, idcol))
+		if (idcol >= 0 && PQgetisnull(res, i, idcol))
 			continue;		/* an empty page's row */
 		if (n++ == pg->limit) {
 			pg->more = 1;
@@ -271,7 +273,7 @@ page_rows(struct req *r, struct cursor_page *pg, PGresult *res)
 		json_object_array_add(pg->items, json_object_get(o));
 		last = i;
 	}
-	if (pg->more) {
+	if (pg->more && last >= 0 && npos > 0) {
 		const char *pos[CURSOR_MAX_FIELDS];
 
 		for (size_t k = 0; k < npos; k++)
@@ -292,7 +294,8 @@ cursor_page_reply(struct req *r, struct json_object *out, struct cursor_page *pg
 
 	if (res != NULL && page_rows(r, pg, res) != 0)
 		return api_db_error(r);
-	items = pg->items != NULL ? pg->items : json_arr(r->arena);
+	if ((items = pg->items) == NULL)
+		items = l->shape == CURSOR_DELTA ? json_obj(r->arena) : json_arr(r->arena);
 	switch (l->shape) {
 	case CURSOR_OBJECT_LIST:
 		json_set_str(out, "object", "list");
