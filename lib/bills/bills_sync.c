@@ -104,7 +104,7 @@ cycle_or_reply(struct req *r, const struct cursor_page *pg, long long last, stru
 	const char *const *f = pg->pos;
 
 	memset(c, 0, sizeof(*c));
-	if (pg->npos == 0)
+	if (json_get_str(r->query, "cursor") == NULL)
 		return 0;
 	if (pg->npos == 1 && seq_parse(f[0], &c->start) == 0 && c->start <= last) {
 		c->pos = c->start;
