@@ -7,8 +7,6 @@
 struct json_object;
 struct req;
 
-#define RTL_LIMIT_DEFAULT	50
-#define RTL_LIMIT_MAX		200
 #define RTL_OPEN_SQL		"('PENDING', 'IN_PROGRESS')"
 
 /* An onboarding {biller_name, biller_url} as a request keeps it. */
@@ -40,12 +38,5 @@ int	 rtl_resolve_waiting(struct req *, const char *client_id, const char *discov
  * database failure. */
 struct json_object *rtl_waiting_ids(struct req *, const char *client_id,
 	    const char *discovery_id);
-
-/* A list's page answer {items, total, limit, next_cursor, has_more} from
- * rows already made into items (arena): next_cursor from the last item's
- * (at, id) when there is more. */
-void	 rtl_page(struct req *, struct json_object *out, const char *scope,
-	    struct json_object *items, long long total, long long limit, int more,
-	    const char *at, const char *id);
 
 #endif

@@ -649,11 +649,16 @@ START_TEST(list_pages_without_gaps)
 	ck_assert_int_eq(pages, 1);
 	ids_free(ids, n);
 
-	/* the default page is 25 */
+	/* the default page is 100 (core/cursor.h): 71 more events, older than
+	 * the rest, make 101 */
+	free(devacct_sql_value("WITH i AS (INSERT INTO events (client_id, id, environment,"
+	    " type, data, created_at) SELECT $1, 'evt_' || gen_random_uuid(), 'sandbox',"
+	    " 'bill.created', '{}', date_trunc('day', now()) - interval '2 days'"
+	    " FROM generate_series(1, 71) RETURNING 1) SELECT count(*) FROM i", t.client, NULL));
 	{
 		struct harness_resp *r = get_ok(t.key, "/v1/activity", 200);
 
-		ck_assert_int_eq(json_object_array_length(devacct_json(r, "data")), 25);
+		ck_assert_int_eq(json_object_array_length(devacct_json(r, "data")), 100);
 		ck_assert(json_object_get_boolean(devacct_json(r, "has_more")));
 		harness_resp_free(r);
 	}
@@ -798,7 +803,7 @@ static const struct {
 	{ "page=2", "page", "unknown_field" },
 	{ "page_size=10", "page_size", "unknown_field" },
 	{ "limit=0", "limit", NULL },
-	{ "limit=101", "limit", NULL },
+	{ "limit=501", "limit", NULL },
 	{ "limit=-1", "limit", NULL },
 	{ "limit=ten", "limit", NULL },
 	{ "limit=", "limit", NULL },
