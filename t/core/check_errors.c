@@ -448,9 +448,9 @@ START_TEST(test_catalogue_row)
 	ck_assert(rows[_i].status == 0 || (rows[_i].status >= 200 && rows[_i].status <= 599));
 	ck_assert_uint_gt(strlen(rows[_i].meaning), 0);
 	ck_assert_uint_gt(strlen(rows[_i].fix), 0);
-	ck_assert_ptr_eq(errors_fix(c), rows[_i].fix);
+	ck_assert_pstr_eq(errors_fix(c), rows[_i].fix);
 	/* a copy of the name finds it too (no pointer equality) */
-	ck_assert_ptr_eq(errors_fix(arena_strdup(&a, c)), rows[_i].fix);
+	ck_assert_pstr_eq(errors_fix(arena_strdup(&a, c)), rows[_i].fix);
 }
 END_TEST
 
