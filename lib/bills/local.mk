@@ -14,6 +14,8 @@ lib_libbds_a_SOURCES += \
 # the bill status lifecycle
 lib_libbds_a_SOURCES += \
 	%reldir%/bills_status.h \
-	%reldir%/bills_status.c
+	%reldir%/bills_status.c \
+	%reldir%/bills_status_api.c \
+	%reldir%/bills_status_store.c
 # the module's descriptor (core/module.h)
 lib_libbds_a_SOURCES += %reldir%/bills_module.c
