@@ -5,8 +5,7 @@ lib_libbds_a_SOURCES += \
 	%reldir%/bills_sync.h %reldir%/bills_sync.c \
 	%reldir%/bills_statement.h \
 	%reldir%/bills_statement.c \
-	%reldir%/bills_docs.c \
-	%reldir%/bills_pdf.c
+	%reldir%/bills_docs.c
 # the bill read API (GET /v1/bills, the payments lists)
 lib_libbds_a_SOURCES += \
 	%reldir%/bills_api.h \
