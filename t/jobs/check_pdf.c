@@ -206,7 +206,7 @@ END_TEST
 static Suite *
 pdf_suite(void)
 {
-	Suite *s = suite_create("bills_pdf");
+	Suite *s = suite_create("sandbox_pdf");
 	TCase *tc = tcase_create("render");
 
 	tcase_add_checked_fixture(tc, setup, teardown);
