@@ -1,8 +1,8 @@
 /*
  * The bill status lifecycle's entry points (bills_status.h): POST
  * /v1/bills/{id}/mark-paid and the operator's revert (`bdsctl bills
- * revert`, which prints). Each is a bills_status_move (bills.h) after its
- * own checks.
+ * revert` prints what it answers). Each is a bills_status_move (bills.h)
+ * after its own checks.
  */
 #include <stdlib.h>
 #include <string.h>
