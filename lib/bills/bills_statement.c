@@ -67,16 +67,6 @@ bills_statement_attach(struct req *r, const char *client_id, const char *link_id
 	return db_exec(r->db, r->arena, &stmts[BS_ATTACH], 4, p) == NULL ? -1 : 0;
 }
 
-const char *
-bills_statement_render(struct req *r, const char *biller_name, const struct bills_statement *st)
-{
-	unsigned char *pdf;
-	size_t len;
-
-	pdf = bills_pdf_render(r->arena, biller_name, st, &len);
-	return bills_docs_put(r->arena, r->cfg, pdf, len);
-}
-
 /* The host a request came to, as signed: "live" or "sandbox". */
 static const char *
 host_of(const struct req *r)

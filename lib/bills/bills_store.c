@@ -20,7 +20,6 @@
 #include "core/req.h"
 #include "events/events.h"
 #include "bills/bills.h"
-#include "bills/bills_status.h"
 
 enum bills_stmt {
 	BILLS_LOCK,

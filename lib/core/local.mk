@@ -34,6 +34,8 @@ lib_libbds_a_SOURCES += \
 	%reldir%/log.h \
 	%reldir%/migrate.c \
 	%reldir%/migrate.h \
+	%reldir%/money.c \
+	%reldir%/money.h \
 	%reldir%/queue.c \
 	%reldir%/queue.h \
 	%reldir%/queue_cli.c \

@@ -493,6 +493,8 @@ static const struct {
 	const char *body, *field;
 } bad_marks[] = {
 	{ "{\"amount\":{\"value\":\"1.00\",\"currency\":\"EUR\"}}", "amount.currency" },
+	/* three capitals, but no ISO 4217 code (core/money's table) */
+	{ "{\"amount\":{\"value\":\"1.00\",\"currency\":\"ZZZ\"}}", "amount.currency" },
 	{ "{\"amount\":{\"value\":\"0\",\"currency\":\"USD\"}}", "amount.value" },
 	{ "{\"amount\":{\"value\":\"1.234\",\"currency\":\"USD\"}}", "amount.value" },
 	{ "{\"amount\":{\"value\":\"-1\",\"currency\":\"USD\"}}", "amount.value" },
