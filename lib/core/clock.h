@@ -38,6 +38,12 @@ mono_ms(void)
  */
 #define TIME_ISO_SIZE 25
 char	*time_iso(char out[TIME_ISO_SIZE], int64_t ms);
+/*
+ * An RFC 3339 instant ("2026-11-27T18:30:00Z", "...:00.123456Z",
+ * "...:00+02:00") as epoch milliseconds in *ms (a finer fraction rounded
+ * down, as bds_iso does): 0, or -1 when s is not one.
+ */
+int	 time_parse(const char *s, int64_t *ms);
 /* The wall clock (UTC) in epoch milliseconds. */
 int64_t	 time_now_ms(void);
 

@@ -578,6 +578,17 @@ START_TEST(one_spelling)
 	ck_assert_ptr_nonnull(strstr(r->body, harness_fmt("\"data\":{\"object\":{\"id\":\"%s\","
 	    "\"object\":\"", devacct_str(r, "data.object.id"))));
 	harness_resp_free(r);
+	/* a bill reported PAID: its bill.updated "paid" writes paid_at as the
+	 * entity does (the connector's "...T12:00:00Z" to the millisecond) */
+	ck_assert_int_gt(devacct_sql_int("SELECT count(*) FROM events WHERE client_id = $1"
+	    " AND type = 'bill.updated' AND data->'object'->>'change' = 'paid'"
+	    " AND data->'object'->>'paid_at' LIKE '____-__-__T__:__:__.___Z'", ta.client, NULL), 0);
+	ck_assert_int_eq(devacct_sql_int("SELECT count(*) FROM events e JOIN bills b"
+	    " ON b.client_id = e.client_id AND b.id = e.data->'object'->>'id'"
+	    " WHERE e.client_id = $1 AND e.type = 'bill.updated'"
+	    " AND e.data->'object'->>'change' = 'paid'"
+	    " AND e.data->'object'->>'paid_at' IS DISTINCT FROM b.entity::json->>'paid_at'",
+	    ta.client, NULL), 0);
 	free(ev);
 	free(pay);
 	free(biller);
