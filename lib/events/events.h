@@ -86,7 +86,8 @@ int64_t	 events_created(const struct events_wire *);
  * one object: id = event_id, object "event", type = event_type,
  * api_version, created (epoch seconds) and timestamp (time_iso: to the
  * millisecond), client_id, mode,
- * producer_service, correlation_id, request {id, idempotency_key}, data.
+ * producer_service, correlation_id, request {id, idempotency_key}, data
+ * (its object's members put in entity order in place: id, object first).
  * Owned by the arena.
  */
 struct json_object *events_envelope(struct arena *, const struct events_wire *);
