@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "core/arena.h"
+#include "core/clock.h"
 #include "core/config.h"
 #include "core/crypto.h"
 #include "core/db.h"
@@ -104,9 +105,7 @@ bills_statement_get(struct req *r, struct json_object *out)
 	const char *id = req_cap(r, "id"), *p[4] = { r->client_id, id, r->env, r->link_id };
 	const char *host = host_of(r), *base, *sig;
 	long long expires = (long long)time(NULL) + BILLS_STATEMENT_URL_TTL;
-	time_t t = (time_t)expires;
-	char iso[32];
-	struct tm tm;
+	char iso[TIME_ISO_SIZE];
 	PGresult *res;
 
 	if (!crypto_id_valid(id, "bill", 0))
@@ -120,11 +119,9 @@ bills_statement_get(struct req *r, struct json_object *out)
 		    "bill %s has no statement document", id);
 	base = strcmp(host, "sandbox") == 0 ? r->cfg->sandbox_url : r->cfg->api_url;
 	sig = url_sig(r, id, r->client_id, host, expires);
-	gmtime_r(&t, &tm);
-	strftime(iso, sizeof(iso), "%Y-%m-%dT%H:%M:%S.000Z", &tm);
 	json_set_str(out, "url", arena_printf(r->arena, "%s/v1/statements/%s?expires=%lld&sig=%s",
 	    base, id, expires, sig));
-	json_set_str(out, "expires_at", iso);
+	json_set_str(out, "expires_at", time_iso(iso, (int64_t)expires * 1000));
 	return 200;
 }
 

@@ -2,6 +2,7 @@
 lib_libbds_a_SOURCES += \
 	%reldir%/arena.c \
 	%reldir%/arena.h \
+	%reldir%/clock.c \
 	%reldir%/clock.h \
 	%reldir%/auth.c \
 	%reldir%/auth.h \

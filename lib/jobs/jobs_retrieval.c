@@ -273,12 +273,9 @@ fetch(struct run *u, const struct connector_account *accts)
 {
 	struct arena *a = u->r->arena;
 	enum connector_status st;
-	char now[32];
-	time_t tt = time(NULL);
-	struct tm tm;
+	char now[TIME_ISO_SIZE];
 
-	gmtime_r(&tt, &tm);
-	strftime(now, sizeof(now), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	time_iso(now, time_now_ms());
 	for (size_t k = 0; k < u->nacct; k++) {
 		struct racct *ra = &u->acct[k];
 
