@@ -46,7 +46,7 @@ enum summary_col { SUM_N, SUM_OK, SUM_BAD, SUM_PEND, SUM_ATTEMPTS, SUM_STATE, SU
 #define LIST_COLS "id, type, created, pos, " SUMMARY_COLS_Q
 #define SUMMARY_COLS_Q "n, ok, bad, pend, attempts, state"
 enum list_col { L_ID, L_TYPE, L_CREATED, L_POS, L_SUMMARY, L__MAX = L_SUMMARY + SUM__MAX };
-#define EVENT_COLS "e.id, e.type, floor(extract(epoch FROM e.created_at))::bigint," \
+#define EVENT_COLS "e.id, e.type, floor(extract(epoch FROM e.created_at) * 1000)::bigint," \
 	" e.environment, e.api_version, e.producer_service, e.correlation_id," \
 	" e.request_id, e.idempotency_key, e.data::text, " SUMMARY_COLS
 enum event_col {
@@ -359,7 +359,7 @@ activity_get(struct req *r, struct json_object *out)
 	memset(&ev, 0, sizeof(ev));
 	ev.id = col_str(r, res, 0, E_ID);
 	ev.type = col_str(r, res, 0, E_TYPE);
-	ev.created = col_int(res, 0, E_CREATED);
+	ev.created_ms = col_int(res, 0, E_CREATED);
 	ev.client_id = r->client_id;
 	ev.mode = col_str(r, res, 0, E_ENVIRONMENT);
 	/* events recorded before sql/007_deliveries.sql carry no api_version */
