@@ -49,7 +49,7 @@ static const struct db_stmt_set *const mail_sets[] = {
 };
 static const struct db_stmt_set *const iam_sets[] = {
 	&iam_common_stmt_set, &iam_auth_stmt_set, &iam_account_stmt_set,
-	&iam_clients_stmt_set, &iam_secrets_stmt_set, &iam_ops_stmt_set, NULL
+	&iam_clients_stmt_set, &iam_secrets_stmt_set, &iam_ops_stmt_set, &iam_throttle_stmt_set, NULL
 };
 static const struct db_stmt_set *const webhooks_sets[] = {
 	&webhooks_stmt_set, &webhooks_deliver_stmt_set, NULL

@@ -8,4 +8,5 @@ lib_libbds_a_SOURCES += \
 	%reldir%/iam_common.c \
 	%reldir%/iam_ops.c \
 	%reldir%/iam_ops.h \
-	%reldir%/iam_secrets.c
+	%reldir%/iam_secrets.c \
+	%reldir%/iam_throttle.c
