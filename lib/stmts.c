@@ -83,7 +83,7 @@ static const struct db_stmt_set *const bills_read_sets[] = {
 
 /* requests to link and biller discovery (lib/rtl) */
 static const struct db_stmt_set *const rtl_sets[] = {
-	&rtl_stmt_set, &rtl_discovery_stmt_set, NULL
+	&rtl_stmt_set, &rtl_discovery_stmt_set, &rtl_onboard_stmt_set, NULL
 };
 /* the connect page's frame policy and session extras (links_page) */
 static const struct db_stmt_set *const links_page_sets[] = {

@@ -4,5 +4,6 @@ lib_libbds_a_SOURCES += \
 	%reldir%/rtl_int.h \
 	%reldir%/rtl.c \
 	%reldir%/rtl_discovery.c \
+	%reldir%/rtl_onboard.c \
 	%reldir%/rtl_canon.h \
 	%reldir%/rtl_canon.c

@@ -99,5 +99,6 @@ int	 rtl_discovery_reject(const struct config *, struct db *, struct arena *,
 
 extern const struct db_stmt_set rtl_stmt_set;
 extern const struct db_stmt_set rtl_discovery_stmt_set;
+extern const struct db_stmt_set rtl_onboard_stmt_set;
 
 #endif

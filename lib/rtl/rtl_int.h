@@ -1,8 +1,9 @@
 #ifndef BDS_RTL_INT_H
 #define BDS_RTL_INT_H
 /*
- * Inside lib/rtl: what the requests (rtl.c) and the discovery records
- * (rtl_discovery.c) ask of each other. Not for other modules.
+ * Inside lib/rtl: what its files ask of each other, one way: the discovery
+ * records' routes and operator (rtl_discovery.c) call the requests (rtl.c),
+ * which call the onboarding (rtl_onboard.c). Not for other modules.
  */
 struct json_object;
 struct req;
