@@ -216,15 +216,6 @@ idem_finish(struct req *r, const char *owner, const char *key, int status,
 	return db_query(r, &stmts[I_FINISH], 8, p) != NULL ? 0 : -1;
 }
 
-int
-idem_required_or_reply(struct req *r)
-{
-	if (r->http.idempotency_key != NULL)
-		return 0;
-	return api_field_error(r, 400, "VALIDATION_ERROR", "Idempotency-Key", "required",
-	    "the Idempotency-Key header must be 1 to 255 printable ASCII characters");
-}
-
 long long
 idem_sweep(struct db *d, struct arena *a)
 {

@@ -44,14 +44,6 @@ int	 idem_finish(struct req *, const char *owner, const char *key, int status,
 	    struct json_object *body);
 
 /*
- * For routes whose key is required (ROUTE_ONCE claims one only when sent):
- * 0 when the request carries an Idempotency-Key, else the 400 written
- * (VALIDATION_ERROR naming the header). A handler calls it after its own
- * lookups, so another tenant's id is still a 404 first.
- */
-int	 idem_required_or_reply(struct req *);
-
-/*
  * Drop owner's replay records whose stored answer names link_id
  * ({"link_id": ...}, a sandbox account link), so the same key then makes a
  * new link. Inside the caller's transaction; 0 ok, -1 database failure.

@@ -44,6 +44,12 @@ struct vfield;
 #define ROUTE_CORS	0x100u	/* browsers of allowed origins may call it: OPTIONS
 				 * preflight answered, Access-Control-Allow-Origin
 				 * echoed when routes_cors_allow() says so */
+#define ROUTE_IDEM_REQUIRED 0x200u /* with ROUTE_IDEM or ROUTE_ONCE: the
+				 * Idempotency-Key header must be sent (400
+				 * VALIDATION_ERROR naming it, after the declared
+				 * input is checked and before the handler runs) */
+#define ROUTE_USER_HEADER 0x400u /* the X-Client-User-Id header must be sent
+				 * (400 VALIDATION_ERROR naming it, likewise) */
 
 typedef int (*route_handler)(struct req *, struct json_object *out);
 
@@ -72,6 +78,9 @@ int	 router_match(const struct route *table, size_t n, enum http_method,
 	    const char *path, struct arena *, struct route_match *m);
 /* The capture named name (without braces), or NULL. */
 const char *router_cap(const struct route_match *, const char *name);
+/* The header rt requires (ROUTE_IDEM_REQUIRED, ROUTE_USER_HEADER) that h
+ * lacks, named as a client sends it; NULL when none is missing. */
+const char *router_header_missing(const struct route *rt, const struct http_req *h);
 
 /* The application's table (lib/routes.c). */
 extern const struct route routes[];
