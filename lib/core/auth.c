@@ -385,6 +385,7 @@ key_confirm(struct req *r, int after_query)
 	v = db_channel_version(r->db, KEY_CHANNEL);
 	if (fresh && v != 0 && v == r->key_version) {
 		r->key_unconfirmed = NULL;
+		r->after_query = NULL;
 		return 0;
 	}
 	if (db_exec(r->db, r->arena, &stmts[AUTH_KEY_LIVE], 1, p) != NULL)
@@ -395,17 +396,16 @@ key_confirm(struct req *r, int after_query)
 	} else
 		return -1;
 	r->key_unconfirmed = NULL;
+	r->after_query = NULL;
 	return 0;
 }
 
-PGresult *
-auth_query(struct req *r, struct db_stmt *s, int nparams, const char *const *params)
+/* r->after_query of a cached key: the query just made was the round trip;
+ * -1 drops its result (database failure, or the key revoked). */
+static int
+key_after_query(struct req *r)
 {
-	PGresult *res = db_exec(r->db, r->arena, s, nparams, params);
-
-	if (res == NULL || key_confirm(r, 1) != 0 || r->key_revoked)
-		return NULL;
-	return res;
+	return key_confirm(r, 1) != 0 || r->key_revoked ? -1 : 0;
 }
 
 int
@@ -457,6 +457,7 @@ auth_key(struct req *r)
 		r->owner_id = arena_strdup(r->arena, e->owner_id);
 		r->key_unconfirmed = r->secret_id;
 		r->key_version = e->version;
+		r->after_query = key_after_query;
 		return auth_host_or_reply(r, "key");
 	}
 	version = db_channel_version(r->db, KEY_CHANNEL);
