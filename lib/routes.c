@@ -143,8 +143,14 @@ const struct route routes[] = {
 const size_t routes_count = sizeof(routes) / sizeof(routes[0]);
 /* CORS of the ROUTE_CORS routes: the connect flow's origins */
 int (*const routes_cors_allow)(struct req *, const char *) = links_connect_cors_allow;
-/* AUTH_LINK: the link access token (bds_lat_) */
-int (*const routes_link_auth)(struct req *, const char *) = links_auth_token;
+/* The bearer tokens of the token kinds: prefix, auth kind, the resolver
+ * of the module that issues them (core/auth walks it) */
+const struct route_token routes_tokens[] = {
+	/* prefix      kind           resolver */
+	{ "bds_lat_",  AUTH_LINK,     links_auth_token },	/* link access tokens */
+	{ "bds_pay_",  AUTH_PAYTOKEN, NULL },	/* pay tokens: no pay module yet (401) */
+};
+const size_t routes_tokens_count = sizeof(routes_tokens) / sizeof(routes_tokens[0]);
 /* the connect flow moves requests to link (links may not
  * include rtl: named here) */
 int (*const links_rtl_session_started)(struct req *, const char *, const char *) =

@@ -475,17 +475,34 @@ auth_key(struct req *r)
 	return auth_host_or_reply(r, "key");
 }
 
+/* The row of routes_tokens whose prefix cred starts with, among the
+ * kinds the route takes; NULL when none. */
+static const struct route_token *
+token_kind(unsigned kinds, const char *cred)
+{
+	for (size_t i = 0; i < routes_tokens_count; i++) {
+		const struct route_token *t = &routes_tokens[i];
+
+		if ((kinds & t->kind) && strncmp(cred, t->prefix, strlen(t->prefix)) == 0)
+			return t;
+	}
+	return NULL;
+}
+
 int
 auth_resolve(struct req *r)
 {
 	unsigned kinds = r->match.route->auth;
 
-	/* A link access token is recognisable by its prefix. */
-	if (kinds & AUTH_LINK) {
+	/* A token of a token kind is recognisable by its prefix. */
+	if (kinds & ~(AUTH_JWT | AUTH_KEY)) {
 		const char *basic, *cred = key_credential(r, &basic);
+		const struct route_token *t;
 
-		if (basic == NULL && cred != NULL && strncmp(cred, "bds_lat_", 8) == 0)
-			return routes_link_auth(r, cred);
+		if (basic == NULL && cred != NULL && (t = token_kind(kinds, cred)) != NULL)
+			return t->resolve != NULL ? t->resolve(r, cred) :
+			    api_error(r, 401, "UNAUTHORIZED", NULL,
+			    "this kind of token is not accepted yet");
 	}
 	/* A route taking both: a key is recognisable by its format. */
 	if (kinds & AUTH_KEY) {
@@ -497,6 +514,5 @@ auth_resolve(struct req *r)
 	}
 	if (kinds & AUTH_JWT)
 		return auth_jwt(r);
-	/* Link and pay tokens arrive with their modules. */
 	return api_error(r, 401, "UNAUTHORIZED", NULL, "missing or invalid credentials");
 }

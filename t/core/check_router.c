@@ -391,6 +391,46 @@ START_TEST(test_routes_idem_required)
 }
 END_TEST
 
+/*
+ * The token table: one row per token kind (one AUTH_ bit, neither JWT nor
+ * KEY), prefixes that cannot shadow each other, and every kind a route
+ * takes has a row with a resolver (a row without one answers 401 and no
+ * route may take its kind yet).
+ */
+START_TEST(test_routes_tokens)
+{
+	unsigned used = 0;
+
+	for (size_t i = 0; i < routes_count; i++)
+		used |= routes[i].auth;
+	ck_assert_uint_gt(routes_tokens_count, 0);
+	for (size_t i = 0; i < routes_tokens_count; i++) {
+		const struct route_token *t = &routes_tokens[i];
+
+		ck_assert_msg(t->kind != 0 && (t->kind & (t->kind - 1)) == 0 &&
+		    !(t->kind & (AUTH_JWT | AUTH_KEY)), "token row %zu: kind %#x", i, t->kind);
+		ck_assert_msg(strncmp(t->prefix, "bds_", 4) == 0 &&
+		    t->prefix[strlen(t->prefix) - 1] == '_', "token row %zu: prefix %s", i,
+		    t->prefix);
+		ck_assert_msg(t->resolve != NULL || !(used & t->kind),
+		    "token row %zu (%s): a route takes it but nothing resolves it", i, t->prefix);
+		for (size_t j = 0; j < routes_tokens_count; j++)
+			ck_assert_msg(i == j || (t->kind != routes_tokens[j].kind &&
+			    strncmp(t->prefix, routes_tokens[j].prefix, strlen(t->prefix)) != 0),
+			    "token rows %zu and %zu overlap", i, j);
+	}
+	for (unsigned k = AUTH_LINK; k <= AUTH_PAYTOKEN; k <<= 1) {
+		int found = 0;
+
+		if (!(used & k))
+			continue;
+		for (size_t i = 0; i < routes_tokens_count; i++)
+			found |= routes_tokens[i].kind == k && routes_tokens[i].resolve != NULL;
+		ck_assert_msg(found, "auth kind %#x is used by a route but has no token row", k);
+	}
+}
+END_TEST
+
 static Suite *
 router_suite(void)
 {
@@ -414,6 +454,7 @@ router_suite(void)
 	tcase_add_test(tc, test_routes_health);
 	tcase_add_test(tc, test_header_missing);
 	tcase_add_test(tc, test_routes_idem_required);
+	tcase_add_test(tc, test_routes_tokens);
 	suite_add_tcase(s, tc);
 	return s;
 }
