@@ -42,6 +42,26 @@ extern const struct vfield links_exchange_fields[];
 /* POST /v1/link-tokens (KEY, ROUTE_TX): 201 the token; 400 a bad field; 403
  * update.link_id of another client or user; 404 update.link_id unknown. */
 int	 links_token_create(struct req *, struct json_object *out);
+/*
+ * A new link token for r's client and environment, what POST
+ * /v1/link-tokens makes from its body, for other modules (requests to
+ * link) with plain arguments: 201 with out filled as the route answers, or
+ * the error status written (400 naming the field, 403, 404, 503).
+ */
+struct links_token_args {
+	const char	*client_user_id;	/* required */
+	const char	*biller_id;		/* or NULL */
+	const char	*request_to_link_id;	/* or NULL */
+	struct json_object *consents;		/* array of strings, or NULL */
+	int		 hosted;		/* a hosted connect URL too */
+	int		 expires_in;		/* seconds; 0: the default */
+	const char	*redirect_uri, *redirect_field;	/* the field named on a 400 */
+	const char	*connectivity_type, *metadata_json, *language;
+	int		 update;		/* update mode: update_link_id's link */
+	const char	*update_link_id, *update_reason;
+};
+int	 links_token_new_or_reply(struct req *, const struct links_token_args *,
+	    struct json_object *out);
 /* POST /v1/biller-connect/ticket (bearer: the link token lt_…, ROUTE_TX):
  * 201 {ticket, expires_at, connect_url, embed_url (the connect page
  * with ?client_id=, to be framed)}; 401 unknown or expired token. */

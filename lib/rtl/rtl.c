@@ -621,7 +621,8 @@ rtl_cancel(struct req *r, struct json_object *out)
 int
 rtl_proceed(struct req *r, struct json_object *out)
 {
-	struct json_object *body = r->body, *tok = json_obj(r->arena), *c;
+	struct json_object *tok = json_obj(r->arena);
+	struct links_token_args args = { 0 };
 	struct billers_row b;
 	const char *p[5], *lt, *url;
 	struct rtl_row w;
@@ -639,16 +640,12 @@ rtl_proceed(struct req *r, struct json_object *out)
 		return api_error(r, 409, "BILLER_UNSUPPORTED", "set another biller_id with PATCH"
 		    " /v1/request-to-links/{id}/status", "the biller %s cannot be linked",
 		    w.v[C_BILLER]);
-	r->body = json_obj(r->arena);
-	json_set_str(r->body, "client_user_id", w.v[C_USER]);
-	json_set_str(r->body, "biller_id", w.v[C_BILLER]);
-	json_set_str(r->body, "request_to_link_id", w.v[C_ID]);
-	json_set_bool(r->body, "hosted", 1);
-	if ((c = parsed(r, w.v[C_CONSENTS])) != NULL)
-		json_set(r->body, "consents", json_object_get(c));
-	rc = links_token_create(r, tok);
-	r->body = body;
-	if (rc != 201)
+	args.client_user_id = w.v[C_USER];
+	args.biller_id = w.v[C_BILLER];
+	args.request_to_link_id = w.v[C_ID];
+	args.hosted = 1;
+	args.consents = parsed(r, w.v[C_CONSENTS]);
+	if ((rc = links_token_new_or_reply(r, &args, tok)) != 201)
 		return rc;
 	lt = json_get_str(tok, "link_token");
 	url = json_get_str(tok, "hosted_url");
