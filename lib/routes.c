@@ -151,9 +151,3 @@ const struct route_token routes_tokens[] = {
 	{ "bds_pay_",  AUTH_PAYTOKEN, NULL },	/* pay tokens: no pay module yet (401) */
 };
 const size_t routes_tokens_count = sizeof(routes_tokens) / sizeof(routes_tokens[0]);
-/* the connect flow moves requests to link (links may not
- * include rtl: named here) */
-int (*const links_rtl_session_started)(struct req *, const char *, const char *) =
-    rtl_session_started;
-int (*const links_rtl_linked)(struct req *, const struct links_connect_job *, const char *) =
-    rtl_linked;

@@ -39,6 +39,7 @@
 #include "core/req.h"
 #include "jobs/jobs.h"
 #include "jobs/jobs_conv.h"
+#include "rtl/rtl_jobs.h"
 
 #define JOBS_SCHEDULE_MAX	16
 #define JOBS_CLAIM_LEASE	30	/* seconds, until the kind's lease applies */
@@ -59,6 +60,8 @@ static const struct jobs_kind kinds[] = {
 	{ "connect", jobs_connect_fetch, jobs_connect_apply, 3, 60, NULL },
 	/* a link's bill reconciliation (jobs_reconcile.c) */
 	{ "reconcile", NULL, jobs_reconcile_apply, 5, 60, NULL },
+	/* a request to link hears of its token's flow (lib/rtl) */
+	RTL_JOB_KINDS,
 	/* the runner's own tests (t/e2e/check_e2e_jobs): queued only by them */
 	{ "test", test_fetch, test_apply, 3, 5, NULL },
 };

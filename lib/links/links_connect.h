@@ -166,19 +166,18 @@ int	 links_connect_job_connected(struct req *, const struct links_connect_job *,
 long long links_tokens_end_rtl(struct req *, const char *client_id, const char *rtl_id,
 	    const char *keep);
 /*
- * What moves a request to link along its token's flow. links may not
- * include rtl (scripts/check-deps), so lib/routes.c names lib/rtl's
- * functions here. session_started: a link session of (client_id,
- * link_token_id) opened (PENDING -> IN_PROGRESS). linked: the connect job
- * made or repaired link_id for a token with request_to_link_id
- * (-> COMPLETED; a server-side exchange fires link_token.completed). In
- * the caller's transaction; 0 ok (also when no request moved), -1.
+ * What a request to link hears of its token's flow, told by a job queued
+ * in the caller's transaction (core/jobq.h) of a kind lib/rtl applies
+ * (links never calls rtl). LINKS_JOB_SESSION_STARTED: a link session of a
+ * token bound to a request opened (PENDING -> IN_PROGRESS); subject the
+ * link token. LINKS_JOB_LINK_ACTIVATED: the connect job made or repaired
+ * a link for such a token (-> COMPLETED; a server-side exchange fires
+ * link_token.completed); subject the link, payload {request_to_link_id,
+ * link_token_id, hosted, client_user_id, biller_id}.
  */
-extern int (*const links_rtl_session_started)(struct req *, const char *client_id,
-	    const char *link_token_id);
-struct links_connect_job;
-extern int (*const links_rtl_linked)(struct req *, const struct links_connect_job *,
-	    const char *link_id);
+#define LINKS_JOB_SESSION_STARTED	"rtl.session_started"
+#define LINKS_JOB_LINK_ACTIVATED	"rtl.link_activated"
+
 /* ---- statements (lib/stmts.c), bdsctl jobs' sweeps ---- */
 
 extern const struct db_stmt_set links_tokens_stmt_set;

@@ -1,6 +1,6 @@
 /*
  * Requests to link (rtl.h): the API-key routes, the moves the connect flow
- * makes (links_connect.h's hooks), expiry, and the link_request.* events.
+ * makes (the jobs of rtl_jobs.c), expiry, and the link_request.* events.
  *
  * Events: link_request.created when a request is made with a known biller
  * (given, or matched at once from its onboarding URL); link_request.cancelled
@@ -676,7 +676,7 @@ rtl_session_started(struct req *r, const char *client_id, const char *link_token
 }
 
 int
-rtl_linked(struct req *r, const struct links_connect_job *j, const char *link_id)
+rtl_linked(struct req *r, const struct rtl_linked *j)
 {
 	const char *p[8] = { j->client_id, j->environment, j->request_to_link_id, "COMPLETED",
 	    NULL, j->link_token_id, NULL, open_states };
@@ -691,7 +691,7 @@ rtl_linked(struct req *r, const struct links_connect_job *j, const char *link_id
 	json_set_str(o, "id", j->link_token_id);
 	json_set_str(o, "object", "link_token");
 	json_set_str(o, "link_token_id", j->link_token_id);
-	json_set_str(o, "link_id", link_id);
+	json_set_str(o, "link_id", j->link_id);
 	json_set_str(o, "request_to_link_id", j->request_to_link_id);
 	json_set_str(o, "user_id", j->client_user_id);
 	json_set_str(o, "biller_id", j->biller_id);
