@@ -18,6 +18,7 @@
 #include "core/queue.h"
 #include "core/log.h"
 #include "mail/mail.h"
+#include "webhooks/webhooks.h"
 #include "webhooks/webhooks_deliver.h"
 
 /* What the outbox tables' insert triggers notify (sql/003, sql/007). */
@@ -78,7 +79,7 @@ main(int argc, char **argv)
 	}
 	if (rc == 0) {
 		log_msg("info", "deliver: started (mail_transport=%s, webhook_concurrency=%d,"
-		    " %s)", cfg.mail_transport, cfg.webhook_concurrency,
+		    " %s)", mail_settings(&cfg)->mail_transport, webhooks_settings(&cfg)->webhook_concurrency,
 		    cli.o.once ? "once" : "listening on " DELIVER_CHANNEL);
 		rc = queue_run(db, senders, NKINDS, &cli.o);
 		log_msg(rc == 0 ? "info" : "error", "deliver: %s", rc == 0 ? "done" :

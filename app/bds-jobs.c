@@ -161,7 +161,7 @@ main(int argc, char **argv)
 		return 1;
 	workers = cli.workers;
 	if (workers == 0)
-		workers = cfg.jobs_workers;
+		workers = jobs_settings(&cfg)->jobs_workers;
 	if (workers < 1 || workers > JOBS_WORKERS_MAX) {
 		fprintf(stderr, "bds-jobs: jobs_workers: 1..%d\n", JOBS_WORKERS_MAX);
 		curl_global_cleanup();
@@ -169,7 +169,7 @@ main(int argc, char **argv)
 		return 1;
 	}
 	if (o->poll_ms == 0)
-		o->poll_ms = cfg.jobs_poll_ms >= 10 ? cfg.jobs_poll_ms : 1000;
+		o->poll_ms = jobs_settings(&cfg)->jobs_poll_ms >= 10 ? jobs_settings(&cfg)->jobs_poll_ms : 1000;
 	log_msg("info", "jobs: started (workers=%d, %s)", o->once ? 1 : workers,
 	    o->once ? "once" : "listening on " JOBS_CHANNEL);
 	if (o->once)

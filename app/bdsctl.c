@@ -14,12 +14,10 @@
 #include "core/arena.h"
 #include "core/config.h"
 #include "core/db.h"
-#include "core/idem.h"
 #include "core/migrate.h"
+#include "core/module.h"
 #include "core/validate.h"
-#include "events/events_sweep.h"
 #include "links/links.h"
-#include "links/links_connect.h"
 #include "iam/iam.h"
 #include "iam/iam_ops.h"
 #include "rtl/rtl.h"
@@ -202,53 +200,26 @@ cmd_signin_alerts(const struct config *cfg, struct db *d, struct arena *a, int a
 	return 0;
 }
 
-/* Timer-driven batch work (systemd/bds-jobs.timer, every minute): each
- * sweep belongs to the module that owns the rows. */
+/* Timer-driven batch work (systemd/bds-jobs.timer, every minute): every
+ * module's sweeps (its descriptor, core/module.h), lower layers first. */
 static int
 cmd_jobs(const struct config *cfg, struct db *d, struct arena *a, int argc,
     char **argv)
 {
-	static const struct {
-		const char *what;
-		long long (*sweep)(struct db *, struct arena *);
-	} jobs[] = {
-		{ "expired idempotency keys", idem_sweep },
-		{ "stale sign-in throttles", iam_ops_sweep_throttles },
-		{ "ended sessions", iam_ops_sweep_sessions },
-		{ "events older than 30 days", events_sweep },
-		{ "secrets of expired connect sessions", links_sessions_sweep },
-		{ "connect failures out of their window", links_attempts_sweep },
-	};
 	int rc = 0;
-	long long n;
 
-	for (size_t i = 0; i < sizeof(jobs) / sizeof(jobs[0]); i++) {
-		n = jobs[i].sweep(d, a);
-		if (n >= 0)
-			printf("jobs: %s removed: %lld\n", jobs[i].what, n);
-		else
-			rc = failed(d, jobs[i].what);
-	}
-	/* scheduled refresh: the links whose next retrieval is due */
-	if ((n = links_refresh_due(cfg, d, a)) >= 0)
-		printf("jobs: links queued for refresh: %lld\n", n);
-	else
-		rc = failed(d, "scheduled refresh");
-	/* the nightly reconciliation: each link at most once a day */
-	if ((n = bills_reconcile_enqueue(d, a)) >= 0)
-		printf("jobs: links queued for reconciliation: %lld\n", n);
-	else
-		rc = failed(d, "reconciliation");
-	/* statement documents no row names, once a day */
-	if ((n = bills_docs_sweep(cfg, d, a)) >= 0)
-		printf("jobs: unreferenced statement documents removed: %lld\n", n);
-	else
-		rc = failed(d, "statement documents");
-	/* open requests to link past rtl_expiry_days */
-	if ((n = rtl_expire(cfg, d, a)) >= 0)
-		printf("jobs: requests to link expired: %lld\n", n);
-	else
-		rc = failed(d, "requests to link expiry");
+	(void)argc;
+	(void)argv;
+	for (size_t m = 0; modules[m] != NULL; m++)
+		for (const struct module_sweep *w = modules[m]->sweeps; w != NULL && w->what != NULL;
+		    w++) {
+			long long n = w->run(cfg, d, a);
+
+			if (n >= 0)
+				printf("jobs: %s: %lld\n", w->what, n);
+			else
+				rc = failed(d, w->what);
+		}
 	return rc;
 }
 

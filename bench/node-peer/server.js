@@ -1,7 +1,7 @@
 'use strict';
 /*
  * bench/node-peer: the Node.js peer of GET /v1/bills/{id} for
- * `bench/run --targets bills` (issue 11: bds-api ÷ Node >= 1.3, p99 <= half
+ * `bench/run --targets bills` (the goal: bds-api ÷ Node >= 1.3, p99 <= half
  * of Node's). Bench-only; never part of the product.
  *
  * The same work as bds-api's route, written the way a careful Node service

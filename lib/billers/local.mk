@@ -7,3 +7,5 @@ lib_libbds_a_SOURCES += \
 	%reldir%/billers_cache.h \
 	%reldir%/billers_csv.c \
 	%reldir%/billers_csv.h
+# the module's descriptor (core/module.h)
+lib_libbds_a_SOURCES += %reldir%/billers_module.c

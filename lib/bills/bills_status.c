@@ -475,8 +475,9 @@ bills_reconcile_link(struct req *r, const char *client_id, const char *link_id)
 }
 
 long long
-bills_reconcile_enqueue(struct db *d, struct arena *a)
+bills_reconcile_enqueue(const struct config *cfg, struct db *d, struct arena *a)
 {
+	(void)cfg;
 	struct req r;
 	PGresult *res;
 	long long n = 0;

@@ -92,7 +92,7 @@ int	 bills_payment_store(struct req *r, const struct bills_link *l,
 int	 bills_reconcile_link(struct req *r, const char *client_id, const char *link_id);
 /* The nightly sweep (bdsctl jobs): queue a reconcile job for every active
  * link with bills that had none in the last 23 hours. Queued, -1. */
-long long bills_reconcile_enqueue(struct db *, struct arena *);
+long long bills_reconcile_enqueue(const struct config *, struct db *, struct arena *);
 
 /* POST /v1/bills/{id}/mark-paid: the bill entity, 404 BILL_NOT_FOUND, 409
  * BILL_ALREADY_PAID, 400 on a bad amount or a paid_at in the future. */

@@ -15,3 +15,5 @@ lib_libbds_a_SOURCES += \
 lib_libbds_a_SOURCES += \
 	%reldir%/bills_status.h \
 	%reldir%/bills_status.c
+# the module's descriptor (core/module.h)
+lib_libbds_a_SOURCES += %reldir%/bills_module.c

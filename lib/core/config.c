@@ -8,27 +8,22 @@
 
 #include "core/config.h"
 #include "core/crypto.h"
+#include "core/module.h"
 #include "core/vault.h"
 
-enum ctype { C_STR, C_INT, C_LL, C_BOOL, C_OCTAL, C_KEY32 };
-
+#define C_STR	CONFIG_STR
+#define C_INT	CONFIG_INT
+#define C_LL	CONFIG_LL
+#define C_BOOL	CONFIG_BOOL
+#define C_OCTAL	CONFIG_OCTAL
+#define C_KEY32	CONFIG_KEY32
 #define F(m) offsetof(struct config, m)
-
-struct centry {
-	const char		*key;
-	enum ctype		 type;
-	size_t			 off;
-	const char		*dflt;
-	const char *const	*oneof;		/* C_STR: allowed values, or NULL */
-	size_t			 set_off;	/* C_KEY32: int flag set when given */
-};
 
 /* A typo must not run production with non-production rules. */
 static const char *const deployments[] = { "development", "staging", "production", NULL };
-static const char *const billings[] = { "manual", "none", NULL };
-static const char *const transports[] = { "spool", "smtp", NULL };
 
-static const struct centry entries[] = {
+/* The shared keys; a module's own are in its descriptor. */
+static const struct config_key entries[] = {
 	{ "database_url", C_STR, F(database_url), "dbname=bds" },
 	{ "api_lock_timeout_ms", C_INT, F(api_lock_timeout_ms), "1000" },
 	{ "socket_path", C_STR, F(socket_path), "/run/bds/api.sock" },
@@ -46,61 +41,26 @@ static const struct centry entries[] = {
 	{ "jwt_seed", C_KEY32, F(jwt_seed), NULL, NULL, F(jwt_seed_set) },
 	{ "jwt_issuer", C_STR, F(jwt_issuer), "https://api.bds.example" },
 	{ "secret_key", C_KEY32, F(secret_key), NULL, NULL, F(secret_key_set) },
-	{ "billing", C_STR, F(billing), "manual", billings },
 	{ "cookie_name", C_STR, F(cookie_name), "bds_session" },
-	{ "cookie_secure", C_BOOL, F(cookie_secure), "1" },
-	{ "mail_transport", C_STR, F(mail_transport), "spool", transports },
-	{ "mail_spool_dir", C_STR, F(mail_spool_dir), "var/mail" },
-	{ "mail_from", C_STR, F(mail_from), "Bill Data Service <no-reply@bds.example>" },
-	{ "smtp_url", C_STR, F(smtp_url), "smtp://127.0.0.1:25" },
-	{ "smtp_user", C_STR, F(smtp_user), "" },
-	{ "smtp_password", C_STR, F(smtp_password), "" },
-	{ "smtp_timeout", C_INT, F(smtp_timeout), "30" },
-	{ "webhook_retry_schedule", C_STR, F(webhook_retry_schedule),
-	    "5,300,1800,7200,18000,36000,36000" },
-	{ "webhook_concurrency", C_INT, F(webhook_concurrency), "64" },
-	{ "webhook_batch", C_INT, F(webhook_batch), "256" },
-	{ "webhook_lease", C_INT, F(webhook_lease), "120" },
-	{ "webhook_test_slots", C_INT, F(webhook_test_slots), "0" },
-	/* iam, request path */
-	{ "clients_max", C_INT, F(clients_max), "25" },
+	/* request path */
 	{ "socket_group", C_STR, F(socket_group), "" },
-	/* bds-jobs, connect flow */
-	{ "jobs_workers", C_INT, F(jobs_workers), "2" },
-	{ "jobs_retry_schedule", C_STR, F(jobs_retry_schedule), "5,30,120,600,1800" },
-	{ "jobs_poll_ms", C_INT, F(jobs_poll_ms), "1000" },
-	{ "jobs_conversations", C_INT, F(jobs_conversations), "200" },
-	{ "link_url", C_STR, F(link_url), "https://link.bds.example" },
 	/* statement documents */
 	{ "data_dir", C_STR, F(data_dir), "/var/lib/bds" },
 	{ "api_url", C_STR, F(api_url), "https://api.bds.example" },
 	{ "sandbox_url", C_STR, F(sandbox_url), "https://sandbox.bds.example" },
-	/* retrieval: the credential vault, scheduled refresh, limits */
+	/* retrieval: the credential vault */
 	{ "credential_key_id", C_STR, F(credential_key_id), "secret_key.v1" },
 	{ "credential_key", C_KEY32, F(credential_key), NULL, NULL, F(credential_key_set) },
 	{ "credential_keys_old", C_STR, F(credential_keys_old), "" },
-	{ "refresh_interval_s", C_INT, F(refresh_interval_s), "86400" },
-	{ "refresh_jitter_pct", C_INT, F(refresh_jitter_pct), "20" },
-	{ "refresh_backoff_s", C_INT, F(refresh_backoff_s), "300" },
-	{ "refresh_backoff_max_s", C_INT, F(refresh_backoff_max_s), "21600" },
-	{ "degraded_after_s", C_INT, F(degraded_after_s), "86400" },
-	{ "biller_max_sessions", C_INT, F(biller_max_sessions), "4" },
-	{ "client_max_sessions", C_INT, F(client_max_sessions), "32" },
-	/* requests to link and biller discovery (lib/rtl) */
-	{ "rtl_expiry_days", C_INT, F(rtl_expiry_days), "30" },
-	{ "discovery_hosts", C_STR, F(discovery_hosts), "" },
-	/* the portal connector */
-	{ "portal_connect_timeout_ms", C_INT, F(portal_connect_timeout_ms), "5000" },
-	{ "portal_timeout_ms", C_INT, F(portal_timeout_ms), "30000" },
-	{ "portal_since_days", C_INT, F(portal_since_days), "35" },
 };
 #undef F
 #define NENTRIES (sizeof(entries) / sizeof(entries[0]))
 
+/* Set key e, kept at base (struct config or a module's block), from text. */
 static int
-set_entry(struct config *c, const struct centry *e, const char *val, char *err, size_t errlen)
+set_entry(void *base, const struct config_key *e, const char *val, char *err, size_t errlen)
 {
-	char *p = (char *)c + e->off, *end;
+	char *p = (char *)base + e->off, *end;
 	long long v;
 
 	switch (e->type) {
@@ -125,6 +85,10 @@ set_entry(struct config *c, const struct centry *e, const char *val, char *err, 
 		if (errno != 0 || end == val || *end != '\0' || v < 0 ||
 		    (e->type != C_LL && v > 0x7fffffff))
 			goto bad;
+		if (e->max > 0 && (v < e->min || v > e->max)) {
+			snprintf(err, errlen, "%s must be %lld..%lld", e->key, e->min, e->max);
+			return -1;
+		}
 		if (e->type == C_LL)
 			*(long long *)p = v;
 		else
@@ -141,7 +105,7 @@ set_entry(struct config *c, const struct centry *e, const char *val, char *err, 
 	case C_KEY32:
 		if (crypto_hex_decode(val, (unsigned char *)p, 32) != 0)
 			goto bad;
-		*(int *)((char *)c + e->set_off) = 1;
+		*(int *)((char *)base + e->set_off) = 1;
 		return 0;
 	}
 bad:
@@ -149,14 +113,67 @@ bad:
 	return -1;
 }
 
+/*
+ * Every key in turn: the shared ones, then each module's. fn returns
+ * nonzero to stop the walk (its value is returned), 0 to go on.
+ */
+static int
+walk(struct config *c, int (*fn)(void *base, const struct config_key *, void *), void *arg)
+{
+	int rc;
+
+	for (size_t i = 0; i < NENTRIES; i++)
+		if ((rc = fn(c, &entries[i], arg)) != 0)
+			return rc;
+	for (size_t m = 0; modules[m] != NULL; m++) {
+		const struct config_key *e = modules[m]->settings;
+
+		for (; e != NULL && e->key != NULL; e++)
+			if (c->module_settings == NULL || c->module_settings[m] == NULL)
+				return -1;
+			else if ((rc = fn(c->module_settings[m], e, arg)) != 0)
+				return rc;
+	}
+	return 0;
+}
+
+struct one_key {
+	const char	*key, *val;
+	char		*err;
+	size_t		 errlen;
+	int		 found;
+};
+
+static int
+set_named(void *base, const struct config_key *e, void *arg)
+{
+	struct one_key *k = arg;
+
+	if (strcmp(e->key, k->key) != 0)
+		return 0;
+	k->found = 1;
+	return set_entry(base, e, k->val, k->err, k->errlen) == 0 ? 1 : -1;
+}
+
 int
 config_set(struct config *c, const char *key, const char *val, char *err, size_t errlen)
 {
-	for (size_t i = 0; i < NENTRIES; i++)
-		if (strcmp(entries[i].key, key) == 0)
-			return set_entry(c, &entries[i], val, err, errlen);
+	struct one_key k = { key, val, err, errlen, 0 };
+	int rc = walk(c, set_named, &k);
+
+	if (k.found)
+		return rc > 0 ? 0 : -1;
 	snprintf(err, errlen, "unknown setting %s", key);
 	return -1;
+}
+
+const void *
+config_module(const struct config *c, const struct module *m)
+{
+	for (size_t i = 0; modules[i] != NULL; i++)
+		if (modules[i] == m)
+			return c->module_settings != NULL ? c->module_settings[i] : NULL;
+	return NULL;
 }
 
 static char *
@@ -208,28 +225,69 @@ load_file(struct config *c, const char *path, char *err, size_t errlen)
 	return rc;
 }
 
+struct load {
+	char	*err;
+	size_t	 errlen;
+};
+
+static int
+set_default(void *base, const struct config_key *e, void *arg)
+{
+	struct load *l = arg;
+
+	if (e->dflt == NULL)
+		return 0;
+	return set_entry(base, e, e->dflt, l->err, l->errlen);
+}
+
+static int
+set_from_env(void *base, const struct config_key *e, void *arg)
+{
+	struct load *l = arg;
+	char name[64];
+	const char *v;
+	size_t k;
+
+	snprintf(name, sizeof(name), "BDS_%s", e->key);
+	for (k = 4; name[k] != '\0'; k++)
+		name[k] = (char)toupper((unsigned char)name[k]);
+	if ((v = getenv(name)) == NULL)
+		return 0;
+	return set_entry(base, e, v, l->err, l->errlen);
+}
+
+/* One zeroed settings block per module (NULL for a module with none). */
+static int
+alloc_modules(struct config *c, char *err, size_t errlen)
+{
+	size_t n = 0;
+
+	while (modules[n] != NULL)
+		n++;
+	if ((c->module_settings = calloc(n + 1, sizeof(void *))) == NULL)
+		goto oom;
+	for (size_t i = 0; i < n; i++)
+		if (modules[i]->settings_size > 0 &&
+		    (c->module_settings[i] = calloc(1, modules[i]->settings_size)) == NULL)
+			goto oom;
+	return 0;
+oom:
+	snprintf(err, errlen, "out of memory");
+	return -1;
+}
+
 int
 config_load(struct config *c, const char *path, char *err, size_t errlen)
 {
+	struct load l = { err, errlen };
+
 	memset(c, 0, sizeof(*c));
-	for (size_t i = 0; i < NENTRIES; i++)
-		if (entries[i].dflt != NULL &&
-		    set_entry(c, &entries[i], entries[i].dflt, err, errlen) != 0)
-			return -1;
+	if (alloc_modules(c, err, errlen) != 0 || walk(c, set_default, &l) != 0)
+		return -1;
 	if (path != NULL && load_file(c, path, err, errlen) != 0)
 		return -1;
-	for (size_t i = 0; i < NENTRIES; i++) {
-		char name[64];
-		const char *v;
-		size_t k;
-
-		snprintf(name, sizeof(name), "BDS_%s", entries[i].key);
-		for (k = 4; name[k] != '\0'; k++)
-			name[k] = (char)toupper((unsigned char)name[k]);
-		if ((v = getenv(name)) != NULL &&
-		    set_entry(c, &entries[i], v, err, errlen) != 0)
-			return -1;
-	}
+	if (walk(c, set_from_env, &l) != 0)
+		return -1;
 	/* Keys are never generated per process: workers must agree on them. */
 	if (!c->cursor_key_set || !c->jwt_seed_set || !c->secret_key_set) {
 		snprintf(err, errlen, "%s is not set (64 hex characters)",
@@ -243,15 +301,6 @@ config_load(struct config *c, const char *path, char *err, size_t errlen)
 		    " api_lock_timeout_ms 1..60000");
 		return -1;
 	}
-	if (c->refresh_interval_s < 60 || c->refresh_jitter_pct > 50 ||
-	    c->biller_max_sessions < 1 || c->biller_max_sessions > 1000 ||
-	    c->client_max_sessions < 1 || c->client_max_sessions > 10000 ||
-	    c->jobs_conversations < 1 || c->jobs_conversations > 10000) {
-		snprintf(err, errlen, "refresh_interval_s must be at least 60, refresh_jitter_pct"
-		    " at most 50, biller_max_sessions 1..1000, client_max_sessions and"
-		    " jobs_conversations 1..10000");
-		return -1;
-	}
 	if (vault_check(c, err, errlen) != 0)
 		return -1;
 	if (c->socket_mode > 0777) {
@@ -261,16 +310,29 @@ config_load(struct config *c, const char *path, char *err, size_t errlen)
 	return 0;
 }
 
+static int
+free_string(void *base, const struct config_key *e, void *arg)
+{
+	(void)arg;
+	if (e->type == C_STR) {
+		char **p = (char **)((char *)base + e->off);
+
+		free(*p);
+		*p = NULL;
+	}
+	return 0;
+}
+
 void
 config_free(struct config *c)
 {
 	if (c == NULL)
 		return;
-	for (size_t i = 0; i < NENTRIES; i++)
-		if (entries[i].type == C_STR) {
-			char **p = (char **)((char *)c + entries[i].off);
-
-			free(*p);
-			*p = NULL;
-		}
+	walk(c, free_string, NULL);
+	if (c->module_settings != NULL) {
+		for (size_t i = 0; modules[i] != NULL; i++)
+			free(c->module_settings[i]);
+		free(c->module_settings);
+		c->module_settings = NULL;
+	}
 }

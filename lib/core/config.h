@@ -3,8 +3,40 @@
 /*
  * Configuration: defaults, then one file of "key = value" lines ('#'
  * comments), then environment overrides BDS_<KEY> (key upper-cased).
+ * struct config holds what the request path and every module share; a
+ * module's own keys live in its settings block (its descriptor's settings,
+ * core/module.h), read with config_module().
  */
 #include <stddef.h>
+
+struct module;
+
+enum config_type { CONFIG_STR, CONFIG_INT, CONFIG_LL, CONFIG_BOOL, CONFIG_OCTAL, CONFIG_KEY32 };
+
+/*
+ * One key: its name (the file's spelling; the environment's is BDS_<KEY>),
+ * its type, where it is kept (offsetof in struct config, or in the module's
+ * settings block), its default (NULL: none), the values a CONFIG_STR may
+ * take (NULL: any), for CONFIG_KEY32 the int set when it is given, and for
+ * CONFIG_INT bounds when max > 0.
+ */
+struct config_key {
+	const char		*key;
+	enum config_type	 type;
+	size_t			 off;
+	const char		*dflt;
+	const char *const	*oneof;
+	size_t			 set_off;
+	long long		 min, max;
+};
+
+/* The common shapes of a module's key, member named as the key. */
+#define CONFIG_STR_KEY(st, m, dflt)	{ #m, CONFIG_STR, offsetof(st, m), dflt, NULL, 0, 0, 0 }
+#define CONFIG_INT_KEY(st, m, dflt, lo, hi) \
+	{ #m, CONFIG_INT, offsetof(st, m), dflt, NULL, 0, lo, hi }
+#define CONFIG_ONEOF_KEY(st, m, dflt, values) \
+	{ #m, CONFIG_STR, offsetof(st, m), dflt, values, 0, 0, 0 }
+#define CONFIG_BOOL_KEY(st, m, dflt)	{ #m, CONFIG_BOOL, offsetof(st, m), dflt, NULL, 0, 0, 0 }
 
 struct config {
 	char		*database_url;		/* libpq conninfo */
@@ -29,40 +61,11 @@ struct config {
 	char		*jwt_issuer;		/* iss and aud of developer tokens */
 	unsigned char	 secret_key[32];	/* hex: secret_key; seals secrets at rest, keys code hashes */
 	int		 secret_key_set;
-	char		*billing;		/* manual (bdsctl billing done) | none (done at once) */
 	char		*cookie_name;		/* developer auth cookie */
-	int		 cookie_secure;		/* Secure attribute on the cookie */
 
-	/* e-mail, sent by bds-deliver */
-	char		*mail_transport;	/* spool (write .eml files) | smtp */
-	char		*mail_spool_dir;	/* spool: where .eml files go */
-	char		*mail_from;		/* From: address */
-	char		*smtp_url;		/* smtp://host:port or smtps://host:port */
-	char		*smtp_user;		/* "" = no AUTH */
-	char		*smtp_password;
-	int		 smtp_timeout;		/* seconds per message */
-
-	/* webhooks, sent by bds-deliver */
-	char		*webhook_retry_schedule;	/* seconds after attempt 1, 2...: "5,300,..." */
-	int		 webhook_concurrency;	/* requests in flight at once */
-	int		 webhook_batch;		/* deliveries per claim */
-	int		 webhook_lease;		/* seconds a claim holds its rows */
-
-	/* webhook test deliveries in the API */
-	int		 webhook_test_slots;	/* at once per API host; 0: workers / 4, at least 1 */
-	/* iam */
-	int		 clients_max;		/* clients per developer */
 	/* request path */
 	char		*socket_group;		/* group of the created socket ("" = ours):
 						 * nginx's worker group, with socket_mode 0660 */
-	/* bds-jobs */
-	int		 jobs_workers;		/* forked workers per bds-jobs run */
-	char		*jobs_retry_schedule;	/* seconds after attempt 1, 2...: "5,30,..." */
-	int		 jobs_poll_ms;		/* longest wait between claims */
-	int		 jobs_conversations;	/* biller jobs in flight at once per worker */
-	/* connect flow */
-	char		*link_url;		/* the link host's base URL, no trailing slash:
-						 * connect_url, hosted_url, CORS origin */
 	/* statement documents */
 	char		*data_dir;		/* documents: <data_dir>/statements/<aa>/<sha256>.pdf,
 						 * written by bds-jobs, served by nginx */
@@ -73,28 +76,15 @@ struct config {
 	unsigned char	 credential_key[32];	/* hex: credential_key (default secret_key) */
 	int		 credential_key_set;
 	char		*credential_keys_old;	/* "id=hex,...": keys that still open old rows */
-	/* scheduled refresh and limits */
-	int		 refresh_interval_s;	/* a link's refresh period */
-	int		 refresh_jitter_pct;	/* spread: next = interval ± this % */
-	int		 refresh_backoff_s;	/* after a failed refresh: base, doubled per failure */
-	int		 refresh_backoff_max_s;	/* ... capped here */
-	int		 degraded_after_s;	/* transient failures this long: CONNECTION_DEGRADED */
-	int		 biller_max_sessions;	/* portal sessions at once per biller */
-	int		 client_max_sessions;	/* portal sessions at once per client */
-	/* requests to link and biller discovery (lib/rtl) */
-	int		 rtl_expiry_days;	/* PENDING/IN_PROGRESS older than this: EXPIRED */
-	char		*discovery_hosts;	/* "name=addr[|addr],...": fixed answers for
-						 * onboarding URL hosts, asked before DNS (dev
-						 * and test stacks; empty in production) */
-	/* the portal connector (docs/portal.md) */
-	int		 portal_connect_timeout_ms;	/* TCP + TLS connect, per request */
-	int		 portal_timeout_ms;	/* a whole request, answer included */
-	int		 portal_since_days;	/* the since window before the last success */
+
+	void		**module_settings;	/* one block per modules[] entry */
 };
 
 /* Load defaults, file (may be NULL), env. 0 ok; -1 with err filled. */
 int	 config_load(struct config *, const char *path, char *err, size_t errlen);
 void	 config_free(struct config *);
+/* Module m's settings block in c (its descriptor's settings_size bytes). */
+const void *config_module(const struct config *c, const struct module *m);
 /* Set one key from text (file or env); 0 ok, -1 unknown key or bad value. */
 int	 config_set(struct config *, const char *key, const char *val, char *err, size_t errlen);
 

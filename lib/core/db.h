@@ -47,17 +47,6 @@ struct db_stmt_set {
 	size_t		 n;
 };
 
-/*
- * A module as the schema knows it (nginx's ngx_module_t on a small scale):
- * its name and its statement sets, NULL-terminated. lib/stmts.c lists every
- * module in db_modules[] (ended by a NULL name); one test walks them and
- * prepares every statement against the migrated schema.
- */
-struct db_module {
-	const char	*name;
-	const struct db_stmt_set *const *sets;
-};
-extern const struct db_module db_modules[];
 
 enum db_fail {
 	DB_OK = 0,

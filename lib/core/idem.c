@@ -217,8 +217,9 @@ idem_finish(struct req *r, const char *owner, const char *key, int status,
 }
 
 long long
-idem_sweep(struct db *d, struct arena *a)
+idem_sweep(const struct config *cfg, struct db *d, struct arena *a)
 {
+	(void)cfg;
 	return db_exec_count(d, a, &stmts[I_SWEEP], 0, NULL);
 }
 

@@ -13,6 +13,7 @@
  * and expire after 24 hours.
  */
 struct arena;
+struct config;
 struct db;
 struct req;
 struct json_object;
@@ -52,7 +53,7 @@ int	 idem_finish(struct req *, const char *owner, const char *key, int status,
 int	 idem_forget(struct req *, const char *owner, const char *member, const char *value);
 
 /* Remove expired keys (bdsctl jobs): how many, or -1. */
-long long idem_sweep(struct db *, struct arena *);
+long long idem_sweep(const struct config *, struct db *, struct arena *);
 
 extern const struct db_stmt_set idem_stmt_set;
 

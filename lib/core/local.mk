@@ -52,3 +52,6 @@ lib_libbds_a_SOURCES += \
 	%reldir%/vault.h \
 	%reldir%/validate.c \
 	%reldir%/validate.h
+# the module's descriptor (core/module.h)
+lib_libbds_a_SOURCES += %reldir%/core_module.c
+lib_libbds_a_SOURCES += %reldir%/module.c %reldir%/module.h

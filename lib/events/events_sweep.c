@@ -13,7 +13,8 @@ static struct db_stmt stmts[ES__MAX] = {
 const struct db_stmt_set events_sweep_stmt_set = { "events_sweep", stmts, ES__MAX };
 
 long long
-events_sweep(struct db *d, struct arena *a)
+events_sweep(const struct config *cfg, struct db *d, struct arena *a)
 {
+	(void)cfg;
 	return db_exec_count(d, a, &stmts[ES_PURGE], 0, NULL);
 }

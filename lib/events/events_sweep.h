@@ -6,11 +6,12 @@
  * CASCADE).
  */
 struct arena;
+struct config;
 struct db;
 struct db_stmt_set;
 
 /* Remove events older than 30 days: how many, or -1. */
-long long events_sweep(struct db *, struct arena *);
+long long events_sweep(const struct config *, struct db *, struct arena *);
 
 extern const struct db_stmt_set events_sweep_stmt_set;
 

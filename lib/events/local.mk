@@ -7,3 +7,5 @@ lib_libbds_a_SOURCES += \
 	%reldir%/events_sweep.c \
 	%reldir%/events_sweep.h \
 	%reldir%/events_wire.c
+# the module's descriptor (core/module.h)
+lib_libbds_a_SOURCES += %reldir%/events_module.c

@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "core/config.h"
 #include "core/validate.h"
 
 struct req;
@@ -150,5 +151,20 @@ struct db;
 struct arena;
 int	 iam_signin_alerts(struct db *, struct arena *, struct iam_signin_alert **alerts,
 	    size_t *n);
+
+/* The module's settings (config keys of the same names). */
+struct iam_settings {
+	char	*billing;	/* manual (bdsctl billing done) | none (done at once) */
+	int	 cookie_secure;	/* Secure attribute on the developer auth cookie */
+	int	 clients_max;	/* clients per developer */
+};
+
+/* The module (iam_module.c) and its settings block (core/config.h). */
+extern const struct module iam_module;
+static inline const struct iam_settings *
+iam_settings(const struct config *c)
+{
+	return config_module(c, &iam_module);
+}
 
 #endif

@@ -271,7 +271,7 @@ iam_request_live_access(struct req *r, struct json_object *out)
 	if (PQntuples(res) == 0)
 		verrs_add(r->arena, &errs, "verificationRequest", "prerequisite_missing",
 		    "submit the business verification form first");
-	if (!u.billing_done && strcmp(r->cfg->billing, "none") != 0)
+	if (!u.billing_done && strcmp(iam_settings(r->cfg)->billing, "none") != 0)
 		verrs_add(r->arena, &errs, "billing", "prerequisite_missing",
 		    "complete the billing setup first");
 	if (errs.n > 0)

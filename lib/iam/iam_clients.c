@@ -10,6 +10,7 @@
 
 #include "core/arena.h"
 #include "core/config.h"
+#include "iam/iam.h"
 #include "iam/iam_clients.h"
 #include "core/crypto.h"
 #include "core/db.h"
@@ -292,10 +293,10 @@ iam_clients_create(struct req *r, struct json_object *out)
 
 	if ((res = db_query(r, &stmts[CL_COUNT], 1, &p[1])) == NULL || PQntuples(res) != 1)
 		return api_db_error(r);
-	if (atoll(PQgetvalue(res, 0, CN_COUNT)) >= r->cfg->clients_max)
+	if (atoll(PQgetvalue(res, 0, CN_COUNT)) >= iam_settings(r->cfg)->clients_max)
 		return api_error(r, 409, "CLIENT_LIMIT_REACHED",
 		    "delete a client you no longer use with DELETE /v1/iam/clients/{id}",
-		    "a developer can have at most %d clients", r->cfg->clients_max);
+		    "a developer can have at most %d clients", iam_settings(r->cfg)->clients_max);
 	if ((res = db_query(r, &stmts[CL_NEW], 6, p)) == NULL || PQntuples(res) != 1)
 		return api_db_error(r);
 	json_set_bool(out, "success", 1);

@@ -296,7 +296,7 @@ iam_cookie(struct req *r, const char *access, int max_age)
 	req_header_add(r, "Set-Cookie", arena_printf(r->arena,
 	    "%s=%s; Path=/; Max-Age=%d; HttpOnly; SameSite=Strict%s",
 	    r->cfg->cookie_name, access ? access : "", max_age,
-	    r->cfg->cookie_secure ? "; Secure" : ""));
+	    iam_settings(r->cfg)->cookie_secure ? "; Secure" : ""));
 }
 
 static struct json_object *

@@ -145,13 +145,15 @@ iam_ops_billing_done(struct db *d, struct arena *a, const char *user_id)
 }
 
 long long
-iam_ops_sweep_throttles(struct db *d, struct arena *a)
+iam_ops_sweep_throttles(const struct config *cfg, struct db *d, struct arena *a)
 {
+	(void)cfg;
 	return db_exec_count(d, a, &stmts[IO_SWEEP_THROTTLES], 0, NULL);
 }
 
 long long
-iam_ops_sweep_sessions(struct db *d, struct arena *a)
+iam_ops_sweep_sessions(const struct config *cfg, struct db *d, struct arena *a)
 {
+	(void)cfg;
 	return db_exec_count(d, a, &stmts[IO_SWEEP_SESSIONS], 0, NULL);
 }

@@ -8,6 +8,7 @@
  * database failed (db_errmsg says why).
  */
 struct arena;
+struct config;
 struct db;
 struct db_stmt_set;
 
@@ -46,8 +47,8 @@ int	 iam_ops_billing_done(struct db *, struct arena *, const char *user_id);
 
 /* Sweeps: rows removed, or -1. Throttles idle for a day and not locking;
  * sessions revoked or expired 30 days ago. */
-long long iam_ops_sweep_throttles(struct db *, struct arena *);
-long long iam_ops_sweep_sessions(struct db *, struct arena *);
+long long iam_ops_sweep_throttles(const struct config *, struct db *, struct arena *);
+long long iam_ops_sweep_sessions(const struct config *, struct db *, struct arena *);
 
 extern const struct db_stmt_set iam_ops_stmt_set;
 

@@ -10,3 +10,5 @@ lib_libbds_a_SOURCES += \
 	%reldir%/iam_ops.h \
 	%reldir%/iam_secrets.c \
 	%reldir%/iam_throttle.c
+# the module's descriptor (core/module.h)
+lib_libbds_a_SOURCES += %reldir%/iam_module.c

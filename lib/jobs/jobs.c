@@ -35,37 +35,14 @@
 #include "core/db.h"
 #include "core/json.h"
 #include "core/log.h"
+#include "core/module.h"
 #include "core/queue.h"
 #include "core/req.h"
 #include "jobs/jobs.h"
 #include "jobs/jobs_conv.h"
-#include "rtl/rtl_jobs.h"
 
 #define JOBS_SCHEDULE_MAX	16
 #define JOBS_CLAIM_LEASE	30	/* seconds, until the kind's lease applies */
-
-static enum jobs_outcome test_fetch(struct req *, struct jobs_job *);
-static enum jobs_outcome test_apply(struct req *, struct jobs_job *);
-
-/*
- * Every kind bds-jobs runs: adding one is one line.
- *	name, fetch, apply, max_attempts, lease_s, failed
- */
-static const struct jobs_kind kinds[] = {
-	/* a link's retrieval: connector -> bills (links); user_many's 1,000
-	 * statements fit well inside the lease */
-	{ "retrieval", jobs_retrieval_fetch, jobs_retrieval_apply, 5, 120,
-	  jobs_retrieval_failed },
-	/* a link session's login and MFA (the connect flow) */
-	{ "connect", jobs_connect_fetch, jobs_connect_apply, 3, 60, NULL },
-	/* a link's bill reconciliation (jobs_reconcile.c) */
-	{ "reconcile", NULL, jobs_reconcile_apply, 5, 60, NULL },
-	/* a request to link hears of its token's flow (lib/rtl) */
-	RTL_JOB_KINDS,
-	/* the runner's own tests (t/e2e/check_e2e_jobs): queued only by them */
-	{ "test", test_fetch, test_apply, 3, 5, NULL },
-};
-#define NKINDS	(sizeof(kinds) / sizeof(kinds[0]))
 
 /* Rows outside this claim's columns follow QUEUE_COL__MAX. */
 enum jobs_col {
@@ -199,17 +176,6 @@ struct jobs_ran {
 	int		 defer_ms;	/* JOBS_DEFER: due again after this long */
 };
 
-const struct jobs_kind *
-jobs_kind_find(const char *name)
-{
-	size_t i;
-
-	for (i = 0; i < NKINDS; i++)
-		if (strcmp(kinds[i].name, name) == 0)
-			return &kinds[i];
-	return NULL;
-}
-
 /*
  * The test kind: payload {"sleep_ms": N, "outcome": "done"|"retry"|"failed",
  * "fail_times": N (retry until attempt N+1)}. It waits sleep_ms in its
@@ -217,8 +183,8 @@ jobs_kind_find(const char *name)
  * its committed runs in payload.runs in its apply, so a test sees a run that
  * was rolled back not counted.
  */
-static enum jobs_outcome
-test_fetch(struct req *r, struct jobs_job *job)
+enum jobs_outcome
+jobs_test_fetch(struct req *r, struct jobs_job *job)
 {
 	struct json_object *v;
 	int sleep_ms = 0;
@@ -231,8 +197,8 @@ test_fetch(struct req *r, struct jobs_job *job)
 	return JOBS_DONE;
 }
 
-static enum jobs_outcome
-test_apply(struct req *r, struct jobs_job *job)
+enum jobs_outcome
+jobs_test_apply(struct req *r, struct jobs_job *job)
 {
 	struct json_object *v;
 	const char *outcome = "done";
@@ -302,7 +268,7 @@ jobs_begin(const struct queue_sender *s, struct db *d, struct arena *a, PGresult
 	qj->kind = COL(QUEUE_COL_KIND);
 	qj->outcome = QUEUE_RELEASED;
 	qj->priv = ran;
-	if ((k = jobs_kind_find(qj->kind)) == NULL) {
+	if ((k = module_job_kind(qj->kind)) == NULL) {
 		/* a kind of a newer runner: try again later, dead at the end */
 		qj->outcome = QUEUE_RETRY;
 		qj->error = "no such kind in this runner";
@@ -417,7 +383,7 @@ void
 jobs_finish(const struct queue_sender *s, struct db *d, struct arena *a,
     struct queue_job *qj, struct jobs_job *job, struct req *r, enum jobs_outcome out)
 {
-	const struct jobs_kind *k = qj->priv != NULL ? jobs_kind_find(qj->kind) : NULL;
+	const struct jobs_kind *k = qj->priv != NULL ? module_job_kind(qj->kind) : NULL;
 	struct jobs_ran *ran = qj->priv;
 
 	if (k != NULL && out == JOBS_DONE) {
@@ -497,7 +463,7 @@ jobs_sender_init(struct queue_sender *s, const struct config *cfg, char *err,
 		snprintf(err, errlen, "out of memory");
 		return -1;
 	}
-	if ((n = schedule_parse(cfg->jobs_retry_schedule, c->schedule,
+	if ((n = schedule_parse(jobs_settings(cfg)->jobs_retry_schedule, c->schedule,
 	    JOBS_SCHEDULE_MAX)) < 0) {
 		snprintf(err, errlen, "jobs_retry_schedule: 1 to %d comma-separated"
 		    " numbers of seconds", JOBS_SCHEDULE_MAX);
@@ -510,13 +476,15 @@ jobs_sender_init(struct queue_sender *s, const struct config *cfg, char *err,
 	s->nschedule = (size_t)n;
 	/* per kind in jobs_begin; the engine's bound is the largest */
 	s->max_attempts = 1;
-	for (i = 0; i < NKINDS; i++)
-		if (kinds[i].max_attempts > s->max_attempts)
-			s->max_attempts = kinds[i].max_attempts;
+	for (i = 0; modules[i] != NULL; i++)
+		for (const struct jobs_kind *const *k = modules[i]->job_kinds;
+		    k != NULL && *k != NULL; k++)
+			if ((*k)->max_attempts > s->max_attempts)
+				s->max_attempts = (*k)->max_attempts;
 	s->jitter_pct = 10;
 	s->lease = JOBS_CLAIM_LEASE;
-	snprintf(c->biller_max, sizeof(c->biller_max), "%d", cfg->biller_max_sessions);
-	snprintf(c->client_max, sizeof(c->client_max), "%d", cfg->client_max_sessions);
+	snprintf(c->biller_max, sizeof(c->biller_max), "%d", jobs_settings(cfg)->biller_max_sessions);
+	snprintf(c->client_max, sizeof(c->client_max), "%d", jobs_settings(cfg)->client_max_sessions);
 	s->ctx = c;
 	return 0;
 }

@@ -1,15 +1,19 @@
 #ifndef BDS_JOBS_H
 #define BDS_JOBS_H
 /*
- * The kinds of work bds-jobs runs (lib/jobs/jobs.c's table), the runner's
- * loop (lib/jobs/jobs_loop.c) and its glue to the leased queue of
- * core/queue.c. Queue a job with jobq_add (core/jobq.h); adding a kind is
- * one entry of the table.
+ * The runner of bds-jobs: its loop (lib/jobs/jobs_loop.c) and its glue to
+ * the leased queue of core/queue.c, running the job kinds every module
+ * declares in its descriptor (core/module.h; the kind's shape is in
+ * core/jobq.h). The jobs module's own kinds are retrieval, connect,
+ * reconcile and the runner's test kind.
  */
 #include <signal.h>
 #include <stddef.h>
 
 #include <libpq-fe.h>
+
+#include "core/config.h"
+#include "core/jobq.h"
 
 struct arena;
 struct config;
@@ -21,60 +25,6 @@ struct queue_job;
 struct queue_opts;
 struct queue_sender;
 struct db_stmt_set;
-
-/*
- * DONE commits; RETRY and FAILED roll back and count an attempt; DEFER rolls
- * back and puts the job back without counting an attempt, due again in
- * defer_ms (a resource is busy).
- */
-enum jobs_outcome { JOBS_DONE, JOBS_RETRY, JOBS_FAILED, JOBS_DEFER };
-
-struct jobs_job {
-	const char	*id, *kind, *client_id, *environment, *subject_id;
-	struct json_object *payload;	/* the stored payload ({} when none) */
-	int		 attempt;	/* 1 on the first run */
-	const char	*error;		/* set on RETRY/FAILED: recorded, never secret */
-	int		 retry_after;	/* RETRY: wait at least this many seconds (Retry-After) */
-	int		 defer_ms;	/* DEFER: due again after this long (default 1 s) */
-	void		*state;		/* what fetch keeps for apply (the job's arena) */
-};
-
-/*
- * A kind runs in two phases, so that no transaction is ever open while a
- * job waits on the network (lib/jobs/jobs_loop.c):
- *
- * fetch	may be NULL. Outside any transaction, as a conversation of the
- *		runner's loop (jobs_conv.h): reads what the job needs (each
- *		statement on its own) and talks to the biller; its HTTP
- *		exchanges yield to the loop, so hundreds of jobs wait at once in
- *		one process. Keeps what apply needs in job->state. JOBS_DONE goes
- *		on to apply; another outcome ends the run with nothing written.
- * apply	in ONE transaction the runner opens: writes the outcome. On
- *		JOBS_DONE the row is marked done in that same transaction, only
- *		while the claim is still ours (same attempt, running), so a run
- *		whose lease was lost commits nothing; otherwise it rolls back.
- *
- * Both run with r a synthetic request: r->db, r->arena (the job's own),
- * r->cfg set, r->client_id/r->env = the job's, r->http.request_id and
- * idempotency_key = the request's that queued it (else the job's id,
- * "job_<uuid>", and none), so events_emit(r, ...) works as in the API and
- * its events name their originating request.
- */
-struct jobs_kind {
-	const char	*name;		/* "retrieval" */
-	enum jobs_outcome (*fetch)(struct req *r, struct jobs_job *job);
-	enum jobs_outcome (*apply)(struct req *r, struct jobs_job *job);
-	int		 max_attempts, lease_s;
-	/*
-	 * May be NULL. After a RETRY or FAILED run, in a transaction of its
-	 * own that commits when it returns 0: what the subject keeps of a
-	 * failed attempt (dead: no attempt follows).
-	 */
-	int		 (*failed)(struct req *r, struct jobs_job *job, int dead);
-};
-
-/* The kinds table; NULL when name is not a kind. */
-const struct jobs_kind *jobs_kind_find(const char *name);
 
 /*
  * Set up the queue sender of the jobs table for cfg (the retry schedule
@@ -124,7 +74,32 @@ int	 jobs_retrieval_failed(struct req *, struct jobs_job *, int dead);
 enum jobs_outcome jobs_connect_fetch(struct req *, struct jobs_job *);
 enum jobs_outcome jobs_connect_apply(struct req *, struct jobs_job *);
 enum jobs_outcome jobs_reconcile_apply(struct req *, struct jobs_job *);
+/* The runner's own test kind (t/e2e/check_e2e_jobs queues it). */
+enum jobs_outcome jobs_test_fetch(struct req *, struct jobs_job *);
+enum jobs_outcome jobs_test_apply(struct req *, struct jobs_job *);
 
 extern const struct db_stmt_set jobs_stmt_set;
+
+/* The module's settings (config keys of the same names). */
+struct jobs_settings {
+	int	 jobs_workers;		/* forked workers per bds-jobs run */
+	char	*jobs_retry_schedule;	/* seconds after attempt 1, 2...: "5,30,..." */
+	int	 jobs_poll_ms;		/* longest wait between claims */
+	int	 jobs_conversations;	/* biller jobs in flight at once per worker */
+	int	 biller_max_sessions;	/* portal sessions at once per biller */
+	int	 client_max_sessions;	/* portal sessions at once per client */
+	/* the portal connector (docs/portal.md) */
+	int	 portal_connect_timeout_ms;	/* TCP + TLS connect, per request */
+	int	 portal_timeout_ms;	/* a whole request, answer included */
+	int	 portal_since_days;	/* the since window before the last success */
+};
+
+/* The module (jobs_module.c) and its settings block (core/config.h). */
+extern const struct module jobs_module;
+static inline const struct jobs_settings *
+jobs_settings(const struct config *c)
+{
+	return config_module(c, &jobs_module);
+}
 
 #endif

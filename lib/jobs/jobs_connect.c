@@ -26,6 +26,7 @@
 
 #include "core/arena.h"
 #include "core/db.h"
+#include "core/module.h"
 #include "core/req.h"
 #include "jobs/connectors/connector.h"
 #include "jobs/jobs.h"
@@ -126,7 +127,7 @@ struct connect_run {
 enum jobs_outcome
 jobs_connect_fetch(struct req *r, struct jobs_job *job)
 {
-	const struct jobs_kind *kind = jobs_kind_find("connect");
+	const struct jobs_kind *kind = module_job_kind("connect");
 	struct connect_run *u = arena_alloc(r->arena, sizeof(*u));
 	struct links_connect_job j;
 	const struct connector *c;

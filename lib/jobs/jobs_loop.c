@@ -29,6 +29,7 @@
 #include "core/config.h"
 #include "core/db.h"
 #include "core/log.h"
+#include "core/module.h"
 #include "core/queue.h"
 #include "core/req.h"
 #include "jobs/jobs.h"
@@ -95,7 +96,7 @@ start(struct loop *l, PGresult *res, int i)
 	if (rc == 0) {
 		j->fetched = 1;
 		j->qj.priv = NULL;	/* recorded as it stands */
-	} else if ((j->k = jobs_kind_find(j->qj.kind))->fetch == NULL) {
+	} else if ((j->k = module_job_kind(j->qj.kind))->fetch == NULL) {
 		j->fetched = 1;
 	} else if ((j->conv = conv_start(&l->conv, fetch_run, j, &j->fetched)) == NULL) {
 		/* no stack to be had: the fetch blocks this loop, once */
@@ -137,7 +138,7 @@ finish_fetched(struct loop *l)
 static int
 claim(struct loop *l, struct arena *a)
 {
-	int room = l->cfg->jobs_conversations - l->nruns;
+	int room = jobs_settings(l->cfg)->jobs_conversations - l->nruns;
 	int network = room > 0, want = LOOP_CLAIM_BATCH, n, i;
 	PGresult *res;
 
@@ -196,7 +197,7 @@ jobs_loop_run(struct db *d, const struct config *cfg, const struct queue_opts *o
 			} else {
 				/* a full claim: more may be due */
 				more = k == LOOP_CLAIM_BATCH ||
-				    (k > 0 && l.nruns < cfg->jobs_conversations);
+				    (k > 0 && l.nruns < jobs_settings(cfg)->jobs_conversations);
 			}
 			next_claim = mono_ms() + o->poll_ms;
 			if (failed != down) {

@@ -47,6 +47,7 @@
 #include "core/db.h"
 #include "core/jobq.h"
 #include "core/log.h"
+#include "core/module.h"
 #include "core/req.h"
 #include "bills/bills.h"
 #include "bills/bills_statement.h"
@@ -543,7 +544,7 @@ write_all(struct run *u)
 static long long
 deadline_ms(void)
 {
-	const struct jobs_kind *k = jobs_kind_find("retrieval");
+	const struct jobs_kind *k = module_job_kind("retrieval");
 	long long lease = k != NULL ? k->lease_s : 120;
 
 	if (lease - RETRIEVAL_MARGIN_S < 10)
@@ -607,7 +608,7 @@ jobs_retrieval_fetch(struct req *r, struct jobs_job *job)
 	}
 	u->q.refresh = cred.refresh_count;
 	u->q.repairs = cred.repairs;
-	if (connector_since(r, job->client_id, job->subject_id, r->cfg->portal_since_days,
+	if (connector_since(r, job->client_id, job->subject_id, jobs_settings(r->cfg)->portal_since_days,
 	    &u->q.since) != 0 ||
 	    connector_known_load(r, job->client_id, job->subject_id, &u->known,
 	    &u->nknown) != 0) {

@@ -17,3 +17,5 @@ lib_libbds_a_SOURCES += \
 	%reldir%/connectors/portal.c \
 	%reldir%/connectors/portal.h \
 	%reldir%/connectors/portal_parse.c
+# the module's descriptor (core/module.h)
+lib_libbds_a_SOURCES += %reldir%/jobs_module.c

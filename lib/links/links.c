@@ -347,9 +347,9 @@ links_sync_done(struct req *r, const char *client_id, const char *link_id,
     long long bill_count)
 {
 	const char *p[5] = { client_id, link_id,
-	    arena_printf(r->arena, "%d", r->cfg->refresh_interval_s),
+	    arena_printf(r->arena, "%d", links_settings(r->cfg)->refresh_interval_s),
 	    arena_printf(r->arena, "%lld", bill_count),
-	    arena_printf(r->arena, "%d", r->cfg->refresh_jitter_pct) };
+	    arena_printf(r->arena, "%d", links_settings(r->cfg)->refresh_jitter_pct) };
 	struct json_object *o;
 	PGresult *res;
 

@@ -12,6 +12,7 @@
  * Every function takes the caller's client (and environment): another
  * tenant's link is "none".
  */
+#include "core/config.h"
 #include "core/validate.h"
 
 struct req;
@@ -206,5 +207,24 @@ extern const struct vfield links_list_query[], links_sandbox_create_fields[];
 
 extern const struct db_stmt_set links_stmt_set, links_api_stmt_set, links_sandbox_stmt_set,
     links_vault_stmt_set, links_refresh_stmt_set;
+
+/* The module's settings (config keys of the same names). */
+struct links_settings {
+	char	*link_url;		/* the link host's base URL, no trailing slash:
+					 * connect_url, hosted_url, CORS origin */
+	int	 refresh_interval_s;	/* a link's refresh period */
+	int	 refresh_jitter_pct;	/* spread: next = interval ± this % */
+	int	 refresh_backoff_s;	/* after a failed refresh: base, doubled per failure */
+	int	 refresh_backoff_max_s;	/* ... capped here */
+	int	 degraded_after_s;	/* transient failures this long: CONNECTION_DEGRADED */
+};
+
+/* The module (links_module.c) and its settings block (core/config.h). */
+extern const struct module links_module;
+static inline const struct links_settings *
+links_settings(const struct config *c)
+{
+	return config_module(c, &links_module);
+}
 
 #endif

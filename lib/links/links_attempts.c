@@ -141,8 +141,9 @@ links_attempts_record(struct req *r, const char *client_id, const char *link_tok
 }
 
 long long
-links_attempts_sweep(struct db *d, struct arena *a)
+links_attempts_sweep(const struct config *cfg, struct db *d, struct arena *a)
 {
+	(void)cfg;
 	const char *p[1] = { window_s(a) };
 
 	return db_exec_count(d, a, &stmts[LA_SWEEP], 1, p);

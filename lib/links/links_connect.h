@@ -178,20 +178,21 @@ long long links_tokens_end_rtl(struct req *, const char *client_id, const char *
 #define LINKS_JOB_SESSION_STARTED	"rtl.session_started"
 #define LINKS_JOB_LINK_ACTIVATED	"rtl.link_activated"
 
-/* ---- statements (lib/stmts.c), bdsctl jobs' sweeps ---- */
+/* ---- statements and sweeps (links_module.c) ---- */
 
 extern const struct db_stmt_set links_tokens_stmt_set;
 extern const struct db_stmt_set links_sessions_stmt_set;
 /* bdsctl jobs: wipe the sealed secrets of connect sessions that expired
  * unfinished (credentials, MFA answer; the public token once it is past
  * its own lifetime). Rows touched, -1 on failure. */
+struct config;
 struct db;
 struct arena;
-long long links_sessions_sweep(struct db *, struct arena *);
+long long links_sessions_sweep(const struct config *, struct db *, struct arena *);
 extern const struct db_stmt_set links_exchange_stmt_set;
 /* bdsctl jobs: drop the counted connect failures no window counts any more
  * (links_attempts.h; a link token keeps its own count). Rows, -1. */
-long long links_attempts_sweep(struct db *, struct arena *);
+long long links_attempts_sweep(const struct config *, struct db *, struct arena *);
 extern const struct db_stmt_set links_attempts_stmt_set;
 
 #endif

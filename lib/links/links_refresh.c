@@ -80,7 +80,7 @@ const struct db_stmt_set links_refresh_stmt_set = { "links_refresh", stmts, R__M
 long long
 links_refresh_due(const struct config *cfg, struct db *d, struct arena *a)
 {
-	const char *p[2] = { arena_printf(a, "%d", cfg->refresh_backoff_max_s), DUE_BATCH_S };
+	const char *p[2] = { arena_printf(a, "%d", links_settings(cfg)->refresh_backoff_max_s), DUE_BATCH_S };
 	long long n = 0;
 	struct req r;
 	PGresult *res;
@@ -112,9 +112,9 @@ links_retrieval_failed(struct req *r, const char *client_id, const char *link_id
 {
 	const struct config *c = r->cfg;
 	const char *p[6] = { client_id, link_id, dead ? "true" : "false",
-	    arena_printf(r->arena, "%d", c->refresh_backoff_s),
-	    arena_printf(r->arena, "%d", c->refresh_backoff_max_s),
-	    arena_printf(r->arena, "%d", c->degraded_after_s) };
+	    arena_printf(r->arena, "%d", links_settings(c)->refresh_backoff_s),
+	    arena_printf(r->arena, "%d", links_settings(c)->refresh_backoff_max_s),
+	    arena_printf(r->arena, "%d", links_settings(c)->degraded_after_s) };
 	PGresult *res;
 
 	if ((res = db_query(r, &stmts[R_FAILED], 6, p)) == NULL)

@@ -607,7 +607,7 @@ links_connect_cors_allow(struct req *r, const char *origin)
 	const char *p[2] = { r->client_id, origin };
 	PGresult *res;
 
-	if (strcmp(origin, origin_of(r->arena, r->cfg->link_url)) == 0)
+	if (strcmp(origin, origin_of(r->arena, links_settings(r->cfg)->link_url)) == 0)
 		return 1;
 	if (r->client_id != NULL)
 		res = db_query(r, &stmts[LS_CORS_CLIENT], 2, p);
@@ -808,7 +808,8 @@ links_connect_job_connected(struct req *r, const struct links_connect_job *j,
 }
 
 long long
-links_sessions_sweep(struct db *d, struct arena *a)
+links_sessions_sweep(const struct config *cfg, struct db *d, struct arena *a)
 {
+	(void)cfg;
 	return db_exec_count(d, a, &stmts[LS_SWEEP], 0, NULL);
 }

@@ -225,7 +225,7 @@ ticket_new(struct req *r, const char *client_id, const char *lt, int ttl_s,
 static const char *
 connect_url(struct req *r, const char *ticket)
 {
-	return arena_printf(r->arena, "%s/connect#ticket=%s", r->cfg->link_url, ticket);
+	return arena_printf(r->arena, "%s/connect#ticket=%s", links_settings(r->cfg)->link_url, ticket);
 }
 
 /* update.link_id: 0 when r's client and end user may repair it, else the
@@ -458,7 +458,7 @@ links_ticket_create(struct req *r, struct json_object *out)
 	 * nginx whose allowedOrigins may frame the page; the ticket stays in
 	 * the fragment */
 	json_set_str(out, "embed_url", arena_printf(r->arena, "%s/connect?client_id=%s#ticket=%s",
-	    r->cfg->link_url, r->client_id, ticket));
+	    links_settings(r->cfg)->link_url, r->client_id, ticket));
 	return 201;
 }
 

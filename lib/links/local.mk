@@ -21,3 +21,5 @@ lib_libbds_a_SOURCES += \
 lib_libbds_a_SOURCES += \
 	%reldir%/links_page.h \
 	%reldir%/links_page.c
+# the module's descriptor (core/module.h)
+lib_libbds_a_SOURCES += %reldir%/links_module.c

@@ -2,3 +2,5 @@
 lib_libbds_a_SOURCES += \
 	%reldir%/mail.c \
 	%reldir%/mail.h
+# the module's descriptor (core/module.h)
+lib_libbds_a_SOURCES += %reldir%/mail_module.c

@@ -255,7 +255,7 @@ mail_enqueue(struct req *r, const char *kind, const char *to,
 	unsigned char *sealed;
 	size_t len, slen;
 
-	msg = mail_format(r->arena, r->cfg->mail_from, to, subject, text,
+	msg = mail_format(r->arena, mail_settings(r->cfg)->mail_from, to, subject, text,
 	    arena_printf(r->arena, "<%s@bds>", id), time(NULL));
 	if (msg == NULL) {
 		log_msg("error", "mail: %s message not queued: a header holds a line"
@@ -374,27 +374,28 @@ smtp_permanent(long code)
 static CURL *
 smtp_open(struct arena *a, const struct config *cfg)
 {
+	const struct mail_settings *ms = mail_settings(cfg);
 	CURL *c = curl_easy_init();
 
 	if (c == NULL)
 		return NULL;
-	curl_easy_setopt(c, CURLOPT_URL, cfg->smtp_url);
+	curl_easy_setopt(c, CURLOPT_URL, ms->smtp_url);
 #if LIBCURL_VERSION_NUM >= 0x075500
 	curl_easy_setopt(c, CURLOPT_PROTOCOLS_STR, "smtp,smtps");
 #else
 	curl_easy_setopt(c, CURLOPT_PROTOCOLS, (long)(CURLPROTO_SMTP | CURLPROTO_SMTPS));
 #endif
 	curl_easy_setopt(c, CURLOPT_MAIL_FROM,
-	    arena_printf(a, "<%s>", addr_spec(a, cfg->mail_from)));
+	    arena_printf(a, "<%s>", addr_spec(a, ms->mail_from)));
 	/* STARTTLS when the relay offers it; smtps:// is TLS from the start. */
 	curl_easy_setopt(c, CURLOPT_USE_SSL, (long)CURLUSESSL_TRY);
-	if (cfg->smtp_user[0] != '\0') {
-		curl_easy_setopt(c, CURLOPT_USERNAME, cfg->smtp_user);
-		curl_easy_setopt(c, CURLOPT_PASSWORD, cfg->smtp_password);
+	if (ms->smtp_user[0] != '\0') {
+		curl_easy_setopt(c, CURLOPT_USERNAME, ms->smtp_user);
+		curl_easy_setopt(c, CURLOPT_PASSWORD, ms->smtp_password);
 	}
-	curl_easy_setopt(c, CURLOPT_TIMEOUT, (long)cfg->smtp_timeout);
+	curl_easy_setopt(c, CURLOPT_TIMEOUT, (long)ms->smtp_timeout);
 	curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT,
-	    (long)(cfg->smtp_timeout < 10 ? cfg->smtp_timeout : 10));
+	    (long)(ms->smtp_timeout < 10 ? ms->smtp_timeout : 10));
 	curl_easy_setopt(c, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(c, CURLOPT_UPLOAD, 1L);
 	curl_easy_setopt(c, CURLOPT_READFUNCTION, upload_read);
@@ -462,9 +463,10 @@ static void
 mail_send_batch(void *ctx, struct queue_batch *b)
 {
 	const struct config *cfg = ctx;
-	int smtp = strcmp(cfg->mail_transport, "smtp") == 0;
+	const struct mail_settings *ms = mail_settings(cfg);
+	int smtp = strcmp(ms->mail_transport, "smtp") == 0;
 	/* a message must be recorded before its lease ends */
-	int need = smtp ? cfg->smtp_timeout + 5 : 5;
+	int need = smtp ? ms->smtp_timeout + 5 : 5;
 	CURL *c = NULL;
 	size_t i;
 
@@ -481,7 +483,7 @@ mail_send_batch(void *ctx, struct queue_batch *b)
 			continue;
 		}
 		if (!smtp) {
-			j->outcome = spool_write(b->arena, cfg->mail_spool_dir, j->id,
+			j->outcome = spool_write(b->arena, ms->mail_spool_dir, j->id,
 			    (const char *)msg, len, &j->error);
 		} else if (c == NULL && (c = smtp_open(b->arena, cfg)) == NULL) {
 			j->outcome = QUEUE_RETRY;
@@ -500,6 +502,8 @@ int
 mail_sender_init(struct queue_sender *s, const struct config *cfg, char *err,
     size_t errlen)
 {
+	const struct mail_settings *ms = mail_settings(cfg);
+
 	memset(s, 0, sizeof(*s));
 	s->name = "mail";
 	s->claim = &stmts[MAIL_CLAIM];
@@ -513,8 +517,8 @@ mail_sender_init(struct queue_sender *s, const struct config *cfg, char *err,
 	s->jitter_pct = 0;
 	s->batch = MAIL_BATCH;
 	/* room for at least a few messages at the slowest the relay may be */
-	s->lease = cfg->smtp_timeout * 3 > MAIL_LEASE_MIN ?
-	    cfg->smtp_timeout * 3 : MAIL_LEASE_MIN;
+	s->lease = ms->smtp_timeout * 3 > MAIL_LEASE_MIN ?
+	    ms->smtp_timeout * 3 : MAIL_LEASE_MIN;
 	s->send = mail_send_batch;
 	s->ctx = (void *)cfg;
 	(void)err;

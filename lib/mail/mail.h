@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <time.h>
 
+#include "core/config.h"
+
 struct arena;
 struct config;
 struct queue_sender;
@@ -51,5 +53,24 @@ int	 mail_sender_init(struct queue_sender *, const struct config *cfg,
 	    char *err, size_t errlen);
 
 extern const struct db_stmt_set mail_stmt_set;
+
+/* The module's settings (config keys of the same names). */
+struct mail_settings {
+	char	*mail_transport;	/* spool (write .eml files) | smtp */
+	char	*mail_spool_dir;	/* spool: where .eml files go */
+	char	*mail_from;		/* From: address */
+	char	*smtp_url;		/* smtp://host:port or smtps://host:port */
+	char	*smtp_user;		/* "" = no AUTH */
+	char	*smtp_password;
+	int	 smtp_timeout;		/* seconds per message */
+};
+
+/* The module (mail_module.c) and its settings block (core/config.h). */
+extern const struct module mail_module;
+static inline const struct mail_settings *
+mail_settings(const struct config *c)
+{
+	return config_module(c, &mail_module);
+}
 
 #endif

@@ -9,3 +9,5 @@ lib_libbds_a_SOURCES += \
 	%reldir%/rtl_onboard.c \
 	%reldir%/rtl_canon.h \
 	%reldir%/rtl_canon.c
+# the module's descriptor (core/module.h)
+lib_libbds_a_SOURCES += %reldir%/rtl_module.c

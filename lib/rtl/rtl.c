@@ -729,7 +729,7 @@ rtl_waiting_ids(struct req *r, const char *client_id, const char *discovery_id)
 long long
 rtl_expire(const struct config *cfg, struct db *d, struct arena *a)
 {
-	const char *p[2] = { arena_printf(a, "%d", cfg->rtl_expiry_days),
+	const char *p[2] = { arena_printf(a, "%d", rtl_settings(cfg)->rtl_expiry_days),
 	    arena_printf(a, "%d", RTL_EXPIRE_BATCH) };
 	long long total = 0;
 	struct req r;

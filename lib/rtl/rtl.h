@@ -16,6 +16,7 @@
  * Every row is the key's client and environment: another client's id
  * answers as an unknown one (404).
  */
+#include "core/config.h"
 #include "core/validate.h"
 
 struct arena;
@@ -91,5 +92,21 @@ int	 rtl_discovery_reject(const struct config *, struct db *, struct arena *,
 extern const struct db_stmt_set rtl_stmt_set;
 extern const struct db_stmt_set rtl_discovery_stmt_set;
 extern const struct db_stmt_set rtl_onboard_stmt_set;
+
+/* The module's settings (config keys of the same names). */
+struct rtl_settings {
+	int	 rtl_expiry_days;	/* PENDING/IN_PROGRESS older than this: EXPIRED */
+	char	*discovery_hosts;	/* "name=addr[|addr],...": fixed answers for
+					 * onboarding URL hosts, asked before DNS (dev
+					 * and test stacks; empty in production) */
+};
+
+/* The module (rtl_module.c) and its settings block (core/config.h). */
+extern const struct module rtl_module;
+static inline const struct rtl_settings *
+rtl_settings(const struct config *c)
+{
+	return config_module(c, &rtl_module);
+}
 
 #endif

@@ -2,13 +2,17 @@
  * The job kinds of lib/rtl (rtl_jobs.h): the connect flow's notifications,
  * applied in the job's one transaction with the events they cause.
  */
+#include <stddef.h>
+
+#include "core/jobq.h"
 #include "core/json.h"
 #include "core/req.h"
+#include "links/links_connect.h"
 #include "rtl/rtl_int.h"
 #include "rtl/rtl_jobs.h"
 
-enum jobs_outcome
-rtl_session_started_apply(struct req *r, struct jobs_job *job)
+static enum jobs_outcome
+session_started_apply(struct req *r, struct jobs_job *job)
 {
 	if (job->client_id == NULL || job->subject_id == NULL) {
 		job->error = "session_started job without a link token";
@@ -21,8 +25,8 @@ rtl_session_started_apply(struct req *r, struct jobs_job *job)
 	return JOBS_DONE;
 }
 
-enum jobs_outcome
-rtl_link_activated_apply(struct req *r, struct jobs_job *job)
+static enum jobs_outcome
+link_activated_apply(struct req *r, struct jobs_job *job)
 {
 	struct rtl_linked l = {
 		.client_id = job->client_id,
@@ -46,3 +50,9 @@ rtl_link_activated_apply(struct req *r, struct jobs_job *job)
 	}
 	return JOBS_DONE;
 }
+
+/* name, fetch, apply, max_attempts, lease_s, failed: no fetch, no biller */
+const struct jobs_kind rtl_session_started_kind = { LINKS_JOB_SESSION_STARTED, NULL,
+	session_started_apply, 5, 60, NULL };
+const struct jobs_kind rtl_link_activated_kind = { LINKS_JOB_LINK_ACTIVATED, NULL,
+	link_activated_apply, 5, 60, NULL };

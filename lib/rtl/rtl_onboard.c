@@ -101,7 +101,7 @@ fixed_answer(struct arena *a, const char *hosts, const char *host)
 static int
 resolves_public(struct req *r, const struct rtl_canon *c, const char **code, const char **why)
 {
-	const char *fixed = fixed_answer(r->arena, r->cfg->discovery_hosts, c->host);
+	const char *fixed = fixed_answer(r->arena, rtl_settings(r->cfg)->discovery_hosts, c->host);
 	struct urlsafe_target t;
 
 	if (fixed != NULL) {

@@ -8,3 +8,5 @@ lib_libbds_a_SOURCES += \
 	%reldir%/webhooks_iam.c \
 	%reldir%/webhooks_sign.c \
 	%reldir%/webhooks_sign.h
+# the module's descriptor (core/module.h)
+lib_libbds_a_SOURCES += %reldir%/webhooks_module.c

@@ -15,6 +15,7 @@
  */
 #include <stddef.h>
 
+#include "core/config.h"
 #include "core/validate.h"
 
 struct arena;
@@ -145,5 +146,23 @@ int	 webhooks_primary(struct req *, const char *client_id, const char *environme
  */
 int	 webhooks_test_deliver(struct req *, struct json_object *out,
 	    const char *client_id, const char *id, const char *event_type);
+
+/* The module's settings (config keys of the same names). */
+struct webhooks_settings {
+	char	*webhook_retry_schedule;	/* seconds after attempt 1, 2...: "5,300,..." */
+	int	 webhook_concurrency;	/* bds-deliver: requests in flight at once */
+	int	 webhook_batch;		/* deliveries per claim */
+	int	 webhook_lease;		/* seconds a claim holds its rows */
+	int	 webhook_test_slots;	/* test deliveries at once per API host;
+					 * 0: workers / 4, at least 1 */
+};
+
+/* The module (webhooks_module.c) and its settings block (core/config.h). */
+extern const struct module webhooks_module;
+static inline const struct webhooks_settings *
+webhooks_settings(const struct config *c)
+{
+	return config_module(c, &webhooks_module);
+}
 
 #endif

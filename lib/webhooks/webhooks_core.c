@@ -514,7 +514,7 @@ live_secrets(struct req *r, const char *client_id, const char *id, const char **
 static int
 test_slots(struct req *r)
 {
-	int n = r->cfg->webhook_test_slots;
+	int n = webhooks_settings(r->cfg)->webhook_test_slots;
 
 	if (n <= 0)
 		n = r->cfg->workers / 4;

@@ -13,10 +13,11 @@
 #include "core/config.h"
 #include "core/crypto.h"
 #include "core/db.h"
-#include "core/queue.h"
 #include "core/json.h"
 #include "core/log.h"
+#include "core/queue.h"
 #include "core/urlsafe.h"
+#include "webhooks/webhooks.h"
 #include "webhooks/webhooks_deliver.h"
 #include "webhooks/webhooks_sign.h"
 
@@ -557,6 +558,7 @@ int
 webhooks_sender_init(struct queue_sender *s, const struct config *cfg, char *err,
     size_t errlen)
 {
+	const struct webhooks_settings *ws = webhooks_settings(cfg);
 	struct wsender *w;
 	int n;
 
@@ -567,21 +569,21 @@ webhooks_sender_init(struct queue_sender *s, const struct config *cfg, char *err
 	}
 	s->ctx = w;
 	w->cfg = cfg;
-	if ((n = webhooks_schedule_parse(cfg->webhook_retry_schedule, w->schedule,
+	if ((n = webhooks_schedule_parse(ws->webhook_retry_schedule, w->schedule,
 	    WD_SCHEDULE_MAX)) < 0) {
 		snprintf(err, errlen, "webhook_retry_schedule: 1 to %d comma-separated"
 		    " delays of 1 to 86400 seconds", WD_SCHEDULE_MAX);
 		return -1;
 	}
-	if (cfg->webhook_concurrency < 1 || cfg->webhook_concurrency > WD_CONCURRENCY_MAX ||
-	    cfg->webhook_batch < 1 || cfg->webhook_batch > WD_BATCH_MAX ||
-	    cfg->webhook_lease < WD_LEASE_MIN) {
+	if (ws->webhook_concurrency < 1 || ws->webhook_concurrency > WD_CONCURRENCY_MAX ||
+	    ws->webhook_batch < 1 || ws->webhook_batch > WD_BATCH_MAX ||
+	    ws->webhook_lease < WD_LEASE_MIN) {
 		snprintf(err, errlen, "webhook_concurrency must be 1..%d, webhook_batch"
 		    " 1..%d and webhook_lease at least %d", WD_CONCURRENCY_MAX,
 		    WD_BATCH_MAX, WD_LEASE_MIN);
 		return -1;
 	}
-	w->conc = cfg->webhook_concurrency;
+	w->conc = ws->webhook_concurrency;
 	if ((w->multi = curl_multi_init()) == NULL ||
 	    (w->idle = calloc((size_t)w->conc, sizeof(*w->idle))) == NULL) {
 		snprintf(err, errlen, "libcurl: cannot create the handles");
@@ -602,8 +604,8 @@ webhooks_sender_init(struct queue_sender *s, const struct config *cfg, char *err
 	s->nschedule = (size_t)n;
 	s->max_attempts = n + 1;	/* the first, then one per step */
 	s->jitter_pct = WD_JITTER_PCT;
-	s->batch = cfg->webhook_batch;
-	s->lease = cfg->webhook_lease;
+	s->batch = ws->webhook_batch;
+	s->lease = ws->webhook_lease;
 	s->send = webhooks_send_batch;
 	s->record_batch = webhooks_record_batch;
 	return 0;

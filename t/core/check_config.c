@@ -11,6 +11,10 @@
 #include <check.h>
 
 #include "core/config.h"
+#include "jobs/jobs.h"
+#include "links/links.h"
+#include "mail/mail.h"
+#include "rtl/rtl.h"
 #include "tcheck.h"
 
 #define KEY	"00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff"
@@ -21,7 +25,7 @@ static const char *const env_names[] = {
 	"BDS_DATABASE_URL", "BDS_SOCKET_PATH", "BDS_SOCKET_MODE", "BDS_WORKERS",
 	"BDS_BODY_LIMIT", "BDS_DEPLOYMENT", "BDS_DOCS_URL", "BDS_LOG_PATH",
 	"BDS_API_VERSION", "BDS_CURSOR_KEY", "BDS_ALLOW_PRIVATE_TARGETS",
-	"BDS_DRAIN_TIMEOUT", "BDS_SQL_DIR",
+	"BDS_DRAIN_TIMEOUT", "BDS_SQL_DIR", "BDS_REFRESH_JITTER_PCT", "BDS_SMTP_TIMEOUT",
 };
 
 static char dir[64];
@@ -294,12 +298,17 @@ static const struct {
 	    "workers must be 0..256, body_limit positive and api_lock_timeout_ms 1..60000" },
 	{ "api_lock_timeout_ms = 0\ncursor_key = " KEY "\n", { { NULL } },
 	    "workers must be 0..256, body_limit positive and api_lock_timeout_ms 1..60000" },
+	/* a module's keys (its descriptor's settings) carry their own bounds */
 	{ "jobs_conversations = 0\ncursor_key = " KEY "\n", { { NULL } },
-	    "refresh_interval_s must be at least 60, refresh_jitter_pct at most 50,"
-	    " biller_max_sessions 1..1000, client_max_sessions and jobs_conversations 1..10000" },
+	    ":1: jobs_conversations must be 1..10000" },
 	{ "client_max_sessions = 10001\ncursor_key = " KEY "\n", { { NULL } },
-	    "refresh_interval_s must be at least 60, refresh_jitter_pct at most 50,"
-	    " biller_max_sessions 1..1000, client_max_sessions and jobs_conversations 1..10000" },
+	    ":1: client_max_sessions must be 1..10000" },
+	{ "refresh_interval_s = 59\ncursor_key = " KEY "\n", { { NULL } },
+	    ":1: refresh_interval_s must be 60..2147483647" },
+	{ "cursor_key = " KEY "\n", { { "BDS_REFRESH_JITTER_PCT", "51" } },
+	    "refresh_jitter_pct must be 0..50" },
+	{ "rtl_expiry_days = soon\n", { { NULL } }, ":1: bad value for rtl_expiry_days" },
+	{ "mail_transport = pigeon\n", { { NULL } }, ":1: bad value for mail_transport" },
 	/* the deployment is one of three names: a typo must not run as development */
 	{ "deployment = prod\ncursor_key = " KEY "\n", { { NULL } },
 	    ":1: bad value for deployment" },
@@ -330,6 +339,34 @@ START_TEST(test_load_invalid)
 	snprintf(want, sizeof(want), "%s%s", invalid[_i].err[0] == ':' ? path : "",
 	    invalid[_i].err);
 	ck_assert_str_eq(err, want);
+}
+END_TEST
+
+/*
+ * A module's keys (its descriptor's settings) load like the shared ones:
+ * defaults, the file, the environment; each module reads its own block.
+ */
+START_TEST(test_module_settings)
+{
+	char err[256] = "";
+
+	write_file("cursor_key = " KEY "\nrtl_expiry_days = 7\nlink_url = https://l.example\n"
+	    "jobs_conversations = 5\nsmtp_timeout = 4\n");
+	setenv("BDS_SMTP_TIMEOUT", "9", 1);
+	ck_assert_msg(config_load(&cfg, path, err, sizeof(err)) == 0, "config_load: %s", err);
+	ck_assert_int_eq(rtl_settings(&cfg)->rtl_expiry_days, 7);
+	ck_assert_str_eq(rtl_settings(&cfg)->discovery_hosts, "");
+	ck_assert_str_eq(links_settings(&cfg)->link_url, "https://l.example");
+	ck_assert_int_eq(links_settings(&cfg)->refresh_interval_s, 86400);
+	ck_assert_int_eq(jobs_settings(&cfg)->jobs_conversations, 5);
+	ck_assert_int_eq(jobs_settings(&cfg)->biller_max_sessions, 4);
+	ck_assert_int_eq(mail_settings(&cfg)->smtp_timeout, 9);
+	ck_assert_str_eq(mail_settings(&cfg)->mail_transport, "spool");
+	/* config_set reaches a module's key too */
+	ck_assert_int_eq(config_set(&cfg, "portal_since_days", "12", err, sizeof(err)), 0);
+	ck_assert_int_eq(jobs_settings(&cfg)->portal_since_days, 12);
+	config_free(&cfg);
+	ck_assert_ptr_null(cfg.module_settings);
 }
 END_TEST
 
@@ -539,6 +576,7 @@ config_suite(void)
 	tcase_add_loop_test(tc, test_load_invalid, 0, sizeof(invalid) / sizeof(invalid[0]));
 	tcase_add_loop_test(tc, test_required_keys, 0, 3);
 	tcase_add_test(tc, test_missing_file);
+	tcase_add_test(tc, test_module_settings);
 	tcase_add_test(tc, test_short_err_buffer);
 	tcase_add_loop_test(tc, test_config_set, 0, sizeof(sets) / sizeof(sets[0]));
 	tcase_add_loop_test(tc, test_long_comment, 0, sizeof(long_lens) / sizeof(long_lens[0]));

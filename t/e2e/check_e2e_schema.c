@@ -1,6 +1,6 @@
 /*
  * The schema and the code agree: every statement of every module (the
- * descriptors of lib/stmts.c) prepares against the schema `bdsctl migrate`
+ * modules' descriptors, core/module.h) prepares against the schema `bdsctl migrate`
  * built, on one connection, so a missing column or table, a wrong type or
  * two statements with one name fails here, not in production. The same
  * function refuses a deliberately broken statement (the test can fail), and
@@ -15,6 +15,7 @@
 #include <check.h>
 
 #include "core/db.h"
+#include "core/module.h"
 #include "harness.h"
 
 static struct db *db;
@@ -38,8 +39,9 @@ test_teardown(void)
 static int
 listed(const char *module)
 {
-	for (const struct db_module *m = db_modules; m->name != NULL; m++)
-		for (const struct db_stmt_set *const *s = m->sets; *s != NULL; s++)
+	for (const struct module *const *m = modules; *m != NULL; m++)
+		for (const struct db_stmt_set *const *s = (*m)->stmt_sets; s != NULL && *s != NULL;
+		    s++)
 			if (strcmp((*s)->module, module) == 0)
 				return 1;
 	return 0;
@@ -49,13 +51,14 @@ START_TEST(every_statement_prepares)
 {
 	size_t nmod = 0, nset = 0, nstmt = 0;
 
-	for (const struct db_module *m = db_modules; m->name != NULL; m++, nmod++) {
-		ck_assert_msg(m->sets[0] != NULL, "module %s lists no statement set", m->name);
-		for (const struct db_stmt_set *const *s = m->sets; *s != NULL; s++, nset++) {
+	for (const struct module *const *m = modules; *m != NULL; m++, nmod++) {
+		if ((*m)->stmt_sets == NULL)
+			continue;
+		for (const struct db_stmt_set *const *s = (*m)->stmt_sets; *s != NULL; s++, nset++) {
 			const char *failed;
 
 			ck_assert_msg(db_prepare_set(db, *s, &failed) == 0,
-			    "module %s, set %s: %s does not prepare: %s", m->name,
+			    "module %s, set %s: %s does not prepare: %s", (*m)->name,
 			    (*s)->module, failed, db_errmsg(db));
 			nstmt += (*s)->n;
 		}
@@ -105,48 +108,65 @@ END_TEST
 
 /*
  * Every `const struct db_stmt_set NAME = { "module", ...` in lib/ is in a
- * descriptor: a module that forgets lib/stmts.c fails here.
+ * module's descriptor: a module that forgets its <name>_module.c fails
+ * here. Walks the folder of every listed module and its subfolders.
  */
+static size_t
+sets_listed_in(const char *dir_in, const char *rel_in)
+{
+	char dir[1024], rel[256];
+	struct dirent *e;
+	size_t found = 0;
+	DIR *d;
+
+	/* harness_fmt's buffers rotate: keep our own copies */
+	snprintf(dir, sizeof(dir), "%s", dir_in);
+	snprintf(rel, sizeof(rel), "%s", rel_in);
+	ck_assert_msg((d = opendir(dir)) != NULL, "cannot open %s", dir);
+	while ((e = readdir(d)) != NULL) {
+		size_t len = strlen(e->d_name);
+		char *text, *p;
+
+		if (e->d_name[0] == '.')
+			continue;
+		if (e->d_type == DT_DIR) {
+			found += sets_listed_in(harness_fmt("%s/%s", dir, e->d_name),
+			    harness_fmt("%s/%s", rel, e->d_name));
+			continue;
+		}
+		if (len < 3 || strcmp(e->d_name + len - 2, ".c") != 0)
+			continue;
+		text = harness_slurp(harness_fmt("%s/%s", dir, e->d_name));
+		ck_assert_ptr_nonnull(text);
+		for (p = text; (p = strstr(p, "const struct db_stmt_set ")) != NULL; p++) {
+			char *q = strchr(p, '\n'), *name, *end;
+
+			/* declarations in headers end in ';' before any '{' */
+			if ((name = strstr(p, "= { \"")) == NULL || (q != NULL && name > q))
+				continue;
+			name += 5;
+			ck_assert_ptr_nonnull(end = strchr(name, '"'));
+			*end = '\0';
+			ck_assert_msg(listed(name), "lib/%s/%s: statement set \"%s\" is in"
+			    " no module's descriptor", rel, e->d_name, name);
+			found++;
+			p = end;
+		}
+		free(text);
+	}
+	closedir(d);
+	return found;
+}
+
 START_TEST(every_declared_set_is_listed)
 {
-	static const char *const folders[] = { "core", "events", "mail", "iam", "webhooks" };
 	const char *src = getenv("BDS_SRCDIR") != NULL ? getenv("BDS_SRCDIR") : ".";
-	size_t found = 0;
+	size_t found = 0, nmod = 0;
 
-	for (size_t f = 0; f < sizeof(folders) / sizeof(folders[0]); f++) {
-		char dir[4096];
-		struct dirent *e;
-		DIR *d;
-
-		snprintf(dir, sizeof(dir), "%s/lib/%s", src, folders[f]);
-		ck_assert_msg((d = opendir(dir)) != NULL, "cannot open %s", dir);
-		while ((e = readdir(d)) != NULL) {
-			size_t len = strlen(e->d_name);
-			char *text, *p;
-
-			if (len < 3 || strcmp(e->d_name + len - 2, ".c") != 0)
-				continue;
-			text = harness_slurp(harness_fmt("%s/%s", dir, e->d_name));
-			ck_assert_ptr_nonnull(text);
-			for (p = text; (p = strstr(p, "const struct db_stmt_set ")) != NULL; p++) {
-				char *q = strchr(p, '\n'), *name, *end;
-
-				/* declarations in headers end in ';' before any '{' */
-				if ((name = strstr(p, "= { \"")) == NULL || (q != NULL && name > q))
-					continue;
-				name += 5;
-				ck_assert_ptr_nonnull(end = strchr(name, '"'));
-				*end = '\0';
-				ck_assert_msg(listed(name), "lib/%s/%s: statement set \"%s\" is in"
-				    " no descriptor of lib/stmts.c", folders[f], e->d_name, name);
-				found++;
-				p = end;
-			}
-			free(text);
-		}
-		closedir(d);
-	}
-	ck_assert_uint_ge(found, 13);
+	for (const struct module *const *m = modules; *m != NULL; m++, nmod++)
+		found += sets_listed_in(harness_fmt("%s/lib/%s", src, (*m)->name), (*m)->name);
+	ck_assert_uint_ge(nmod, 10);
+	ck_assert_uint_ge(found, 40);
 }
 END_TEST
 
@@ -207,8 +227,9 @@ static const struct {
 static struct db_stmt *
 stmt_named(const char *name)
 {
-	for (const struct db_module *m = db_modules; m->name != NULL; m++)
-		for (const struct db_stmt_set *const *s = m->sets; *s != NULL; s++)
+	for (const struct module *const *m = modules; *m != NULL; m++)
+		for (const struct db_stmt_set *const *s = (*m)->stmt_sets; s != NULL && *s != NULL;
+		    s++)
 			for (size_t i = 0; i < (*s)->n; i++)
 				if (strcmp((*s)->stmts[i].name, name) == 0)
 					return &(*s)->stmts[i];

@@ -489,14 +489,23 @@ fuzz_dispatch(struct http_req *h, const char *body, size_t blen, unsigned flags)
 	size_t len;
 
 	if (db == NULL) {
-		cfg.docs_url = "https://docs.example";
-		cfg.jwt_issuer = "https://api.example";
-		cfg.cookie_name = "bds_session";
-		cfg.deployment = "development";
-		cfg.billing = "manual";
-		cfg.api_version = "2026-11-01";
+		static const char *const keys[] = { "BDS_CURSOR_KEY", "BDS_JWT_SEED",
+		    "BDS_SECRET_KEY" };
+		char err[256];
+
+		/* every module's defaults, the keys fixed (never secret here) */
+		for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+			setenv(keys[i], "00112233445566778899aabbccddeeff"
+			    "00112233445566778899aabbccddeeff", 1);
+		if (config_load(&cfg, NULL, err, sizeof(err)) != 0) {
+			fprintf(stderr, "fuzz_request: %s\n", err);
+			abort();
+		}
+		free(cfg.docs_url);
+		cfg.docs_url = strdup("https://docs.example");
+		free(cfg.jwt_issuer);
+		cfg.jwt_issuer = strdup("https://api.example");
 		cfg.body_limit = FUZZ_BODY_LIMIT;
-		cfg.cursor_key_set = cfg.jwt_seed_set = cfg.secret_key_set = 1;
 		db = db_new("host=/nonexistent/bds-fuzz dbname=none connect_timeout=1");
 	}
 	memset(&r, 0, sizeof(r));

@@ -35,6 +35,7 @@
 #include "bills/bills_statement.h"
 #include "jobs/connectors/connector.h"
 #include "jobs/connectors/portal.h"
+#include "jobs/jobs.h"
 #include "jobs/jobs_conv.h"
 
 #define PORTAL_USER_AGENT	"bds-portal/1"
@@ -223,7 +224,7 @@ request(struct arena *a, struct connector_session *s, const char *endpoint, cons
 	struct curl_slist *h = NULL, *n;
 	struct pbuf b = { NULL, 0, 0, max, 0 };
 	const char *url, *why, *lines[4];
-	long long timeout = t->cfg->portal_timeout_ms, t0, left;
+	long long timeout = jobs_settings(t->cfg)->portal_timeout_ms, t0, left;
 	curl_off_t ra = 0;
 	char *ct = NULL;
 	CURLcode cc;
@@ -268,7 +269,7 @@ request(struct arena *a, struct connector_session *s, const char *endpoint, cons
 	    curl_easy_setopt(p->c, CURLOPT_HTTPHEADER, h) != CURLE_OK ||
 	    curl_easy_setopt(p->c, CURLOPT_USERAGENT, PORTAL_USER_AGENT) != CURLE_OK ||
 	    curl_easy_setopt(p->c, CURLOPT_CONNECTTIMEOUT_MS,
-	    (long)t->cfg->portal_connect_timeout_ms) != CURLE_OK ||
+	    (long)jobs_settings(t->cfg)->portal_connect_timeout_ms) != CURLE_OK ||
 	    curl_easy_setopt(p->c, CURLOPT_TIMEOUT_MS, (long)timeout) != CURLE_OK ||
 	    curl_easy_setopt(p->c, CURLOPT_NOSIGNAL, 1L) != CURLE_OK ||
 	    curl_easy_setopt(p->c, CURLOPT_MAXFILESIZE_LARGE, (curl_off_t)max) != CURLE_OK ||

@@ -1,0 +1,17 @@
+/* The events module: the outbox, the activity feed and their sweep. */
+#include <stddef.h>
+
+#include "core/db.h"
+#include "core/module.h"
+#include "events/activity.h"
+#include "events/events.h"
+#include "events/events_sweep.h"
+
+const struct module events_module = {
+	.name = "events",
+	.stmt_sets = MODULE_SETS(&events_stmt_set, &activity_stmt_set, &events_sweep_stmt_set),
+	.sweeps = (const struct module_sweep[]){
+		{ "events older than 30 days removed", events_sweep },
+		{ NULL, NULL }
+	},
+};

@@ -1,0 +1,17 @@
+# The module list: every folder of lib/, each once, lower layers first.
+# A line includes the module's local.mk; the words after its '#' are the
+# modules it may include besides core/ and events/events.h (the arrows
+# scripts/check-deps enforces). The build writes lib/modules.c, the
+# modules[] array of core/module.h, from these lines (scripts/modules-c):
+# a module's descriptor, <name>_module in its <name>_module.c, is listed
+# here and nowhere else.
+include %reldir%/core/local.mk		# core:
+include %reldir%/events/local.mk	# events:
+include %reldir%/mail/local.mk		# mail:
+include %reldir%/iam/local.mk		# iam: mail
+include %reldir%/webhooks/local.mk	# webhooks: events iam
+include %reldir%/billers/local.mk	# billers:
+include %reldir%/links/local.mk		# links: billers
+include %reldir%/bills/local.mk		# bills: links
+include %reldir%/rtl/local.mk		# rtl: links billers
+include %reldir%/jobs/local.mk		# jobs: links bills
