@@ -241,8 +241,16 @@ static int
 cmd_bills(const struct config *cfg, struct db *d, struct arena *a, int argc,
     char **argv)
 {
-	if (argc == 2 && strcmp(argv[0], "revert") == 0)
-		return bills_revert_admin(cfg, d, a, argv[1]) == 0 ? 0 : 1;
+	const char *why;
+
+	if (argc == 2 && strcmp(argv[0], "revert") == 0) {
+		if (bills_revert_admin(cfg, d, a, argv[1], &why) != 0) {
+			fprintf(stderr, "bills revert: %s\n", why);
+			return 1;
+		}
+		printf("bills revert: %s -> PENDING (status_reverted manual_admin)\n", argv[1]);
+		return 0;
+	}
 	fprintf(stderr, "usage: bdsctl bills revert ID\n");
 	return 2;
 }

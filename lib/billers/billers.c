@@ -35,8 +35,6 @@
 #include "core/req.h"
 #include "core/validate.h"
 
-#define BILLERS_LIMIT_DEFAULT	100
-#define BILLERS_LIMIT_MAX	500
 #define BILLERS_TERM_MAX	100
 
 /* The biller entity (alias b) as JSON text: DOMAIN.md "Billers"; kept
@@ -56,9 +54,6 @@
 	"(word_similarity(q.t, b.search_text)::float8" \
 	" + CASE WHEN b.name_folded = q.t THEN 1::float8" \
 	"   WHEN starts_with(b.name_folded, q.t) THEN 0.5::float8 ELSE 0::float8 END)"
-/* A cursor position for created_at: exact, and sorts as text. */
-#define POS(col) "to_char(" col " AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"')"
-
 #define LIST_COLS "total, p.rank, p.k, p.id, "
 enum list_col { L_TOTAL, L_RANK, L_KEY, L_ID, L_ENTITY, L__MAX };
 #define ROW_COLS "b.id, b.name, b.type, b.status, b.country, b.connector, b.base_url"
@@ -74,7 +69,7 @@ enum entity_col { E_ENTITY };
  */
 #define LIST(RANK_EXPR, FROM_WHERE) \
 	" f AS (SELECT b.id, " RANK_EXPR " AS rank," \
-	"  CASE WHEN $5::text = 'created_at' THEN " POS("b.created_at") \
+	"  CASE WHEN $5::text = 'created_at' THEN " CURSOR_POS("b.created_at") \
 	"  ELSE b.name_folded END AS k" \
 	"  FROM " FROM_WHERE \
 	"  AND ($2::text IS NULL OR b.status = $2::text)" \
@@ -148,7 +143,7 @@ const struct vfield billers_list_query[] = {
 	{ "status", NULL, VT_STRING, 0, 0, 0, billers_statuses },
 	{ "type", NULL, VT_STRING, 0, 0, 0, billers_types },
 	{ "consent_scope", NULL, VT_STRING, 0, 0, 0, billers_consent_scopes },
-	{ "limit", NULL, VT_INT, 0, 1, BILLERS_LIMIT_MAX },
+	CURSOR_LIMIT_FIELD(CURSOR_LIMIT_MAX),
 	CURSOR_QUERY_FIELD,
 	{ "sort_by", NULL, VT_STRING, 0, 0, 0, sort_bys },
 	{ "sort_order", NULL, VT_STRING, 0, 0, 0, sort_orders },
@@ -205,83 +200,52 @@ nonempty(const char *s)
 }
 
 /*
- * The cursor's scope: the list and every filter and sort, each length-
- * prefixed (a term holding a separator cannot pose as another filter set).
+ * Ranked, then by the sort key, then id: a position is the last row's
+ * (rank, key, id). The catalog is every client's, so the cursor is bound
+ * to the list, every filter and the sort, not to a tenant.
  */
-static const char *
-cursor_scope(struct req *r, const char *const *p)
-{
-	char *s = "billers";
-
-	for (int i = 0; i < 6; i++)
-		s = arena_printf(r->arena, "%s/%zu:%s", s, p[i] ? strlen(p[i]) : (size_t)0,
-		    p[i] ? p[i] : "-");
-	return s;
-}
+static const struct cursor_list billers_page = {
+	.name = "billers", .shape = CURSOR_COUNTED, .key = "billers",
+	.limit = CURSOR_LIMIT_DEFAULT, .npos = 3, .prefix = "blr",
+	.cols = { L_RANK, L_KEY, L_ID }, .total_col = L_TOTAL, .json_col = L_ENTITY,
+	.hint = "pass next_cursor from the previous page with the same filters",
+	.message = "the cursor is malformed or was not issued for this list and filters",
+};
 
 int
 billers_list(struct req *r, struct json_object *out)
 {
 	const char *sort_by = json_get_str(r->query, "sort_by");
 	const char *sort_order = json_get_str(r->query, "sort_order");
-	const char *cursor = json_get_str(r->query, "cursor");
-	int64_t limit = json_get_int(r->query, "limit", BILLERS_LIMIT_DEFAULT);
 	const char *p[10] = { nonempty(json_get_str(r->query, "search_term")),
 	    json_get_str(r->query, "status"), json_get_str(r->query, "type"),
 	    json_get_str(r->query, "consent_scope"), sort_by ? sort_by : "name",
-	    sort_order ? sort_order : "asc", NULL, NULL, NULL,
-	    arena_printf(r->arena, "%lld", (long long)limit + 1) };
-	const char *scope = cursor_scope(r, p);
-	/* the answer's inputs: filters and sort as normalised, the cursor as
-	 * sent (a cached one opened before), the page size */
-	const char *const parts[8] = { p[0], p[1], p[2], p[3], p[4], p[5], cursor, p[9] };
-	const char *ck = billers_cache_key(r->arena, "list", parts, 8);
+	    sort_order ? sort_order : "asc" };
+	struct cursor_page pg;
 	unsigned long long mark;
-	struct json_object *arr;
-	char **fields;
-	size_t nf;
+	const char *ck, *parts[8];
 	PGresult *res;
-	int n, shown = 0, rc;
+	int rc;
 
+	if ((rc = cursor_page_open(r, &billers_page, p, 6, &pg)) != 0)
+		return rc;
+	p[6] = pg.pos[0];
+	p[7] = pg.pos[1];
+	p[8] = pg.pos[2];
+	p[9] = pg.limit1;
+	/* the answer's inputs: filters and sort as normalised, the cursor as
+	 * sent (it opened), the page size */
+	memcpy(parts, p, 6 * sizeof(*p));
+	parts[6] = json_get_str(r->query, "cursor");
+	parts[7] = pg.limit1;
+	ck = billers_cache_key(r->arena, "list", parts, 8);
 	if ((rc = billers_cache_get(r, ck, &mark)) != 0)
 		return rc;
-	if (cursor != NULL) {
-		if (cursor_decode(r->arena, r->cfg->cursor_key, scope, cursor, &fields,
-		    &nf) != 0 || nf != 3 || !crypto_id_valid(fields[2], "blr", 0))
-			return api_error(r, 400, "INVALID_CURSOR",
-			    "pass next_cursor from the previous page with the same filters",
-			    "the cursor is malformed or was not issued for this list and filters");
-		p[6] = fields[0];
-		p[7] = fields[1];
-		p[8] = fields[2];
-	}
 	if ((res = db_query(r, &stmts[p[0] != NULL ? B_LIST_SEARCH : B_LIST], 10, p)) == NULL)
 		return api_db_error(r);
-	arr = json_arr(r->arena);
-	n = PQntuples(res);
-	for (int i = 0; i < n && shown < limit; i++) {
-		struct json_object *o;
-
-		if (PQgetisnull(res, i, L_ID) || (o = entity(r, res, i, L_ENTITY)) == NULL)
-			continue;
-		json_object_array_add(arr, json_object_get(o));
-		shown++;
-	}
-	json_set(out, "billers", json_object_get(arr));
-	json_set_bool(out, "has_more", n > limit);
-	if (n > limit) {
-		const char *pos[3] = { PQgetvalue(res, (int)limit - 1, L_RANK),
-		    PQgetvalue(res, (int)limit - 1, L_KEY), PQgetvalue(res, (int)limit - 1, L_ID) };
-
-		json_set_str(out, "next_cursor", cursor_encode(r->arena, r->cfg->cursor_key,
-		    scope, pos, 3));
-	} else {
-		json_set_null(out, "next_cursor");
-	}
-	json_set_int(out, "total_count", n > 0 ? strtoll(PQgetvalue(res, 0, L_TOTAL), NULL,
-	    10) : 0);
-	billers_cache_put(r, ck, mark, out);
-	return 200;
+	if ((rc = cursor_page_reply(r, out, &pg, res)) == 200)
+		billers_cache_put(r, ck, mark, out);
+	return rc;
 }
 
 /*

@@ -112,6 +112,54 @@ const char *bills_link_next(struct req *r, const char *client_id, const char *li
 /* Bills of a link that are not deleted: count, -1 on failure. */
 long long bills_count(struct req *r, const char *client_id, const char *link_id);
 
+#define BILLS_NO_BILL	(-2)
+
+struct bills_move {
+	const char	*change;	/* paid, partially_paid, status_reverted,
+					 * statement_refreshed, match_status */
+	const char	*paid_at;	/* paid, partially_paid; NULL: now */
+	const char	*paid_reason;
+	const char	*revert_reason;	/* status_reverted */
+	const char	*reverted_by;	/* status_reverted: the newer bill, or NULL */
+	const char	*match_status;	/* match_status; with another change: set
+					 * in the same write; NULL: unchanged */
+	const char	*matched_payment_ref;
+	const char	*seq;		/* the number the write already took, or NULL */
+	int		 fold;		/* match_status only: a bill written after
+					 * since_seq (announced in this transaction)
+					 * records the match without number or event */
+	long long	 since_seq;
+	const char	*link_id;	/* the bill's link, whose sequence the caller
+					 * has locked (bills_link_lock) in this
+					 * transaction; NULL: looked up and locked */
+};
+
+/*
+ * The bill status lifecycle's one write (bills_status_store.c; SPEC.md
+ * "Bill status"): every move of a bill's status, its match to an observed
+ * payment and its corrected figures takes the link's next change number
+ * and emits one bill.updated whose data.object is id, object "bill",
+ * user_id, biller_id, status, change and the change's own fields:
+ *   paid, partially_paid  paid_reason, paid_at
+ *   status_reverted       previous_status (paid|partially_paid),
+ *                         revert_reason, reverted_at
+ *   statement_refreshed   (none)
+ *   match_status          match_status (MATCHED|UNMATCHED), matched_payment_ref
+ * The lifecycle itself (payments, reconciliation, mark-paid) is
+ * bills_status.h, above this store.
+ *
+ * Apply m to the client's bill (not deleted) in the caller's transaction:
+ * lock the link's sequence, check the move applies (paid: not PAID;
+ * partially_paid: not PAID; status_reverted: PAID or PARTIALLY_PAID;
+ * match_status: the match differs; statement_refreshed: always), take the
+ * next number (or m->seq), update and emit bill.updated. 1 moved, 0 not
+ * applicable (nothing written), BILLS_NO_BILL, -1 database failure.
+ */
+int	 bills_status_move(struct req *r, const char *client_id, const char *bill_id,
+	    const struct bills_move *m);
+
+
 extern const struct db_stmt_set bills_stmt_set;
+extern const struct db_stmt_set bills_status_store_stmt_set;	/* bills_status_store.c */
 
 #endif

@@ -24,9 +24,6 @@
 #include "links/links.h"
 #include "links/links_auth.h"
 
-/* A cursor position: the exact timestamp (PostgreSQL keeps microseconds). */
-#define POS(col) "to_char(" col " AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"')"
-
 /* Every list's columns: the item's JSON text, then its keyset position. */
 enum page_col { PG_JSON, PG_POS, PG_ID, PG__MAX };
 
@@ -37,7 +34,7 @@ enum page_col { PG_JSON, PG_POS, PG_ID, PG__MAX };
  * the client's (sql/017), so the page is read in index order.
  */
 #define LIST_SQL(lead) \
-	"SELECT entity, " POS("created_at") ", id FROM bills" \
+	"SELECT entity, " CURSOR_POS("created_at") ", id FROM bills" \
 	" WHERE client_id = $1 AND environment = $2 AND " lead \
 	"  AND deleted_at IS NULL" \
 	"  AND ($3::text IS NULL OR link_id = $3::text)" \
@@ -52,7 +49,7 @@ enum page_col { PG_JSON, PG_POS, PG_ID, PG__MAX };
 /* Payments of a bill or a link ($3, by the column named), newest paid_at
  * first: $4/$5 the position, $6 limit + 1. */
 #define PAYMENTS_SQL(col) \
-	"SELECT payments_json(p)::text, " POS("p.paid_at") ", p.id" \
+	"SELECT payments_json(p)::text, " CURSOR_POS("p.paid_at") ", p.id" \
 	" FROM observed_payments p" \
 	" WHERE p.client_id = $1 AND p.environment = $2 AND p." col " = $3" \
 	"  AND p.paid_at <= $4::timestamptz" \
@@ -87,13 +84,13 @@ const struct vfield bills_list_query[] = {
 	{ "status", NULL, VT_STRING, 0, 0, 0, bill_states },
 	{ "due_after", NULL, VT_STRING, 0, 0, 0, NULL, VF_DATE },
 	{ "due_before", NULL, VT_STRING, 0, 0, 0, NULL, VF_DATE },
-	{ "limit", NULL, VT_INT, 0, 1, BILLS_LIST_LIMIT_MAX },
+	CURSOR_LIMIT_FIELD(CURSOR_LIMIT_MAX),
 	CURSOR_QUERY_FIELD,
 	{ NULL }
 };
 
 const struct vfield bills_payments_query[] = {
-	{ "limit", NULL, VT_INT, 0, 1, BILLS_LIST_LIMIT_MAX },
+	CURSOR_LIMIT_FIELD(CURSOR_LIMIT_MAX),
 	CURSOR_QUERY_FIELD,
 	{ NULL }
 };
@@ -104,43 +101,16 @@ not_found(struct req *r, const char *id)
 	return api_error(r, 404, "BILL_NOT_FOUND", NULL, "no bill %s", id);
 }
 
-/* "<limit + 1>" for the statement; the page size itself in *limit. */
-static const char *
-limit_param(struct req *r, int64_t *limit)
-{
-	*limit = json_get_int(r->query, "limit", BILLS_LIST_LIMIT_DEFAULT);
-	return arena_printf(r->arena, "%lld", (long long)*limit + 1);
-}
-
-/*
- * One page of a keyset list into out: key: [items as stored text],
- * has_more, next_cursor (bound to list). res holds up to limit + 1 rows of
- * enum page_col.
- */
-static int
-page_reply(struct req *r, struct json_object *out, PGresult *res, int64_t limit,
-    const char *key, const char *list)
-{
-	struct json_object *items = json_arr(r->arena);
-	int n = PQntuples(res), more = n > limit;
-
-	for (int i = 0; i < n && i < limit; i++)
-		json_object_array_add(items, json_object_get(db_json_raw(r->arena, res, i,
-		    PG_JSON)));
-	json_set(out, key, json_object_get(items));
-	json_set_bool(out, "has_more", more);
-	cursor_keyset_next(r, out, list,
-	    more ? PQgetvalue(res, (int)limit - 1, PG_POS) : NULL,
-	    more ? PQgetvalue(res, (int)limit - 1, PG_ID) : NULL);
-	return 200;
-}
-
-/* s as "<length>:<s>" ("-" for none): filters in a cursor scope, unambiguous. */
-static const char *
-scope_part(struct req *r, const char *s)
-{
-	return s == NULL ? "-" : arena_printf(r->arena, "%zu:%s", strlen(s), s);
-}
+/* Each list newest first on (timestamp, id), the item as stored; the bills
+ * cursor is bound to the filters too, a payments one to its bill or link. */
+#define KEYSET_PAGE(nm, k, pfx) { .name = nm, .flags = CURSOR_TENANT | CURSOR_KEYSET, \
+	.shape = CURSOR_NAMED, .key = k, .limit = CURSOR_LIMIT_DEFAULT, .prefix = pfx, \
+	.cols = { PG_POS, PG_ID }, .json_col = PG_JSON }
+static const struct cursor_list bills_page = KEYSET_PAGE("bills", "bills", "bill");
+static const struct cursor_list bill_payments_page =
+	KEYSET_PAGE("bill_payments", "payments", "obp");
+static const struct cursor_list link_payments_page =
+	KEYSET_PAGE("link_payments", "payments", "obp");
 
 /*
  * GET /v1/bills: the key's bills, newest first, filtered by
@@ -150,14 +120,12 @@ scope_part(struct req *r, const char *s)
 int
 bills_list(struct req *r, struct json_object *out)
 {
-	const char *link = json_get_str(r->query, "account_link_id"), *list;
-	int64_t limit;
+	const char *link = json_get_str(r->query, "account_link_id");
 	const char *p[10] = { r->client_id, r->env, NULL,
 	    json_get_str(r->query, "client_user_id"), json_get_str(r->query, "status"),
-	    json_get_str(r->query, "due_after"), json_get_str(r->query, "due_before"),
-	    "infinity", "bill_~",	/* sorts after every "bill_<uuid>" */
-	    limit_param(r, &limit) };
+	    json_get_str(r->query, "due_after"), json_get_str(r->query, "due_before") };
 	struct db_stmt *st = &stmts[B_LIST];
+	struct cursor_page pg;
 	PGresult *res;
 	int rc;
 
@@ -169,14 +137,14 @@ bills_list(struct req *r, struct json_object *out)
 		st = &stmts[B_LIST_LINK];
 	} else if (p[3] != NULL)
 		st = &stmts[B_LIST_USER];
-	list = arena_printf(r->arena, "bills?%s&%s&%s&%s&%s", scope_part(r, p[2]),
-	    scope_part(r, p[3]), scope_part(r, p[4]), scope_part(r, p[5]), scope_part(r, p[6]));
-	if ((rc = cursor_keyset_or_reply(r, list, "bill", json_get_str(r->query, "cursor"),
-	    &p[7], &p[8])) != 0)
+	if ((rc = cursor_page_open(r, &bills_page, &p[2], 5, &pg)) != 0)
 		return rc;
+	p[7] = pg.pos[0];
+	p[8] = pg.pos[1];
+	p[9] = pg.limit1;
 	if ((res = db_query(r, st, 10, p)) == NULL)
 		return api_db_error(r);
-	return page_reply(r, out, res, limit, "bills", list);
+	return cursor_page_reply(r, out, &pg, res);
 }
 
 /*
@@ -204,21 +172,21 @@ bills_get(struct req *r, struct json_object *out)
 /* A page of payments of subject (a bill or a link id) by statement st. */
 static int
 payments_page(struct req *r, struct json_object *out, struct db_stmt *st,
-    const char *subject, const char *list)
+    const char *subject, const struct cursor_list *list)
 {
-	int64_t limit;
-	const char *p[6] = { r->client_id, r->env, subject, "infinity",
-	    "obp_~",	/* sorts after every "obp_<uuid>" */
-	    limit_param(r, &limit) };
+	const char *p[6] = { r->client_id, r->env, subject };
+	struct cursor_page pg;
 	PGresult *res;
 	int rc;
 
-	if ((rc = cursor_keyset_or_reply(r, list, "obp", json_get_str(r->query, "cursor"),
-	    &p[3], &p[4])) != 0)
+	if ((rc = cursor_page_open(r, list, &subject, 1, &pg)) != 0)
 		return rc;
+	p[3] = pg.pos[0];
+	p[4] = pg.pos[1];
+	p[5] = pg.limit1;
 	if ((res = db_query(r, st, 6, p)) == NULL)
 		return api_db_error(r);
-	return page_reply(r, out, res, limit, "payments", list);
+	return cursor_page_reply(r, out, &pg, res);
 }
 
 /* GET /v1/bills/{id}/payments: the observed payments matched to the bill,
@@ -235,8 +203,7 @@ bills_payments(struct req *r, struct json_object *out)
 		return api_db_error(r);
 	if (PQntuples(res) != 1)
 		return not_found(r, id);
-	return payments_page(r, out, &stmts[B_PAY_BILL], id,
-	    arena_printf(r->arena, "bill_payments/%s", id));
+	return payments_page(r, out, &stmts[B_PAY_BILL], id, &bill_payments_page);
 }
 
 /* GET /v1/account-links/{link_id}/payments: the link's observed payments,
@@ -249,6 +216,5 @@ bills_link_payments(struct req *r, struct json_object *out)
 
 	if ((rc = links_auth_link_or_reply(r, req_cap(r, "link_id"), &link)) != 0)
 		return rc;
-	return payments_page(r, out, &stmts[B_PAY_LINK], link,
-	    arena_printf(r->arena, "link_payments/%s", link));
+	return payments_page(r, out, &stmts[B_PAY_LINK], link, &link_payments_page);
 }

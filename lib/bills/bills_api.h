@@ -13,9 +13,6 @@ struct req;
 struct json_object;
 struct db_stmt_set;
 
-#define BILLS_LIST_LIMIT_DEFAULT	100
-#define BILLS_LIST_LIMIT_MAX		500
-
 /* ---- handlers (lib/routes.c) ---- */
 int	 bills_list(struct req *, struct json_object *);
 int	 bills_get(struct req *, struct json_object *);

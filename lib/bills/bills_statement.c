@@ -17,6 +17,7 @@
 #include <time.h>
 
 #include "core/arena.h"
+#include "core/clock.h"
 #include "core/config.h"
 #include "core/crypto.h"
 #include "core/db.h"
@@ -67,16 +68,6 @@ bills_statement_attach(struct req *r, const char *client_id, const char *link_id
 	return db_exec(r->db, r->arena, &stmts[BS_ATTACH], 4, p) == NULL ? -1 : 0;
 }
 
-const char *
-bills_statement_render(struct req *r, const char *biller_name, const struct bills_statement *st)
-{
-	unsigned char *pdf;
-	size_t len;
-
-	pdf = bills_pdf_render(r->arena, biller_name, st, &len);
-	return bills_docs_put(r->arena, r->cfg, pdf, len);
-}
-
 /* The host a request came to, as signed: "live" or "sandbox". */
 static const char *
 host_of(const struct req *r)
@@ -114,9 +105,7 @@ bills_statement_get(struct req *r, struct json_object *out)
 	const char *id = req_cap(r, "id"), *p[4] = { r->client_id, id, r->env, r->link_id };
 	const char *host = host_of(r), *base, *sig;
 	long long expires = (long long)time(NULL) + BILLS_STATEMENT_URL_TTL;
-	time_t t = (time_t)expires;
-	char iso[32];
-	struct tm tm;
+	char iso[TIME_ISO_SIZE];
 	PGresult *res;
 
 	if (!crypto_id_valid(id, "bill", 0))
@@ -130,11 +119,9 @@ bills_statement_get(struct req *r, struct json_object *out)
 		    "bill %s has no statement document", id);
 	base = strcmp(host, "sandbox") == 0 ? r->cfg->sandbox_url : r->cfg->api_url;
 	sig = url_sig(r, id, r->client_id, host, expires);
-	gmtime_r(&t, &tm);
-	strftime(iso, sizeof(iso), "%Y-%m-%dT%H:%M:%S.000Z", &tm);
 	json_set_str(out, "url", arena_printf(r->arena, "%s/v1/statements/%s?expires=%lld&sig=%s",
 	    base, id, expires, sig));
-	json_set_str(out, "expires_at", iso);
+	json_set_str(out, "expires_at", time_iso(iso, (int64_t)expires * 1000));
 	return 200;
 }
 

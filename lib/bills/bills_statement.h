@@ -2,8 +2,8 @@
 #define BDS_BILLS_STATEMENT_H
 /*
  * Statement documents (DOMAIN.md "Bills and sync"): a content-addressed
- * store under config data_dir (bills_docs.c, written only by bds-jobs),
- * the PDF the sandbox's statements get (bills_pdf.c), and the two routes
+ * store under config data_dir (bills_docs.c, written only by bds-jobs;
+ * what connectors fetch or render, as the sandbox's PDFs), and the two routes
  * (bills_statement.c): GET /v1/bills/{id}/statement answers a signed URL
  * on the same host, GET /v1/statements/{id}?expires=&sig= checks it and
  * hands the file to nginx (X-Accel-Redirect to the internal location
@@ -49,15 +49,6 @@ const char *bills_docs_path(struct arena *, const struct config *, const char *s
 long long bills_docs_sweep(const struct config *, struct db *, struct arena *);
 
 /*
- * A small valid PDF 1.4 of one statement: one A4 page in Helvetica with
- * the biller's name, bill number, service period, statement and due date,
- * the line items and the total. The same input gives the same bytes (no
- * dates of rendering, no ids). Arena-owned; *len its length.
- */
-unsigned char *bills_pdf_render(struct arena *, const char *biller_name,
-	    const struct bills_statement *, size_t *len);
-
-/*
  * Record a stored document on a link's bill (by statement ref) in the
  * caller's transaction: sets statement_sha256 only. The bill's seq does
  * not move and nothing is emitted: the entity's has_statement (set by
@@ -66,16 +57,6 @@ unsigned char *bills_pdf_render(struct arena *, const char *biller_name,
  */
 int	 bills_statement_attach(struct req *, const char *client_id, const char *link_id,
 	    const char *statement_ref, const char *sha);
-/*
- * What a retrieval does for a statement that has a document and no
- * document body of its own (the sandbox's), outside any transaction:
- * render the PDF and store it content-addressed. Its hash (arena), NULL
- * on a store failure; the bill is written with it (bills_store) or
- * attached (bills_statement_attach).
- */
-const char *bills_statement_render(struct req *, const char *biller_name,
-	    const struct bills_statement *);
-
 /*
  * GET /v1/bills/{id}/statement (API key): 200 {url, expires_at}, a URL on
  * the host the call came to, valid BILLS_STATEMENT_URL_TTL seconds. 404

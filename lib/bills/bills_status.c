@@ -1,9 +1,10 @@
 /*
- * The bill status lifecycle (bills_status.h): status moves with their
- * bill.updated, observed payments and their match, the reconciliation,
- * mark-paid and the operator's revert. Every write to a link's bills locks
- * the link's sequence row first (bills_link_lock), as bills_store does, so
- * the order of locks is the same everywhere: sequence row, then bill row.
+ * The bill status lifecycle (bills_status.h): observed payments and their
+ * match to a bill, the reconciliation of a link and its nightly sweep.
+ * Every status move is one bills_status_move (bills_status_store.c); every
+ * write to a link's bills locks the link's sequence row first
+ * (bills_link_lock), as bills_store does, so the order of locks is the same
+ * everywhere: sequence row, then bill row.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,19 +14,14 @@
 #include "core/config.h"
 #include "core/crypto.h"
 #include "core/db.h"
-#include "core/errors.h"
 #include "core/jobq.h"
 #include "core/json.h"
 #include "core/req.h"
-#include "core/validate.h"
 #include "events/events.h"
 #include "bills/bills.h"
 #include "bills/bills_status.h"
 
 enum bills_status_stmt {
-	BS_LINK,
-	BS_GET,
-	BS_MOVE,
 	BP_FIND,
 	BP_INSERT,
 	BP_REVERSE,
@@ -35,23 +31,12 @@ enum bills_status_stmt {
 	BP_BILL,
 	BR_CANDIDATES,
 	BR_SWEEP,
-	BM_BILL,
-	BM_ENTITY,
-	BA_CLIENT,
 	BS__MAX
 };
 
-enum bs_get_col { BG_STATUS, BG_MATCH, BG_REF, BG_CHANGED, BG__MAX };
-/* the RETURNING of BS_MOVE: what bill.updated carries */
-enum bs_move_col {
-	BV_ID, BV_USER, BV_BILLER, BV_ENV, BV_STATUS, BV_PAID_AT, BV_PAID_REASON,
-	BV_PREVIOUS, BV_REVERT_REASON, BV_REVERTED_AT, BV_MATCH, BV_REF, BV__MAX
-};
 enum bp_find_col { PF_ID, PF_STATUS, PF_BILL, PF__MAX };
 enum bp_bill_col { PB_STATUS, PB_OWED, PB_PAID, PB__MAX };
-enum bm_bill_col { MB_STATUS, MB_CURRENCY, MB_OWED, MB_EXPONENT, MB_FUTURE, MB_LINK, MB__MAX };
 
-#define BS_MOVES(c) "$3::text IN (" c ")"
 /* A link's observed payment by its ref ($2 link, $3 payment_ref, $1 the
  * tenant on the row): the unique (link_id, payment_ref) index. */
 #define PAYMENT_BY_REF \
@@ -64,42 +49,6 @@ enum bm_bill_col { MB_STATUS, MB_CURRENCY, MB_OWED, MB_EXPONENT, MB_FUTURE, MB_L
 	" AND p.status = 'posted' AND p.client_id = " client)
 
 static struct db_stmt stmts[BS__MAX] = {
-	[BS_LINK] = { "bills_status_link",
-	    "SELECT coalesce(link_id, '') FROM bills"
-	    " WHERE " BILLS_BY_ID " AND deleted_at IS NULL", 0 },
-	[BS_GET] = { "bills_status_get",
-	    "SELECT status, match_status, matched_payment_ref, changed_seq FROM bills"
-	    " WHERE " BILLS_BY_ID " AND deleted_at IS NULL FOR UPDATE", 0 },
-	/* $3 the change; $4 paid_at, $5 paid_reason, $6 revert_reason,
-	 * $7 reverted_by, $8 match_status (NULL: unchanged), $9 its ref,
-	 * $10 the number (NULL: keep) */
-	[BS_MOVE] = { "bills_status_move",
-	    "UPDATE bills SET"
-	    " status = CASE $3::text WHEN 'paid' THEN 'PAID' WHEN 'partially_paid' THEN"
-	    "   'PARTIALLY_PAID' WHEN 'status_reverted' THEN 'PENDING' ELSE status END,"
-	    " paid_at = CASE WHEN " BS_MOVES("'paid', 'partially_paid'") " THEN"
-	    "   coalesce($4::timestamptz, now()) WHEN $3::text = 'status_reverted' THEN NULL"
-	    "   ELSE paid_at END,"
-	    " paid_reason = CASE WHEN " BS_MOVES("'paid', 'partially_paid'") " THEN $5::text"
-	    "   WHEN $3::text = 'status_reverted' THEN NULL ELSE paid_reason END,"
-	    " status_at = CASE WHEN " BS_MOVES("'paid', 'partially_paid', 'status_reverted'")
-	    "   THEN now() ELSE status_at END,"
-	    " previous_status = CASE WHEN $3::text = 'status_reverted' THEN status"
-	    "   ELSE previous_status END,"
-	    " revert_reason = CASE WHEN $3::text = 'status_reverted' THEN $6::text"
-	    "   ELSE revert_reason END,"
-	    " reverted_at = CASE WHEN $3::text = 'status_reverted' THEN now() ELSE reverted_at END,"
-	    " reverted_by = CASE WHEN $3::text = 'status_reverted' THEN $7::text"
-	    "   ELSE reverted_by END,"
-	    " match_status = coalesce($8::text, match_status),"
-	    " matched_payment_ref = CASE WHEN $8::text IS NULL THEN matched_payment_ref"
-	    "   ELSE $9::text END,"
-	    " changed_seq = coalesce($10::bigint, changed_seq), updated_at = now()"
-	    " WHERE " BILLS_BY_ID
-	    " RETURNING id, client_user_id, biller_id, environment, status, bds_iso(paid_at),"
-	    "  paid_reason, lower(previous_status), revert_reason, bds_iso(reverted_at),"
-	    "  match_status, matched_payment_ref", 0 },
-
 	[BP_FIND] = { "bills_payment_find",
 	    "SELECT id, status, bill_id FROM observed_payments"
 	    " WHERE " PAYMENT_BY_REF " FOR UPDATE", 0 },
@@ -171,18 +120,6 @@ static struct db_stmt stmts[BS__MAX] = {
 	    "  AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.kind = 'reconcile'"
 	    "   AND j.subject_id = l.id AND j.created_at > now() - interval '23 hours')"
 	    " ORDER BY l.id", 0 },
-
-	/* mark-paid: the bill of the key's tenant; $4 paid_at or NULL */
-	[BM_BILL] = { "bills_mark_paid_bill",
-	    "SELECT status, currency,"
-	    " CASE WHEN amount_due_minor > 0 THEN amount_due_minor ELSE total_minor END,"
-	    " bds_currency_exponent(currency), $4::timestamptz > now(), coalesce(link_id, '')"
-	    " FROM bills WHERE client_id = $1 AND environment = $2 AND id = $3"
-	    " AND deleted_at IS NULL", 0 },
-	[BM_ENTITY] = { "bills_mark_paid_entity",
-	    "SELECT entity FROM bills WHERE " BILLS_BY_ID, 0 },
-	[BA_CLIENT] = { "bills_revert_client",
-	    "SELECT client_id FROM bills WHERE id = $1 AND deleted_at IS NULL", 0 },
 };
 
 const struct db_stmt_set bills_status_stmt_set = { "bills_status", stmts, BS__MAX };
@@ -191,94 +128,6 @@ static int
 is(const char *a, const char *b)
 {
 	return a != NULL && b != NULL && strcmp(a, b) == 0;
-}
-
-/* bill.updated from BS_MOVE's row: the spec's fields for the change. */
-static int
-emit_updated(struct req *r, const char *client_id, PGresult *res, const char *change)
-{
-	struct json_object *o = json_obj(r->arena);
-
-#define COL(c) (PQgetisnull(res, 0, (c)) ? NULL : PQgetvalue(res, 0, (c)))
-	json_set_str(o, "id", COL(BV_ID));
-	json_set_str(o, "object", "bill");
-	json_set_str(o, "user_id", COL(BV_USER));
-	json_set_str(o, "biller_id", COL(BV_BILLER));
-	json_set_str(o, "status", COL(BV_STATUS));
-	json_set_str(o, "change", change);
-	if (is(change, "paid") || is(change, "partially_paid")) {
-		json_set_str(o, "paid_reason", COL(BV_PAID_REASON));
-		json_set_str(o, "paid_at", COL(BV_PAID_AT));
-	} else if (is(change, "status_reverted")) {
-		json_set_str(o, "previous_status", COL(BV_PREVIOUS));
-		json_set_str(o, "revert_reason", COL(BV_REVERT_REASON));
-		json_set_str(o, "reverted_at", COL(BV_REVERTED_AT));
-	} else if (is(change, "match_status")) {
-		json_set_str(o, "match_status", COL(BV_MATCH));
-		json_set_str(o, "matched_payment_ref", COL(BV_REF));
-	}
-	return events_emit(r, client_id, COL(BV_ENV), "bill.updated", o, NULL) == NULL ? -1 : 0;
-#undef COL
-}
-
-/* Whether m applies to a bill of status st, match ms, ref mr. */
-static int
-applies(const struct bills_move *m, const char *st, const char *ms, const char *mr)
-{
-	if (is(m->change, "paid") || is(m->change, "partially_paid"))
-		return !is(st, "PAID");
-	if (is(m->change, "status_reverted"))
-		return is(st, "PAID") || is(st, "PARTIALLY_PAID");
-	if (is(m->change, "match_status"))
-		return !is(m->match_status, ms) ||
-		    !(m->matched_payment_ref == NULL ? mr == NULL : is(m->matched_payment_ref, mr));
-	return is(m->change, "statement_refreshed");
-}
-
-int
-bills_status_move(struct req *r, const char *client_id, const char *bill_id,
-    const struct bills_move *m)
-{
-	const char *p[10] = { client_id, bill_id };
-	const char *link, *seq = m->seq;
-	PGresult *res;
-	int quiet;
-
-	if ((link = m->link_id) == NULL) {
-		if ((res = db_exec(r->db, r->arena, &stmts[BS_LINK], 2, p)) == NULL)
-			return -1;
-		if (PQntuples(res) != 1)
-			return BILLS_NO_BILL;
-		link = PQgetvalue(res, 0, 0);
-		if (bills_link_lock(r, client_id, link) == NULL)
-			return -1;
-	}
-	if ((res = db_exec(r->db, r->arena, &stmts[BS_GET], 2, p)) == NULL)
-		return -1;
-	if (PQntuples(res) != 1)
-		return BILLS_NO_BILL;	/* deleted meanwhile */
-	if (!applies(m, PQgetvalue(res, 0, BG_STATUS),
-	    PQgetisnull(res, 0, BG_MATCH) ? NULL : PQgetvalue(res, 0, BG_MATCH),
-	    PQgetisnull(res, 0, BG_REF) ? NULL : PQgetvalue(res, 0, BG_REF)))
-		return 0;
-	quiet = is(m->change, "match_status") && m->fold &&
-	    strtoll(PQgetvalue(res, 0, BG_CHANGED), NULL, 10) > m->since_seq;
-	if (!quiet && seq == NULL && (seq = bills_link_next(r, client_id, link)) == NULL)
-		return -1;
-	p[2] = m->change;
-	p[3] = m->paid_at;
-	p[4] = m->paid_reason;
-	p[5] = m->revert_reason;
-	p[6] = m->reverted_by;
-	p[7] = m->match_status;
-	p[8] = m->matched_payment_ref;
-	p[9] = quiet ? NULL : seq;
-	if ((res = db_exec(r->db, r->arena, &stmts[BS_MOVE], 10, p)) == NULL ||
-	    PQntuples(res) != 1)
-		return -1;
-	if (!quiet && emit_updated(r, client_id, res, m->change) != 0)
-		return -1;
-	return 1;
 }
 
 /* ---- observed payments ---- */
@@ -496,228 +345,6 @@ bills_reconcile_enqueue(const struct config *cfg, struct db *d, struct arena *a)
 		goto fail;
 	return n;
 fail:
-	db_rollback(d);
-	return -1;
-}
-
-/* ---- mark-paid ---- */
-
-/* The earliest year a reported payment may carry: older is a typo (0001),
- * not a payment of a bill this service retrieved. */
-#define BM_PAID_AT_YEAR_MIN	2000
-/* Digits of a value's integer part: 14, and 4 fractional ones, keep any
- * minor amount below 10^18, inside a long long. */
-#define BM_VALUE_DIGITS		14
-
-/* paid_at (already an RFC 3339 instant, VF_DATETIME): not before 2000. */
-static int
-check_paid_at(struct arena *a, struct json_object **v, const char **code, const char **msg)
-{
-	const char *s = json_object_get_string(*v);
-
-	(void)a;
-	if (atoi(s) >= BM_PAID_AT_YEAR_MIN)	/* YYYY- leads: atoi stops at '-' */
-		return 0;
-	*code = "out_of_range";
-	*msg = "paid_at must not be before 2000-01-01";
-	return -1;
-}
-
-/*
- * A money value as written: an integer part without sign or leading zero
- * ("0", "12", not "012", not ".5") and, optionally, '.' and 1 to 4
- * fractional digits (the currency's own exponent is checked against the
- * bill, bills_mark_paid). No exponent, no spaces.
- */
-static int
-value_syntax(const char *s, int *frac)
-{
-	size_t i = 0, f = 0;
-
-	while (s[i] >= '0' && s[i] <= '9')
-		i++;
-	if (i == 0 || i > BM_VALUE_DIGITS || (s[0] == '0' && i > 1))
-		return -1;
-	if (s[i] == '.') {
-		while (s[i + 1 + f] >= '0' && s[i + 1 + f] <= '9')
-			f++;
-		if (f == 0 || f > 4)
-			return -1;
-		i += 1 + f;
-	}
-	*frac = (int)f;
-	return s[i] == '\0' ? 0 : -1;
-}
-
-static int
-check_value(struct arena *a, struct json_object **v, const char **code, const char **msg)
-{
-	int frac;
-
-	(void)a;
-	if (value_syntax(json_object_get_string(*v), &frac) == 0)
-		return 0;
-	*code = "invalid_format";
-	*msg = "value is a decimal string: digits, no leading zero, and at most the"
-	    " currency's minor-unit digits after a '.' (\"12.50\", \"12\")";
-	return -1;
-}
-
-static const struct vfield money_fields[] = {
-	{ "value", NULL, VT_STRING, V_REQUIRED, 1, 32, .check = check_value },
-	{ "currency", NULL, VT_STRING, V_REQUIRED, .format = VF_CURRENCY },
-	{ NULL }
-};
-
-const struct vfield bills_mark_paid_fields[] = {
-	{ "paid_at", NULL, VT_STRING, 0, .format = VF_DATETIME, .check = check_paid_at },
-	{ "amount", NULL, VT_OBJECT, 0, .fields = money_fields },
-	{ NULL }
-};
-
-/* A value (value_syntax) with at most exp fractional digits as minor
- * units; -1 when it has more. */
-static long long
-decimal_minor(const char *s, int exp)
-{
-	long long v = 0;
-	int frac;
-
-	if (value_syntax(s, &frac) != 0 || frac > exp)
-		return -1;
-	for (; *s != '\0'; s++)
-		if (*s != '.')
-			v = v * 10 + (*s - '0');
-	for (; frac < exp; frac++)
-		v *= 10;
-	return v;
-}
-
-/*
- * The bill as mark-paid reads it: first to find its link, then again
- * once the link's sequence is locked (bills_link_lock), so what is
- * checked is what the write will see: of two calls at once, the second
- * reads the first one's PAID. 0 with *res, or the status written.
- */
-static int
-mark_bill_locked_or_reply(struct req *r, const char *const *p, PGresult **res)
-{
-	const char *id = p[2];
-
-	if (!crypto_id_valid(id, "bill", 0))
-		return api_error(r, 404, "BILL_NOT_FOUND", NULL, "no bill %s", id);
-	if ((*res = db_exec(r->db, r->arena, &stmts[BM_BILL], 4, p)) == NULL)
-		return api_db_error(r);
-	if (PQntuples(*res) == 1 && PQgetvalue(*res, 0, MB_LINK)[0] != '\0' &&
-	    (bills_link_lock(r, r->client_id, PQgetvalue(*res, 0, MB_LINK)) == NULL ||
-	    (*res = db_exec(r->db, r->arena, &stmts[BM_BILL], 4, p)) == NULL))
-		return api_db_error(r);
-	if (PQntuples(*res) != 1)
-		return api_error(r, 404, "BILL_NOT_FOUND", NULL, "no bill %s", id);
-	return 0;
-}
-
-static int
-already_paid(struct req *r, const char *id)
-{
-	return api_error(r, 409, "BILL_ALREADY_PAID", "a PAID bill cannot be marked paid again",
-	    "bill %s is already paid", id);
-}
-
-int
-bills_mark_paid(struct req *r, struct json_object *out)
-{
-	const char *id = req_cap(r, "id"), *paid_at = json_get_str(r->body, "paid_at");
-	const char *p[4] = { r->client_id, r->env, id, paid_at };
-	struct json_object *amount = NULL;
-	struct bills_move m = { 0 };
-	long long owed, minor;
-	PGresult *res = NULL;
-	int rc;
-
-	(void)out;
-	if ((rc = mark_bill_locked_or_reply(r, p, &res)) != 0)
-		return rc;
-	if (is(PQgetvalue(res, 0, MB_STATUS), "PAID"))
-		return already_paid(r, id);
-	if (is(PQgetvalue(res, 0, MB_FUTURE), "t"))
-		return api_field_error(r, 400, "VALIDATION_ERROR", "paid_at", "out_of_range",
-		    "paid_at is in the future");
-	owed = strtoll(PQgetvalue(res, 0, MB_OWED), NULL, 10);
-	minor = owed;
-	if (json_object_object_get_ex(r->body, "amount", &amount) &&
-	    json_object_is_type(amount, json_type_object)) {
-		if (!is(json_get_str(amount, "currency"), PQgetvalue(res, 0, MB_CURRENCY)))
-			return api_field_error(r, 400, "VALIDATION_ERROR", "amount.currency",
-			    "currency_mismatch", "the currency is not the bill's");
-		minor = decimal_minor(json_get_str(amount, "value"),
-		    atoi(PQgetvalue(res, 0, MB_EXPONENT)));
-		if (minor < 0)
-			return api_field_error(r, 400, "VALIDATION_ERROR", "amount.value",
-			    "invalid_format", "value has more fractional digits than the"
-			    " currency's minor unit");
-		if (minor == 0 || minor > owed)
-			return api_field_error(r, 400, "VALIDATION_ERROR", "amount.value",
-			    "out_of_range", "value is above zero and at most the amount due");
-	}
-	m.change = minor >= owed ? "paid" : "partially_paid";
-	m.paid_at = paid_at;
-	m.paid_reason = "client_reported";
-	if (PQgetvalue(res, 0, MB_LINK)[0] != '\0')
-		m.link_id = PQgetvalue(res, 0, MB_LINK);	/* locked above */
-	if ((rc = bills_status_move(r, r->client_id, id, &m)) < 0 && rc != BILLS_NO_BILL)
-		return api_db_error(r);
-	if (rc == BILLS_NO_BILL)
-		return api_error(r, 404, "BILL_NOT_FOUND", NULL, "no bill %s", id);
-	if (rc == 0)
-		return already_paid(r, id);
-	p[1] = id;
-	if ((res = db_exec(r->db, r->arena, &stmts[BM_ENTITY], 2, p)) == NULL ||
-	    PQntuples(res) != 1)
-		return api_db_error(r);
-	r->out = db_json_raw(r->arena, res, 0, 0);
-	return 200;
-}
-
-/* ---- bdsctl bills revert ---- */
-
-int
-bills_revert_admin(const struct config *cfg, struct db *d, struct arena *a, const char *id)
-{
-	struct bills_move m = { 0 };
-	struct req r;
-	const char *p[1] = { id };
-	PGresult *res;
-	int rc;
-
-	if (!crypto_id_valid(id, "bill", 0)) {
-		fprintf(stderr, "bills revert: %s is not a bill id\n", id);
-		return -1;
-	}
-	/* A synthetic request, so events_emit writes as it does in the API. */
-	req_init_operator(&r, cfg, d, a);
-	if (db_begin(d) != 0)
-		goto dbfail;
-	if ((res = db_exec(d, a, &stmts[BA_CLIENT], 1, p)) == NULL)
-		goto dbfail;
-	m.change = "status_reverted";
-	m.revert_reason = "manual_admin";
-	rc = PQntuples(res) == 1 ? bills_status_move(&r, PQgetvalue(res, 0, 0), id, &m) :
-	    BILLS_NO_BILL;
-	if (rc == -1)
-		goto dbfail;
-	if (rc != 1) {
-		db_rollback(d);
-		fprintf(stderr, "bills revert: %s\n", rc == 0 ?
-		    "the bill is not PAID or PARTIALLY_PAID" : "no such bill");
-		return -1;
-	}
-	if (db_commit(d) != 0)
-		goto dbfail;
-	printf("bills revert: %s -> PENDING (status_reverted manual_admin)\n", id);
-	return 0;
-dbfail:
-	fprintf(stderr, "bills revert: %s\n", db_errmsg(d));
 	db_rollback(d);
 	return -1;
 }

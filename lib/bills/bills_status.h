@@ -2,17 +2,11 @@
 #define BDS_BILLS_STATUS_H
 /*
  * The bill status lifecycle (SPEC.md "Bill status", DOMAIN.md "Bills and
- * sync" Status): every move of a bill's status, its match to an observed
- * payment and its corrected figures is one write that takes the link's next
- * change number and emits one bill.updated whose data.object is id, object
- * "bill", user_id, biller_id, status, change and the change's own fields:
- *   paid, partially_paid  paid_reason, paid_at
- *   status_reverted       previous_status (paid|partially_paid),
- *                         revert_reason, reverted_at
- *   statement_refreshed   (none)
- *   match_status          match_status (MATCHED|UNMATCHED), matched_payment_ref
- * Also here: observed payments (payment.observed), the nightly
- * reconciliation, POST /v1/bills/{id}/mark-paid and `bdsctl bills revert`.
+ * sync" Status) above the bill store: observed payments (payment.observed)
+ * and their match, the nightly reconciliation (bills_status.c), POST
+ * /v1/bills/{id}/mark-paid and `bdsctl bills revert` (bills_status_api.c).
+ * Every status move is one bills_status_move (bills.h), which says what
+ * bill.updated carries.
  */
 #include <stddef.h>
 
@@ -30,39 +24,6 @@ struct db_stmt_set;
 /* The reconciliation reverts a bill only this long after its status moved
  * to PAID or PARTIALLY_PAID (SPEC.md Limits: "Bill PAID reversal window"). */
 #define BILLS_REVERT_WINDOW	"24 hours"
-
-#define BILLS_NO_BILL	(-2)
-
-struct bills_move {
-	const char	*change;	/* paid, partially_paid, status_reverted,
-					 * statement_refreshed, match_status */
-	const char	*paid_at;	/* paid, partially_paid; NULL: now */
-	const char	*paid_reason;
-	const char	*revert_reason;	/* status_reverted */
-	const char	*reverted_by;	/* status_reverted: the newer bill, or NULL */
-	const char	*match_status;	/* match_status; with another change: set
-					 * in the same write; NULL: unchanged */
-	const char	*matched_payment_ref;
-	const char	*seq;		/* the number the write already took, or NULL */
-	int		 fold;		/* match_status only: a bill written after
-					 * since_seq (announced in this transaction)
-					 * records the match without number or event */
-	long long	 since_seq;
-	const char	*link_id;	/* the bill's link, whose sequence the caller
-					 * has locked (bills_link_lock) in this
-					 * transaction; NULL: looked up and locked */
-};
-
-/*
- * Apply m to the client's bill (not deleted) in the caller's transaction:
- * lock the link's sequence, check the move applies (paid: not PAID;
- * partially_paid: not PAID; status_reverted: PAID or PARTIALLY_PAID;
- * match_status: the match differs; statement_refreshed: always), take the
- * next number (or m->seq), update and emit bill.updated. 1 moved, 0 not
- * applicable (nothing written), BILLS_NO_BILL, -1 database failure.
- */
-int	 bills_status_move(struct req *r, const char *client_id, const char *bill_id,
-	    const struct bills_move *m);
 
 /*
  * Store one observed payment of a link's account (upsert by the biller's
@@ -100,9 +61,12 @@ extern const struct vfield bills_mark_paid_fields[];
 int	 bills_mark_paid(struct req *, struct json_object *);
 
 /* bdsctl bills revert ID: status_reverted manual_admin from PAID or
- * PARTIALLY_PAID; prints what it did. 0 ok, -1 (message printed). */
-int	 bills_revert_admin(const struct config *, struct db *, struct arena *, const char *id);
+ * PARTIALLY_PAID, in its own transaction. 0 ok, -1 with *why (what failed,
+ * arena or static; the caller prints it). */
+int	 bills_revert_admin(const struct config *, struct db *, struct arena *, const char *id,
+	    const char **why);
 
-extern const struct db_stmt_set bills_status_stmt_set;
+extern const struct db_stmt_set bills_status_stmt_set;		/* bills_status.c */
+extern const struct db_stmt_set bills_status_api_stmt_set;	/* bills_status_api.c */
 
 #endif

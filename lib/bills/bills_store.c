@@ -14,13 +14,13 @@
 #include <string.h>
 
 #include "core/arena.h"
+#include "core/clock.h"
 #include "core/crypto.h"
 #include "core/db.h"
 #include "core/json.h"
 #include "core/req.h"
 #include "events/events.h"
 #include "bills/bills.h"
-#include "bills/bills_status.h"
 
 enum bills_stmt {
 	BILLS_LOCK,
@@ -175,6 +175,8 @@ emit(struct req *r, const struct bills_link *l, const char *id,
 {
 	struct json_object *o = json_object_new_object();
 	const char *ev;
+	char iso[TIME_ISO_SIZE];
+	int64_t ms;
 
 	json_set_str(o, "id", id);
 	json_set_str(o, "object", "bill");
@@ -184,7 +186,9 @@ emit(struct req *r, const struct bills_link *l, const char *id,
 	if (change != NULL) {
 		json_set_str(o, "change", change);
 		json_set_str(o, "paid_reason", st->paid_reason);
-		json_set_str(o, "paid_at", st->paid_at);
+		/* the connector's instant, written as the entity writes it */
+		json_set_str(o, "paid_at", time_parse(st->paid_at, &ms) == 0 ?
+		    time_iso(iso, ms) : st->paid_at);
 	}
 	ev = events_emit(r, l->client_id, l->environment,
 	    change != NULL ? "bill.updated" : "bill.created", o, NULL);

@@ -61,7 +61,7 @@ static struct db_stmt stmts[S__MAX] = {
 const struct db_stmt_set bills_sync_stmt_set = { "bills_sync", stmts, S__MAX };
 
 const struct vfield bills_sync_query[] = {
-	{ "limit", NULL, VT_INT, 0, 1, BILLS_SYNC_LIMIT_MAX },
+	CURSOR_LIMIT_FIELD(CURSOR_LIMIT_MAX),
 	CURSOR_QUERY_FIELD,
 	{ NULL }
 };
@@ -84,59 +84,50 @@ seq_parse(const char *s, long long *v)
 	return 0;
 }
 
-static const char *
-scope(struct req *r, const char *link_id)
-{
-	return arena_printf(r->arena, "bills_sync/%s/%s/%s", r->client_id, r->env, link_id);
-}
-
-static int
-invalid_cursor(struct req *r)
-{
-	return api_error(r, 400, "INVALID_CURSOR",
-	    "drop the stored cursor and sync again from the start (no cursor)",
-	    "the cursor is malformed or was not issued for this link");
-}
+/* One link's changes: the cursor is bound to the key's client and
+ * environment and the link; its fields are checked by cycle_or_reply. */
+static const struct cursor_list sync_page = {
+	.name = "bills_sync", .flags = CURSOR_TENANT, .shape = CURSOR_DELTA, .key = "data",
+	.limit = CURSOR_LIMIT_DEFAULT,
+	.hint = "drop the stored cursor and sync again from the start (no cursor)",
+	.message = "the cursor is malformed or was not issued for this link",
+};
 
 /*
- * The cycle of the request: cursor NULL is a first sync (start 0); else
- * the cursor's, or the 400 written. last is the link's last number now: a
+ * The cycle of the page: no cursor is a first sync (start 0); else the
+ * cursor's, or the 400 written. last is the link's last number now: a
  * cursor never names a number above it.
  */
 static int
-cycle_or_reply(struct req *r, const char *link_id, const char *cursor, long long last,
-    struct cycle *c)
+cycle_or_reply(struct req *r, const struct cursor_page *pg, long long last, struct cycle *c)
 {
-	char **f;
-	size_t n;
+	const char *const *f = pg->pos;
 
 	memset(c, 0, sizeof(*c));
-	if (cursor == NULL)
+	if (json_get_str(r->query, "cursor") == NULL)
 		return 0;
-	if (cursor_decode(r->arena, r->cfg->cursor_key, scope(r, link_id), cursor, &f,
-	    &n) != 0)
-		return invalid_cursor(r);
-	if (n == 1 && seq_parse(f[0], &c->start) == 0 && c->start <= last) {
+	if (pg->npos == 1 && seq_parse(f[0], &c->start) == 0 && c->start <= last) {
 		c->pos = c->start;
 		return 0;
 	}
-	if (n == 3 && seq_parse(f[0], &c->start) == 0 && seq_parse(f[1], &c->pos) == 0 &&
+	if (pg->npos == 3 && seq_parse(f[0], &c->start) == 0 && seq_parse(f[1], &c->pos) == 0 &&
 	    seq_parse(f[2], &c->upper) == 0 && c->start <= c->pos && c->pos <= c->upper &&
 	    c->upper <= last) {
 		c->fixed = 1;
 		return 0;
 	}
-	return invalid_cursor(r);
+	return cursor_invalid(r, &sync_page);
 }
 
-static const char *
-cursor_of(struct req *r, const char *link_id, const long long *seq, size_t n)
+/* pg's next_cursor: the n numbers seq. */
+static void
+next_of(struct req *r, struct cursor_page *pg, const long long *seq, size_t n)
 {
 	const char *f[3];
 
 	for (size_t i = 0; i < n; i++)
 		f[i] = arena_printf(r->arena, "%lld", seq[i]);
-	return cursor_encode(r->arena, r->cfg->cursor_key, scope(r, link_id), f, n);
+	cursor_page_next(r, pg, f, n);
 }
 
 /*
@@ -169,15 +160,16 @@ int
 bills_sync(struct req *r, struct json_object *out)
 {
 	const char *id = req_cap(r, "link_id"), *link_id = NULL, *p[5];
-	int64_t limit = json_get_int(r->query, "limit", BILLS_SYNC_LIMIT_DEFAULT);
-	struct json_object *data, *added, *modified, *removed;
+	struct json_object *added, *modified, *removed;
+	struct cursor_page pg;
 	struct cycle c;
 	long long last = 0, next[3];
 	PGresult *res;
 	int rc, n, i;
 
 	if ((rc = link_or_reply(r, id, &link_id, &last)) != 0 ||
-	    (rc = cycle_or_reply(r, link_id, json_get_str(r->query, "cursor"), last, &c)) != 0)
+	    (rc = cursor_page_open(r, &sync_page, &link_id, 1, &pg)) != 0 ||
+	    (rc = cycle_or_reply(r, &pg, last, &c)) != 0)
 		return rc;
 	if (!c.fixed)
 		c.upper = last;		/* the cycle's first page fixes its bound */
@@ -185,16 +177,16 @@ bills_sync(struct req *r, struct json_object *out)
 	p[1] = link_id;
 	p[2] = arena_printf(r->arena, "%lld", c.pos);
 	p[3] = arena_printf(r->arena, "%lld", c.upper);
-	p[4] = arena_printf(r->arena, "%lld", (long long)limit + 1);
+	p[4] = pg.limit1;
 	if ((res = db_query(r, &stmts[S_PAGE], 5, p)) == NULL)
 		return api_db_error(r);
 
-	data = json_obj(r->arena);
+	pg.items = json_obj(r->arena);
 	added = json_arr(r->arena);
 	modified = json_arr(r->arena);
 	removed = json_arr(r->arena);
 	n = PQntuples(res);
-	for (i = 0; i < n && i < limit; i++) {
+	for (i = 0; i < n && i < pg.limit; i++) {
 		long long created = strtoll(PQgetvalue(res, i, PG_CREATED), NULL, 10);
 		long long deleted = strtoll(PQgetvalue(res, i, PG_DELETED), NULL, 10);
 
@@ -214,19 +206,17 @@ bills_sync(struct req *r, struct json_object *out)
 		json_object_array_add(created > c.start ? added : modified,
 		    json_object_get(db_json_raw(r->arena, res, i, PG_ENTITY)));
 	}
-	json_set(data, "added", json_object_get(added));
-	json_set(data, "modified", json_object_get(modified));
-	json_set(data, "removed", json_object_get(removed));
-	if (n > limit) {
+	json_set(pg.items, "added", json_object_get(added));
+	json_set(pg.items, "modified", json_object_get(modified));
+	json_set(pg.items, "removed", json_object_get(removed));
+	if ((pg.more = n > pg.limit)) {
 		next[0] = c.start;
 		next[1] = c.pos;
 		next[2] = c.upper;
-		json_set_str(data, "next_cursor", cursor_of(r, link_id, next, 3));
+		next_of(r, &pg, next, 3);
 	} else {
 		next[0] = c.upper;	/* the next cycle starts where this one ends */
-		json_set_str(data, "next_cursor", cursor_of(r, link_id, next, 1));
+		next_of(r, &pg, next, 1);
 	}
-	json_set_bool(data, "has_more", n > limit);
-	json_set(out, "data", json_object_get(data));
-	return 200;
+	return cursor_page_reply(r, out, &pg, NULL);
 }

@@ -10,10 +10,8 @@ struct req;
 struct vfield;
 struct db_stmt_set;
 
-#define BILLS_SYNC_LIMIT_DEFAULT	100
-#define BILLS_SYNC_LIMIT_MAX		500
-
-/* limit (1-500, default 100) and cursor; page/page_size are unknown: 400 */
+/* limit (core/cursor.h's page sizes: 1-500, default 100) and cursor;
+ * page/page_size are unknown: 400 */
 extern const struct vfield bills_sync_query[];
 
 /*

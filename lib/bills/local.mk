@@ -5,8 +5,7 @@ lib_libbds_a_SOURCES += \
 	%reldir%/bills_sync.h %reldir%/bills_sync.c \
 	%reldir%/bills_statement.h \
 	%reldir%/bills_statement.c \
-	%reldir%/bills_docs.c \
-	%reldir%/bills_pdf.c
+	%reldir%/bills_docs.c
 # the bill read API (GET /v1/bills, the payments lists)
 lib_libbds_a_SOURCES += \
 	%reldir%/bills_api.h \
@@ -14,6 +13,8 @@ lib_libbds_a_SOURCES += \
 # the bill status lifecycle
 lib_libbds_a_SOURCES += \
 	%reldir%/bills_status.h \
-	%reldir%/bills_status.c
+	%reldir%/bills_status.c \
+	%reldir%/bills_status_api.c \
+	%reldir%/bills_status_store.c
 # the module's descriptor (core/module.h)
 lib_libbds_a_SOURCES += %reldir%/bills_module.c

@@ -11,6 +11,8 @@
  * in the payload is trusted.
  */
 #include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <sodium.h>
@@ -19,6 +21,7 @@
 #include "core/crypto.h"
 #include "core/config.h"
 #include "core/cursor.h"
+#include "core/db.h"
 #include "core/errors.h"
 #include "core/json.h"
 #include "core/req.h"
@@ -153,42 +156,171 @@ cursor_decode(struct arena *a, const unsigned char key[32], const char *scope,
 	return 0;
 }
 
+/* s escaped into a scope part: "%", "/" and a leading "-" as %XX. */
 static const char *
-keyset_scope(struct req *r, const char *list)
+scope_escape(struct arena *a, const char *s)
 {
-	return arena_printf(r->arena, "%s/%s/%s", list, r->client_id, r->env);
+	char *o, *q;
+
+	q = o = arena_alloc(a, strlen(s) * 3 + 1);
+	for (const char *c = s; *c != '\0'; c++) {
+		if (*c == '%' || *c == '/' || (*c == '-' && c == s))
+			q += sprintf(q, "%%%02X", (unsigned char)*c);
+		else
+			*q++ = *c;
+	}
+	*q = '\0';
+	return o;
+}
+
+const char *
+cursor_scope(struct req *r, const struct cursor_list *l, const char *const *filters,
+    size_t n)
+{
+	const char *s = l->name;
+
+	if (l->flags & CURSOR_TENANT)
+		s = arena_printf(r->arena, "%s/%s/%s", s, r->client_id, r->env);
+	for (size_t i = 0; i < n; i++)
+		s = arena_printf(r->arena, "%s/%s", s, filters[i] == NULL ? "-" :
+		    scope_escape(r->arena, filters[i]));
+	return s;
 }
 
 int
-cursor_keyset_or_reply(struct req *r, const char *list, const char *prefix,
-    const char *cursor, const char **at, const char **id)
+cursor_invalid(struct req *r, const struct cursor_list *l)
 {
-	char **fields;
+	return api_error(r, 400, "INVALID_CURSOR",
+	    l->hint != NULL ? l->hint : "pass next_cursor from the previous page as it is",
+	    "%s", l->message != NULL ? l->message :
+	    "the cursor is malformed or was not issued for this list");
+}
+
+/* The cursor's fields fit the list: 1, else 0. */
+static int
+fields_fit(const struct cursor_list *l, char **f, size_t n)
+{
+	size_t want = l->flags & CURSOR_KEYSET ? 2 : l->npos;
+
+	if (want == 0)
+		return 1;
+	if (n != want)
+		return 0;
+	if ((l->flags & CURSOR_KEYSET) && !validate_format(VF_DATETIME, f[0]))
+		return 0;
+	return l->prefix == NULL || crypto_id_valid(f[n - 1], l->prefix, 0);
+}
+
+int
+cursor_page_open(struct req *r, const struct cursor_list *l, const char *const *filters,
+    size_t n, struct cursor_page *pg)
+{
+	const char *cursor = json_get_str(r->query, "cursor");
+	char **f;
 	size_t nf;
 
-	if (cursor == NULL)
+	memset(pg, 0, sizeof(*pg));
+	pg->list = l;
+	pg->scope = cursor_scope(r, l, filters, n);
+	pg->limit = json_get_int(r->query, "limit", l->limit);
+	pg->limit1 = arena_printf(r->arena, "%lld", pg->limit + 1);
+	if (cursor == NULL) {
+		if (l->flags & CURSOR_KEYSET) {
+			pg->pos[0] = "infinity";
+			/* "~" sorts after every character of a "<prefix>_<uuid>" */
+			pg->pos[1] = arena_printf(r->arena, "%s_~", l->prefix);
+		}
 		return 0;
-	if (cursor_decode(r->arena, r->cfg->cursor_key, keyset_scope(r, list), cursor,
-	    &fields, &nf) != 0 || nf != 2 || !validate_format(VF_DATETIME, fields[0]) ||
-	    !crypto_id_valid(fields[1], prefix, 0))
-		return api_error(r, 400, "INVALID_CURSOR",
-		    "pass next_cursor from the previous page as it is",
-		    "the cursor is malformed or was not issued for this list");
-	*at = fields[0];
-	*id = fields[1];
+	}
+	if (cursor_decode(r->arena, r->cfg->cursor_key, pg->scope, cursor, &f, &nf) != 0 ||
+	    !fields_fit(l, f, nf))
+		return cursor_invalid(r, l);
+	for (size_t i = 0; i < nf; i++)
+		pg->pos[i] = f[i];
+	pg->npos = nf;
 	return 0;
 }
 
 void
-cursor_keyset_next(struct req *r, struct json_object *out, const char *list,
-    const char *at, const char *id)
+cursor_page_next(struct req *r, struct cursor_page *pg, const char *const *fields, size_t n)
 {
-	const char *pos[2] = { at, id };
+	pg->next = cursor_encode(r->arena, r->cfg->cursor_key, pg->scope, fields, n);
+}
 
-	if (at == NULL) {
-		json_set_null(out, "next_cursor");
-		return;
+/* The page from a statement's rows into pg; 0, or -1 when an item fails. */
+static int
+page_rows(struct req *r, struct cursor_page *pg, PGresult *res)
+{
+	const struct cursor_list *l = pg->list;
+	size_t npos = l->flags & CURSOR_KEYSET ? 2 : l->npos;
+	int idcol = npos > 0 ? l->cols[npos - 1] : -1, rows = PQntuples(res), n = 0, last = -1;
+	struct json_object *o;
+
+	pg->items = json_arr(r->arena);
+	pg->more = 0;
+	pg->next = NULL;
+	for (int i = 0; i < rows; i++) {
+		if (idcol >= 0 && PQgetisnull(res, i, idcol))
+			continue;		/* an empty page's row */
+		if (n++ == pg->limit) {
+			pg->more = 1;
+			break;
+		}
+		o = l->item != NULL ? l->item(r, res, i) : db_json_raw(r->arena, res, i,
+		    l->json_col);
+		if (o == NULL)
+			return -1;
+		json_object_array_add(pg->items, json_object_get(o));
+		last = i;
 	}
-	json_set_str(out, "next_cursor", cursor_encode(r->arena, r->cfg->cursor_key,
-	    keyset_scope(r, list), pos, 2));
+	if (pg->more && last >= 0 && npos > 0) {
+		const char *pos[CURSOR_MAX_FIELDS];
+
+		for (size_t k = 0; k < npos; k++)
+			pos[k] = PQgetvalue(res, last, l->cols[k]);
+		cursor_page_next(r, pg, pos, npos);
+	}
+	if ((l->shape == CURSOR_COUNTED || l->shape == CURSOR_TOTALLED) && rows > 0)
+		pg->total = strtoll(PQgetvalue(res, 0, l->total_col), NULL, 10);
+	return 0;
+}
+
+int
+cursor_page_reply(struct req *r, struct json_object *out, struct cursor_page *pg,
+    PGresult *res)
+{
+	const struct cursor_list *l = pg->list;
+	struct json_object *items;
+
+	if (res != NULL && page_rows(r, pg, res) != 0)
+		return api_db_error(r);
+	if ((items = pg->items) == NULL)
+		items = l->shape == CURSOR_DELTA ? json_obj(r->arena) : json_arr(r->arena);
+	switch (l->shape) {
+	case CURSOR_OBJECT_LIST:
+		json_set_str(out, "object", "list");
+		/* FALLTHROUGH */
+	case CURSOR_NAMED:
+	case CURSOR_COUNTED:
+		json_set(out, l->key, json_object_get(items));
+		json_set_bool(out, "has_more", pg->more);
+		json_set_str(out, "next_cursor", pg->next);
+		if (l->shape == CURSOR_COUNTED)
+			json_set_int(out, "total_count", pg->total);
+		break;
+	case CURSOR_TOTALLED:
+		json_set(out, l->key, json_object_get(items));
+		json_set_int(out, "total", pg->total);
+		json_set_int(out, "limit", pg->limit);
+		json_set_str(out, "next_cursor", pg->next);
+		json_set_bool(out, "has_more", pg->more);
+		break;
+	case CURSOR_DELTA:
+	case CURSOR__MAX:
+		json_set_str(items, "next_cursor", pg->next);
+		json_set_bool(items, "has_more", pg->more);
+		json_set(out, l->key, json_object_get(items));
+		break;
+	}
+	return 200;
 }

@@ -326,7 +326,8 @@ db_json_raw(struct arena *a, const PGresult *res, int row, int col)
 {
 	if (PQgetisnull(res, row, col))
 		return NULL;
-	return json_raw(a, PQgetvalue(res, row, col), (size_t)PQgetlength(res, row, col));
+	return json_raw_compact(a, PQgetvalue(res, row, col),
+	    (size_t)PQgetlength(res, row, col));
 }
 
 PGresult *

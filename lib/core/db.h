@@ -14,8 +14,9 @@ struct arena;
 struct json_object;
 
 /* A timestamptz column as the API writes it: ISO 8601 UTC, milliseconds,
- * "2026-01-02T03:04:05.678Z". Used inside statement text only. */
-#define DB_ISO(col) "to_char(" col " AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.MS\"Z\"')"
+ * "2026-01-02T03:04:05.678Z", by the one SQL function for it (bds_iso,
+ * sql/016; time_iso in C). Used inside statement text only. */
+#define DB_ISO(col) "bds_iso(" col ")"
 
 /*
  * A condition checked on every row found but never used to choose an index
@@ -88,8 +89,9 @@ long long db_exec_count(struct db *, struct arena *, struct db_stmt *,
 	    int nparams, const char *const *params);
 /*
  * A column holding JSON text (an entity PostgreSQL built or keeps beside
- * its row) as a value that prints that text verbatim (json_raw: no parse);
- * NULL for SQL NULL. Lives as long as the result (the arena).
+ * its row) as a value that prints that text without a parse (json_raw),
+ * compacted (json_compact: PostgreSQL writes "a": 1 and "a" : 1, a
+ * response "a":1); NULL for SQL NULL. The copy is the arena's.
  */
 struct json_object *db_json_raw(struct arena *, const PGresult *, int row, int col);
 /* Same through the request's handles. */

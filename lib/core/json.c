@@ -53,6 +53,43 @@ json_raw(struct arena *a, const char *text, size_t len)
 	return json_own(a, o);
 }
 
+size_t
+json_compact(char *dst, const char *src, size_t len)
+{
+	size_t i = 0, n = 0;
+
+	while (i < len) {
+		char c = src[i++];
+
+		if (c == ' ' || c == '\n' || c == '\t' || c == '\r')
+			continue;
+		dst[n++] = c;
+		if (c != '"')
+			continue;
+		/* a string: verbatim to its closing quote (an escape's next byte
+		 * is never one) */
+		while (i < len) {
+			c = src[i++];
+			dst[n++] = c;
+			if (c == '"')
+				break;
+			if (c == '\\' && i < len)
+				dst[n++] = src[i++];
+		}
+	}
+	return n;
+}
+
+struct json_object *
+json_raw_compact(struct arena *a, const char *text, size_t len)
+{
+	char *t = arena_alloc(a, len + 1);
+	size_t n = json_compact(t, text, len);
+
+	t[n] = '\0';
+	return json_raw(a, t, n);
+}
+
 const char *
 json_text(struct json_object *o, size_t *len)
 {
@@ -301,6 +338,45 @@ void
 json_set_null(struct json_object *o, const char *key)
 {
 	json_object_object_add(o, key, NULL);
+}
+
+/* 1 when o's first members are its "id" then its "object" (those present). */
+static int
+entity_in_order(struct json_object *o)
+{
+	const char *want[2];
+	size_t n = 0, at = 0;
+
+	if (json_object_object_get_ex(o, "id", NULL))
+		want[n++] = "id";
+	if (json_object_object_get_ex(o, "object", NULL))
+		want[n++] = "object";
+	json_object_object_foreach(o, k, v) {
+		(void)v;
+		if (at == n)
+			break;
+		if (strcmp(k, want[at++]) != 0)
+			return 0;
+	}
+	return 1;
+}
+
+struct json_object *
+json_entity_order(struct json_object *o)
+{
+	static const char *const first[] = { "id", "object" };
+	struct json_object *n, *v;
+
+	if (o == NULL || !json_object_is_type(o, json_type_object) || entity_in_order(o))
+		return json_object_get(o);
+	n = json_object_new_object();
+	for (size_t i = 0; i < sizeof(first) / sizeof(first[0]); i++)
+		if (json_object_object_get_ex(o, first[i], &v))
+			json_object_object_add(n, first[i], json_object_get(v));
+	json_object_object_foreach(o, k, m)
+		if (strcmp(k, "id") != 0 && strcmp(k, "object") != 0)
+			json_object_object_add(n, k, json_object_get(m));
+	return n;
 }
 
 const char *

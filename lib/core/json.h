@@ -55,10 +55,33 @@ void	 json_set(struct json_object *, const char *key, struct json_object *child)
  * replaced): a handler that built an object elsewhere fills out with it. */
 void	 json_merge(struct json_object *dst, struct json_object *src);
 
+/*
+ * An entity's members in the API's order: "id" and "object" first (those
+ * present), the others after them in their own order. A stored entity
+ * read back from jsonb has its keys sorted ("id", "type", "amount",
+ * "object", ...). Returns a new object holding references to o's values
+ * (the caller owns it), or o itself with a new reference when it is no
+ * object or already in order.
+ */
+struct json_object *json_entity_order(struct json_object *o);
+
 /* Getters on a validated object: NULL/default when absent or null. */
 const char *json_get_str(struct json_object *, const char *key);
 int64_t	 json_get_int(struct json_object *, const char *key, int64_t dflt);
 int	 json_get_bool(struct json_object *, const char *key, int dflt);
+
+/*
+ * Copy the JSON text src[0..len) to dst without the whitespace outside
+ * strings (space, tab, CR, LF between tokens), in one pass: PostgreSQL's
+ * {"a" : 1, "b": [1, 2]} becomes {"a":1,"b":[1,2]}. Strings are copied
+ * byte for byte, escapes included. Not a validator: text that is not JSON
+ * is copied by the same rule (an unterminated string to its end), never
+ * reading past len. dst holds at least len bytes (it may be src itself);
+ * returns the length written (no NUL added).
+ */
+size_t	 json_compact(char *dst, const char *src, size_t len);
+/* json_raw of text's compact copy (arena), as a response sends it. */
+struct json_object *json_raw_compact(struct arena *, const char *text, size_t len);
 
 /* Serialise compactly (no slash escaping); the string is arena-owned. */
 const char *json_dump(struct arena *, struct json_object *, size_t *len);

@@ -2,6 +2,7 @@
 lib_libbds_a_SOURCES += \
 	%reldir%/arena.c \
 	%reldir%/arena.h \
+	%reldir%/clock.c \
 	%reldir%/clock.h \
 	%reldir%/auth.c \
 	%reldir%/auth.h \
@@ -34,6 +35,8 @@ lib_libbds_a_SOURCES += \
 	%reldir%/log.h \
 	%reldir%/migrate.c \
 	%reldir%/migrate.h \
+	%reldir%/money.c \
+	%reldir%/money.h \
 	%reldir%/queue.c \
 	%reldir%/queue.h \
 	%reldir%/queue_cli.c \

@@ -35,6 +35,7 @@
 #include "core/arena.h"
 #include "core/crypto.h"
 #include "core/http.h"
+#include "core/money.h"
 #include "core/validate.h"
 
 /* Where a value sits, materialised as a string only for an error. */
@@ -451,8 +452,9 @@ validate_format(enum vformat f, const char *s)
 			;
 		return i > 0 && s[i] == '\0';
 	case VF_CURRENCY:
-		return strlen(s) == 3 && s[0] >= 'A' && s[0] <= 'Z' &&
-		    s[1] >= 'A' && s[1] <= 'Z' && s[2] >= 'A' && s[2] <= 'Z';
+		return money_exponent(s) >= 0;
+	case VF_MONEY:
+		return money_amount_valid(s);
 	case VF_PRINTABLE:
 		for (i = 0; s[i] != '\0'; i++)
 			if ((unsigned char)s[i] < 0x20 ||
@@ -476,8 +478,10 @@ vformat_what(enum vformat f)
 		"be an RFC 3339 date-time with a time zone", /* VF_DATETIME */
 		"be a UUID",				/* VF_UUID */
 		"contain only digits",			/* VF_DIGITS */
-		"be a three-letter currency code",	/* VF_CURRENCY */
+		"be an ISO 4217 currency code",		/* VF_CURRENCY */
 		"contain only printable ASCII",	/* VF_PRINTABLE */
+		"be a decimal amount: digits, no sign or leading zero, and at most"
+		" 4 digits after a '.' (\"12.50\", \"12\")",	/* VF_MONEY */
 	};
 
 	return (unsigned)f < VF__MAX ? what[f] : "be valid";

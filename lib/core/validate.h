@@ -34,8 +34,11 @@ enum vformat {
 	VF_DATETIME,	/* ISO 8601 / RFC 3339 instant with Z or offset */
 	VF_UUID,	/* canonical UUID */
 	VF_DIGITS,	/* only 0-9 */
-	VF_CURRENCY,	/* three upper-case letters */
+	VF_CURRENCY,	/* an active ISO 4217 code (core/money.h's table) */
 	VF_PRINTABLE,	/* printable ASCII 0x20-0x7e only */
+	VF_MONEY,	/* an amount as money is written: "12.50", "12"
+			 * (money_amount_valid; the currency's own exponent
+			 * is the handler's check, money_parse) */
 	VF__MAX
 };
 

@@ -23,9 +23,6 @@
 #include "core/json.h"
 #include "core/req.h"
 
-/* A cursor position: the exact timestamp (PostgreSQL keeps microseconds). */
-#define POS(col) "to_char(" col " AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"')"
-
 /* Per event (alias e): the delivery counts and whether the latest delivery
  * to some subscription failed. */
 #define SUMMARY \
@@ -49,7 +46,7 @@ enum summary_col { SUM_N, SUM_OK, SUM_BAD, SUM_PEND, SUM_ATTEMPTS, SUM_STATE, SU
 #define LIST_COLS "id, type, created, pos, " SUMMARY_COLS_Q
 #define SUMMARY_COLS_Q "n, ok, bad, pend, attempts, state"
 enum list_col { L_ID, L_TYPE, L_CREATED, L_POS, L_SUMMARY, L__MAX = L_SUMMARY + SUM__MAX };
-#define EVENT_COLS "e.id, e.type, floor(extract(epoch FROM e.created_at))::bigint," \
+#define EVENT_COLS "e.id, e.type, floor(extract(epoch FROM e.created_at) * 1000)::bigint," \
 	" e.environment, e.api_version, e.producer_service, e.correlation_id," \
 	" e.request_id, e.idempotency_key, e.data::text, " SUMMARY_COLS
 enum event_col {
@@ -99,7 +96,7 @@ static struct db_stmt stmts[A__MAX] = {
 	 */
 	[A_LIST] = { "activity_list",
 	    "SELECT " LIST_COLS " FROM ("
-	    " SELECT e.id, e.type, " DB_ISO("e.created_at") " AS created, " POS("e.created_at")
+	    " SELECT e.id, e.type, " DB_ISO("e.created_at") " AS created, " CURSOR_POS("e.created_at")
 	    " AS pos, e.created_at, " SUMMARY_COLS " AS state"
 	    " FROM events e" SUMMARY
 	    " WHERE e.client_id = $1 AND e.environment = $2"
@@ -168,7 +165,7 @@ const struct vfield activity_list_query[] = {
 	{ "status", NULL, VT_STRING, 0, 0, 0, states },
 	{ "created_after", NULL, VT_STRING, 0, 0, 64, .format = VF_DATETIME },
 	{ "created_before", NULL, VT_STRING, 0, 0, 64, .format = VF_DATETIME },
-	{ "limit", NULL, VT_INT, 0, 1, ACTIVITY_LIMIT_MAX },
+	CURSOR_LIMIT_FIELD(CURSOR_LIMIT_MAX),
 	CURSOR_QUERY_FIELD,
 	{ NULL }
 };
@@ -223,47 +220,49 @@ summary_json(PGresult *res, int i, int c)
 	return o;
 }
 
+/* A row of the list: id, object, type, created_at and the delivery summary. */
+static struct json_object *
+list_item(struct req *r, PGresult *res, int i)
+{
+	struct json_object *o = json_obj(r->arena);
+
+	json_set_str(o, "id", PQgetvalue(res, i, L_ID));
+	json_set_str(o, "object", "event");
+	json_set_str(o, "type", PQgetvalue(res, i, L_TYPE));
+	json_set_str(o, "created_at", PQgetvalue(res, i, L_CREATED));
+	json_set(o, "delivery", summary_json(res, i, L_SUMMARY));
+	return o;
+}
+
+/* Newest first on (created_at, id); the cursor is bound to the list and
+ * the key's client and environment. */
+static const struct cursor_list activity_page = {
+	.name = "activity", .flags = CURSOR_TENANT | CURSOR_KEYSET,
+	.shape = CURSOR_OBJECT_LIST, .key = "data", .limit = CURSOR_LIMIT_DEFAULT,
+	.prefix = "evt", .cols = { L_POS, L_ID }, .item = list_item,
+};
+
 int
 activity_list(struct req *r, struct json_object *out)
 {
 	const char *after = json_get_str(r->query, "created_after");
 	const char *before = json_get_str(r->query, "created_before");
-	const char *cursor = json_get_str(r->query, "cursor");
-	int64_t limit = json_get_int(r->query, "limit", ACTIVITY_LIMIT_DEFAULT);
 	const char *p[9] = { r->client_id, r->env, json_get_str(r->query, "type"),
 	    json_get_str(r->query, "status"), after != NULL ? after : "-infinity",
-	    before != NULL ? before : "infinity", "infinity",
-	    "evt_~",	/* sorts after every "evt_<uuid>" */
-	    arena_printf(r->arena, "%lld", (long long)limit + 1) };
-	struct json_object *data;
+	    before != NULL ? before : "infinity" };
+	struct cursor_page pg;
 	PGresult *res;
-	int n, rc;
+	int rc;
 
-	if ((rc = cursor_keyset_or_reply(r, "activity", "evt", cursor, &p[6], &p[7])) != 0)
+	if ((rc = cursor_page_open(r, &activity_page, NULL, 0, &pg)) != 0)
 		return rc;
+	p[6] = pg.pos[0];
+	p[7] = pg.pos[1];
+	p[8] = pg.limit1;
 	if ((res = db_query(r, &stmts[A_LIST], 9, p)) == NULL)
 		return query_failed(r, after != NULL ? "created_after" : before != NULL ?
 		    "created_before" : NULL);
-
-	data = json_arr(r->arena);
-	n = PQntuples(res);
-	for (int i = 0; i < n && i < limit; i++) {
-		struct json_object *o = json_object_new_object();
-
-		json_set_str(o, "id", PQgetvalue(res, i, L_ID));
-		json_set_str(o, "object", "event");
-		json_set_str(o, "type", PQgetvalue(res, i, L_TYPE));
-		json_set_str(o, "created_at", PQgetvalue(res, i, L_CREATED));
-		json_set(o, "delivery", summary_json(res, i, L_SUMMARY));
-		json_object_array_add(data, o);
-	}
-	json_set_str(out, "object", "list");
-	json_set(out, "data", json_object_get(data));
-	json_set_bool(out, "has_more", n > limit);
-	cursor_keyset_next(r, out, "activity",
-	    n > limit ? PQgetvalue(res, (int)limit - 1, L_POS) : NULL,
-	    n > limit ? PQgetvalue(res, (int)limit - 1, L_ID) : NULL);
-	return 200;
+	return cursor_page_reply(r, out, &pg, res);
 }
 
 static int
@@ -360,7 +359,7 @@ activity_get(struct req *r, struct json_object *out)
 	memset(&ev, 0, sizeof(ev));
 	ev.id = col_str(r, res, 0, E_ID);
 	ev.type = col_str(r, res, 0, E_TYPE);
-	ev.created = col_int(res, 0, E_CREATED);
+	ev.created_ms = col_int(res, 0, E_CREATED);
 	ev.client_id = r->client_id;
 	ev.mode = col_str(r, res, 0, E_ENVIRONMENT);
 	/* events recorded before sql/007_deliveries.sql carry no api_version */

@@ -12,13 +12,12 @@ struct req;
 struct json_object;
 struct db_stmt_set;
 
-#define ACTIVITY_LIMIT_DEFAULT	25	/* events per page */
-#define ACTIVITY_LIMIT_MAX	100
 #define ACTIVITY_WINDOW_DAYS	30	/* longest replay window; also the retention */
 #define ACTIVITY_REPLAY_MAX	10000	/* deliveries one replay may queue */
 #define ACTIVITY_TRIGGER_DATA_MAX 65536	/* bytes of a trigger's body (its event data) */
 
-/* GET /v1/activity: newest first, keyset cursor on (created_at, id). */
+/* GET /v1/activity: newest first, keyset cursor on (created_at, id);
+ * core/cursor.h's page sizes. */
 int	 activity_list(struct req *, struct json_object *out);
 /* GET /v1/activity/{event_id}: the envelope, deliveries, attempt logs. */
 int	 activity_get(struct req *, struct json_object *out);

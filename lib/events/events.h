@@ -58,9 +58,6 @@ int	 events_types_match(struct json_object *events, const char *type);
 
 /* ---- the wire envelope (events_wire.c) ---- */
 
-/* ISO 8601 UTC "YYYY-MM-DDTHH:MM:SSZ" of epoch seconds (arena). */
-char	*events_iso8601(struct arena *, int64_t t);
-
 /*
  * One event as delivered. data is the envelope's data member ({object:
  * {id, object, ...}, plus flat ids such as bill_id}); the envelope takes a
@@ -70,7 +67,7 @@ char	*events_iso8601(struct arena *, int64_t t);
 struct events_wire {
 	const char	*id;		/* evt_... */
 	const char	*type;		/* bill.updated */
-	int64_t		 created;	/* epoch seconds */
+	int64_t		 created_ms;	/* epoch milliseconds */
 	const char	*client_id;
 	const char	*mode;		/* sandbox, development, production, or NULL */
 	const char	*api_version;	/* cfg->api_version */
@@ -81,11 +78,16 @@ struct events_wire {
 	struct json_object *data;
 };
 
+/* The event's epoch seconds (created_ms rounded down): envelope "created". */
+int64_t	 events_created(const struct events_wire *);
+
 /*
  * The envelope (DESIGN "Webhook envelope"): both of the spec's envelopes in
  * one object: id = event_id, object "event", type = event_type,
- * api_version, created (epoch) and timestamp (ISO), client_id, mode,
- * producer_service, correlation_id, request {id, idempotency_key}, data.
+ * api_version, created (epoch seconds) and timestamp (time_iso: to the
+ * millisecond), client_id, mode,
+ * producer_service, correlation_id, request {id, idempotency_key}, data
+ * (its object's members put in entity order in place: id, object first).
  * Owned by the arena.
  */
 struct json_object *events_envelope(struct arena *, const struct events_wire *);

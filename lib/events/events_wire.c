@@ -9,6 +9,7 @@
 #include <json-c/json.h>
 
 #include "core/arena.h"
+#include "core/clock.h"
 #include "core/json.h"
 #include "events/events.h"
 
@@ -130,22 +131,20 @@ events_types_match(struct json_object *events, const char *type)
 /* ------------------------------------------------------------------ */
 /* The envelope                                                        */
 
-char *
-events_iso8601(struct arena *a, int64_t t)
+int64_t
+events_created(const struct events_wire *ev)
 {
-	time_t tt = (time_t)t;
-	struct tm tm;
-	char buf[32];
+	int64_t s = ev->created_ms / 1000;
 
-	if (gmtime_r(&tt, &tm) == NULL || strftime(buf, sizeof(buf), "%Y-%m-%dT%H:%M:%SZ", &tm) == 0)
-		return arena_strdup(a, "1970-01-01T00:00:00Z");
-	return arena_strdup(a, buf);
+	return ev->created_ms % 1000 < 0 ? s - 1 : s;
 }
 
 struct json_object *
 events_envelope(struct arena *a, const struct events_wire *ev)
 {
 	struct json_object *o = json_obj(a), *req = json_object_new_object();
+	struct json_object *v;
+	char iso[TIME_ISO_SIZE];
 
 	json_set_str(o, "id", ev->id);
 	json_set_str(o, "object", "event");
@@ -153,8 +152,8 @@ events_envelope(struct arena *a, const struct events_wire *ev)
 	json_set_str(o, "event_type", ev->type);
 	json_set_str(o, "event_id", ev->id);
 	json_set_str(o, "api_version", ev->api_version);
-	json_set_int(o, "created", ev->created);
-	json_set_str(o, "timestamp", events_iso8601(a, ev->created));
+	json_set_int(o, "created", events_created(ev));
+	json_set_str(o, "timestamp", time_iso(iso, ev->created_ms));
 	json_set_str(o, "client_id", ev->client_id);
 	json_set_str(o, "mode", ev->mode);
 	json_set_str(o, "producer_service", ev->producer_service);
@@ -164,5 +163,14 @@ events_envelope(struct arena *a, const struct events_wire *ev)
 	json_set(o, "request", req);
 	json_set(o, "data", ev->data != NULL ? json_object_get(ev->data) :
 	    json_object_new_object());
+	/* data.object read back from jsonb has its keys sorted */
+	if (ev->data != NULL && json_object_object_get_ex(ev->data, "object", &v)) {
+		struct json_object *n = json_entity_order(v);
+
+		if (n != v)
+			json_set(ev->data, "object", n);
+		else
+			json_object_put(n);
+	}
 	return o;
 }

@@ -37,6 +37,7 @@
  * runner's backoff, job->error saying why. The sandbox connector's MFA
  * fixture remembers the device: its known answer is given on refresh.
  */
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -48,6 +49,7 @@
 #include "core/jobq.h"
 #include "core/log.h"
 #include "core/module.h"
+#include "core/money.h"
 #include "core/req.h"
 #include "bills/bills.h"
 #include "bills/bills_statement.h"
@@ -205,7 +207,9 @@ paid_reasons(struct racct *ra, const char *now)
 
 			if (!names_posted(p, b))
 				continue;
-			sum += p->amount.minor;
+			/* posted amounts are positive: past the top, they cover it */
+			if (money_add(sum, p->amount.minor, &sum) != 0)
+				sum = LLONG_MAX;
 			if (latest == NULL || strcmp(p->paid_at, latest) > 0)
 				latest = p->paid_at;
 		}
@@ -269,12 +273,9 @@ fetch(struct run *u, const struct connector_account *accts)
 {
 	struct arena *a = u->r->arena;
 	enum connector_status st;
-	char now[32];
-	time_t tt = time(NULL);
-	struct tm tm;
+	char now[TIME_ISO_SIZE];
 
-	gmtime_r(&tt, &tm);
-	strftime(now, sizeof(now), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	time_iso(now, time_now_ms());
 	for (size_t k = 0; k < u->nacct; k++) {
 		struct racct *ra = &u->acct[k];
 
@@ -303,22 +304,32 @@ fetch(struct run *u, const struct connector_account *accts)
 
 /*
  * A connector without documents of its own (the sandbox): every
- * statement's PDF rendered and stored content-addressed, before the
- * apply's transaction. 0 ok, -1 on a store failure (*why).
+ * statement's PDF rendered by the connector and stored content-addressed,
+ * before the apply's transaction. 0 ok, -1 on a render or store failure
+ * (*why).
  */
 static int
 rendered(struct run *u, const char **why)
 {
+	if (u->conn->render == NULL)
+		return 0;
 	for (size_t k = 0; k < u->nacct; k++) {
 		struct racct *ra = &u->acct[k];
 
 		for (size_t i = 0; i < ra->nst; i++) {
 			struct connector_statement *cs = &ra->st[i];
+			unsigned char *pdf;
+			size_t len;
 
 			if (!cs->b.has_document || cs->b.withdrawn || !cs->structured)
 				continue;
-			if ((ra->sha[i] = bills_statement_render(u->r, u->bl.biller_name,
-			    &cs->b)) == NULL) {
+			if ((pdf = u->conn->render(u->r->arena, u->bl.biller_name, &cs->b,
+			    &len)) == NULL) {
+				*why = "document render failure";
+				return -1;
+			}
+			if ((ra->sha[i] = bills_docs_put(u->r->arena, u->r->cfg, pdf, len)) ==
+			    NULL) {
 				*why = "document store failure";
 				return -1;
 			}

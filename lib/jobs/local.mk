@@ -8,6 +8,7 @@ lib_libbds_a_SOURCES += \
 	%reldir%/connectors/connector.c \
 	%reldir%/connectors/connector.h \
 	%reldir%/connectors/sandbox.c \
+	%reldir%/connectors/sandbox_pdf.c \
 	%reldir%/jobs_connect.c \
 	%reldir%/jobs_reconcile.c \
 	%reldir%/jobs_retrieval.c

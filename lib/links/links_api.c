@@ -23,13 +23,7 @@
 #include "links/links.h"
 #include "links/links_entity.h"
 
-#define LIST_LIMIT_DEFAULT	100
-#define LIST_LIMIT_MAX		500
-
-/* A cursor position: the exact timestamp (PostgreSQL keeps microseconds). */
-#define POS(col) "to_char(" col " AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"')"
-
-#define LIST_COLS LINKS_JSON_SQL ", " POS("l.created_at") ", l.id"
+#define LIST_COLS LINKS_JSON_SQL ", " CURSOR_POS("l.created_at") ", l.id"
 enum list_col { LC_JSON, LC_POS, LC_ID, LC__MAX };
 /* the developer's user id only for a developer JWT ($2): an API key's GET
  * reads the one row */
@@ -84,7 +78,7 @@ static const char *const link_states[] = { "ACTIVE", "DISCONNECTED", "REVOKED", 
 const struct vfield links_list_query[] = {
 	{ "client_user_id", NULL, VT_STRING, 0, 1, 255 },
 	{ "status", NULL, VT_STRING, 0, 0, 0, link_states },
-	{ "limit", NULL, VT_INT, 0, 1, LIST_LIMIT_MAX },
+	CURSOR_LIMIT_FIELD(CURSOR_LIMIT_MAX),
 	CURSOR_QUERY_FIELD,
 	{ NULL }
 };
@@ -120,40 +114,41 @@ entity_or_reply(struct req *r, const char *id, struct json_object *out)
 	return 0;
 }
 
+/* A row of the list: the link entity. */
+static struct json_object *
+list_item(struct req *r, PGresult *res, int i)
+{
+	const char *why;
+
+	return json_parse(r->arena, PQgetvalue(res, i, LC_JSON),
+	    (size_t)PQgetlength(res, i, LC_JSON), &why);
+}
+
+/* Newest first on (created_at, id); the cursor is bound to the list and
+ * the key's client and environment. */
+static const struct cursor_list links_page = {
+	.name = "links", .flags = CURSOR_TENANT | CURSOR_KEYSET, .shape = CURSOR_NAMED,
+	.key = "links", .limit = CURSOR_LIMIT_DEFAULT, .prefix = "link",
+	.cols = { LC_POS, LC_ID }, .item = list_item,
+};
+
 int
 links_list(struct req *r, struct json_object *out)
 {
-	const char *cursor = json_get_str(r->query, "cursor");
-	int64_t limit = json_get_int(r->query, "limit", LIST_LIMIT_DEFAULT);
 	const char *p[7] = { r->client_id, r->env, json_get_str(r->query, "client_user_id"),
-	    json_get_str(r->query, "status"), "infinity",
-	    "link_~",	/* sorts after every "link_<uuid>" */
-	    arena_printf(r->arena, "%lld", (long long)limit + 1) };
-	struct json_object *data;
-	const char *why;
+	    json_get_str(r->query, "status") };
+	struct cursor_page pg;
 	PGresult *res;
-	int n, rc;
+	int rc;
 
-	if ((rc = cursor_keyset_or_reply(r, "links", "link", cursor, &p[4], &p[5])) != 0)
+	if ((rc = cursor_page_open(r, &links_page, NULL, 0, &pg)) != 0)
 		return rc;
+	p[4] = pg.pos[0];
+	p[5] = pg.pos[1];
+	p[6] = pg.limit1;
 	if ((res = db_query(r, &stmts[A_LIST], 7, p)) == NULL)
 		return api_db_error(r);
-	data = json_arr(r->arena);
-	n = PQntuples(res);
-	for (int i = 0; i < n && i < limit; i++) {
-		struct json_object *o = json_parse(r->arena, PQgetvalue(res, i, LC_JSON),
-		    (size_t)PQgetlength(res, i, LC_JSON), &why);
-
-		if (o == NULL)
-			return api_db_error(r);
-		json_object_array_add(data, json_object_get(o));
-	}
-	json_set(out, "links", json_object_get(data));
-	json_set_bool(out, "has_more", n > limit);
-	cursor_keyset_next(r, out, "links",
-	    n > limit ? PQgetvalue(res, (int)limit - 1, LC_POS) : NULL,
-	    n > limit ? PQgetvalue(res, (int)limit - 1, LC_ID) : NULL);
-	return 200;
+	return cursor_page_reply(r, out, &pg, res);
 }
 
 /*

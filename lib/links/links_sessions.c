@@ -14,6 +14,7 @@
 #include "core/auth.h"
 #include "core/config.h"
 #include "core/crypto.h"
+#include "core/cursor.h"
 #include "core/db.h"
 #include "core/errors.h"
 #include "core/jobq.h"
@@ -187,9 +188,10 @@ const struct vfield links_session_create_fields[] = {
 	{ "ticket", NULL, VT_STRING, V_REQUIRED, 1, 128 },
 	{ NULL }
 };
+/* the picker: one page (no cursor) of core/cursor.h's page sizes */
 const struct vfield links_session_billers_query[] = {
 	{ "search_term", NULL, VT_STRING, 0, 1, 100 },
-	{ "limit", NULL, VT_INT, 0, 1, 100 },
+	CURSOR_LIMIT_FIELD(CURSOR_LIMIT_MAX),
 	{ NULL }
 };
 const struct vfield links_session_connect_fields[] = {
@@ -408,7 +410,7 @@ links_session_billers(struct req *r, struct json_object *out)
 	if ((rc = session_or_reply(r, &s, 0)) != 0)
 		return rc;
 	list = billers_picker(r, s.v[S_ENV], json_get_str(r->query, "search_term"),
-	    (int)json_get_int(r->query, "limit", 20));
+	    (int)json_get_int(r->query, "limit", CURSOR_LIMIT_DEFAULT));
 	if (list == NULL)
 		return api_db_error(r);
 	json_set_str(out, "object", "list");

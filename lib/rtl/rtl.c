@@ -34,8 +34,9 @@
 #define RTL_SEARCH_MAX		100
 #define FIELD_URL		"onboarding.biller_url"
 
-/* A cursor position: the exact timestamp (PostgreSQL keeps microseconds). */
-#define POS(col) "to_char(" col " AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"')"
+/* SPEC "Limits": the request-to-links list's page size */
+#define RTL_LIMIT_DEFAULT	50
+#define RTL_LIMIT_MAX		200
 
 /* A request (alias x) as every statement returns it. */
 #define COLS(x) \
@@ -43,7 +44,7 @@
 	x ".status, " x ".link_token_id, encode(" x ".session_url, 'hex'), " \
 	"array_to_json(" x ".consents)::text, " x ".metadata::text, " x ".onboarding_name, " \
 	x ".onboarding_url, " x ".discovery_id, " x ".cancel_reason, " \
-	DB_ISO(x ".created_at") ", " DB_ISO(x ".updated_at") ", " POS(x ".created_at")
+	DB_ISO(x ".created_at") ", " DB_ISO(x ".updated_at") ", " CURSOR_POS(x ".created_at")
 enum rtl_col {
 	C_CLIENT, C_ID, C_ENV, C_USER, C_BILLER, C_STATUS, C_LT, C_SESSION_URL, C_CONSENTS,
 	C_METADATA, C_ONB_NAME, C_ONB_URL, C_DISCOVERY, C_REASON, C_CREATED, C_UPDATED,
@@ -220,7 +221,7 @@ const struct vfield rtl_list_query[] = {
 	{ "status", NULL, VT_STRING, 0, 0, 0, rtl_states },
 	{ "client_user_id", NULL, VT_STRING, 0, 1, 255 },
 	{ "biller_id", NULL, VT_STRING, 0, 1, 64 },
-	{ "limit", NULL, VT_INT, 0, 1, RTL_LIMIT_MAX },
+	CURSOR_LIMIT_FIELD(RTL_LIMIT_MAX),
 	CURSOR_QUERY_FIELD,
 	{ NULL }
 };
@@ -470,49 +471,44 @@ rtl_create(struct req *r, struct json_object *out)
 	return 201;
 }
 
+/* A row of the list: the request. */
+static struct json_object *
+list_item(struct req *r, PGresult *res, int i)
+{
+	struct rtl_row w;
+
+	row_fill(r, res, i, L__MAX, &w);
+	return entity(r, &w);
+}
+
+/* Newest first on (created_at, id), one row even for an empty page; the
+ * cursor is bound to the key's client and environment and the filters. */
+static const struct cursor_list rtl_page = {
+	.name = "request_to_links", .flags = CURSOR_TENANT | CURSOR_KEYSET,
+	.shape = CURSOR_TOTALLED, .key = "items", .limit = RTL_LIMIT_DEFAULT,
+	.prefix = "rtl", .cols = { L__MAX + C_POS, L__MAX + C_ID }, .total_col = L_TOTAL,
+	.item = list_item,
+};
+
 int
 rtl_list(struct req *r, struct json_object *out)
 {
-	struct json_object *q = r->query, *items = json_arr(r->arena);
-	int64_t limit = json_get_int(q, "limit", RTL_LIMIT_DEFAULT);
+	struct json_object *q = r->query;
 	const char *p[9] = { r->client_id, r->env, json_get_str(q, "status"),
 	    json_get_str(q, "client_user_id"), json_get_str(q, "biller_id"),
-	    json_get_str(q, "search"), "infinity", "rtl_~",	/* after every rtl_<uuid> */
-	    arena_printf(r->arena, "%lld", (long long)limit + 1) };
-	const char *scope = "request_to_links";
-	struct rtl_row w;
+	    json_get_str(q, "search") };
+	struct cursor_page pg;
 	PGresult *res;
-	int n, rc;
+	int rc;
 
-	/* the cursor is bound to the filters: another set refuses it */
-	for (int i = 2; i < 6; i++)
-		scope = arena_printf(r->arena, "%s/%zu:%s", scope, p[i] ? strlen(p[i]) : (size_t)0,
-		    p[i] ? p[i] : "-");
-	if ((rc = cursor_keyset_or_reply(r, scope, "rtl", json_get_str(q, "cursor"), &p[6],
-	    &p[7])) != 0)
+	if ((rc = cursor_page_open(r, &rtl_page, &p[2], 4, &pg)) != 0)
 		return rc;
+	p[6] = pg.pos[0];
+	p[7] = pg.pos[1];
+	p[8] = pg.limit1;
 	if ((res = db_query(r, &stmts[R_LIST], 9, p)) == NULL)
 		return api_db_error(r);
-	n = PQgetisnull(res, 0, L__MAX + C_ID) ? 0 : PQntuples(res);
-	for (int i = 0; i < n && i < limit; i++) {
-		row_fill(r, res, i, L__MAX, &w);
-		json_object_array_add(items, json_object_get(entity(r, &w)));
-	}
-	rtl_page(r, out, scope, items, atoll(PQgetvalue(res, 0, L_TOTAL)), limit, n > limit,
-	    n > limit ? PQgetvalue(res, (int)limit - 1, L__MAX + C_POS) : NULL,
-	    n > limit ? PQgetvalue(res, (int)limit - 1, L__MAX + C_ID) : NULL);
-	return 200;
-}
-
-void
-rtl_page(struct req *r, struct json_object *out, const char *scope, struct json_object *items,
-    long long total, long long limit, int more, const char *at, const char *id)
-{
-	json_set(out, "items", json_object_get(items));
-	json_set_int(out, "total", total);
-	json_set_int(out, "limit", limit);
-	cursor_keyset_next(r, out, scope, more ? at : NULL, more ? id : NULL);
-	json_set_bool(out, "has_more", more);
+	return cursor_page_reply(r, out, &pg, res);
 }
 
 int

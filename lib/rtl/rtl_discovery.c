@@ -25,13 +25,12 @@
 #include "rtl/rtl_canon.h"
 #include "rtl/rtl_int.h"
 
-#define POS(col) "to_char(" col " AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS.US\"Z\"')"
 
 /* A record (alias x) as every statement returns it. */
 #define COLS(x) \
 	x ".client_id, " x ".id, " x ".environment, " x ".biller_name, " x ".biller_url, " \
 	x ".domain, " x ".status, " x ".biller_id, " DB_ISO(x ".created_at") ", " \
-	DB_ISO(x ".updated_at") ", " DB_ISO(x ".decided_at") ", " POS(x ".created_at")
+	DB_ISO(x ".updated_at") ", " DB_ISO(x ".decided_at") ", " CURSOR_POS(x ".created_at")
 enum disc_col {
 	D_CLIENT, D_ID, D_ENV, D_NAME, D_URL, D_DOMAIN, D_STATUS, D_BILLER, D_CREATED, D_UPDATED,
 	D_DECIDED, D_POS, D__MAX
@@ -79,7 +78,7 @@ static const char *const disc_states[] = { "PENDING", "MATCHED", "APPROVED", "RE
 
 const struct vfield rtl_discoveries_query[] = {
 	{ "status", NULL, VT_STRING, 0, 0, 0, disc_states },
-	{ "limit", NULL, VT_INT, 0, 1, RTL_LIMIT_MAX },
+	CURSOR_LIMIT_FIELD(CURSOR_LIMIT_MAX),
 	CURSOR_QUERY_FIELD,
 	{ NULL }
 };
@@ -117,34 +116,42 @@ disc_entity(struct arena *a, const struct disc *d)
 
 /* ---- routes ---- */
 
+/* A row of the list: the record (after the total). */
+static struct json_object *
+list_item(struct req *r, PGresult *res, int i)
+{
+	struct disc d;
+
+	disc_fill(r->arena, res, i, 1, &d);
+	return disc_entity(r->arena, &d);
+}
+
+/* Newest first on (created_at, id), the filtered total in every row and
+ * one row even for an empty page; the cursor is bound to the key's client
+ * and environment and the status filter. */
+static const struct cursor_list discoveries_page = {
+	.name = "biller_discoveries", .flags = CURSOR_TENANT | CURSOR_KEYSET,
+	.shape = CURSOR_TOTALLED, .key = "items", .limit = CURSOR_LIMIT_DEFAULT,
+	.prefix = "bdisc", .cols = { 1 + D_POS, 1 + D_ID }, .total_col = 0,
+	.item = list_item,
+};
+
 int
 rtl_discoveries_list(struct req *r, struct json_object *out)
 {
-	struct json_object *items = json_arr(r->arena);
-	int64_t limit = json_get_int(r->query, "limit", RTL_LIMIT_DEFAULT);
-	const char *status = json_get_str(r->query, "status");
-	const char *p[6] = { r->client_id, r->env, status, "infinity", "bdisc_~",
-	    arena_printf(r->arena, "%lld", (long long)limit + 1) };
-	const char *scope = arena_printf(r->arena, "biller_discoveries/%s",
-	    status != NULL ? status : "-");
-	struct disc d;
+	const char *p[6] = { r->client_id, r->env, json_get_str(r->query, "status") };
+	struct cursor_page pg;
 	PGresult *res;
-	int n, rc;
+	int rc;
 
-	if ((rc = cursor_keyset_or_reply(r, scope, "bdisc", json_get_str(r->query, "cursor"),
-	    &p[3], &p[4])) != 0)
+	if ((rc = cursor_page_open(r, &discoveries_page, &p[2], 1, &pg)) != 0)
 		return rc;
+	p[3] = pg.pos[0];
+	p[4] = pg.pos[1];
+	p[5] = pg.limit1;
 	if ((res = db_query(r, &stmts[S_LIST], 6, p)) == NULL)
 		return api_db_error(r);
-	n = PQgetisnull(res, 0, 1 + D_ID) ? 0 : PQntuples(res);
-	for (int i = 0; i < n && i < limit; i++) {
-		disc_fill(r->arena, res, i, 1, &d);
-		json_object_array_add(items, json_object_get(disc_entity(r->arena, &d)));
-	}
-	rtl_page(r, out, scope, items, atoll(PQgetvalue(res, 0, 0)), limit, n > limit,
-	    n > limit ? PQgetvalue(res, (int)limit - 1, 1 + D_POS) : NULL,
-	    n > limit ? PQgetvalue(res, (int)limit - 1, 1 + D_ID) : NULL);
-	return 200;
+	return cursor_page_reply(r, out, &pg, res);
 }
 
 int

@@ -8,8 +8,6 @@
 struct json_object;
 struct req;
 
-#define RTL_LIMIT_DEFAULT	50
-#define RTL_LIMIT_MAX		200
 #define RTL_OPEN_SQL		"('PENDING', 'IN_PROGRESS')"
 
 /* An onboarding {biller_name, biller_url} as a request keeps it. */
@@ -59,12 +57,5 @@ struct rtl_linked {
 	int		 hosted;
 };
 int	 rtl_linked(struct req *, const struct rtl_linked *);
-
-/* A list's page answer {items, total, limit, next_cursor, has_more} from
- * rows already made into items (arena): next_cursor from the last item's
- * (at, id) when there is more. */
-void	 rtl_page(struct req *, struct json_object *out, const char *scope,
-	    struct json_object *items, long long total, long long limit, int more,
-	    const char *at, const char *id);
 
 #endif

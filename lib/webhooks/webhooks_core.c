@@ -12,7 +12,7 @@
 #include <sodium.h>
 
 #include "core/arena.h"
-#include "core/auth.h"
+#include "core/clock.h"
 #include "core/config.h"
 #include "core/crypto.h"
 #include "core/db.h"
@@ -635,7 +635,7 @@ webhooks_test_deliver(struct req *r, struct json_object *out, const char *client
 	memset(&ev, 0, sizeof(ev));
 	ev.id = crypto_id_new(r->arena, "evt");
 	ev.type = event_type;
-	ev.created = auth_now();
+	ev.created_ms = time_now_ms();
 	ev.client_id = client_id;
 	ev.mode = w.environment;
 	ev.api_version = r->cfg->api_version;
@@ -644,7 +644,7 @@ webhooks_test_deliver(struct req *r, struct json_object *out, const char *client
 	ev.idempotency_key = r->http.idempotency_key;
 	ev.data = sample_data(r, event_type);
 	body = json_dump(r->arena, events_envelope(r->arena, &ev), &len);
-	sig = webhooks_signature(r->arena, ev.created, body, len, secrets, (size_t)n);
+	sig = webhooks_signature(r->arena, events_created(&ev), body, len, secrets, (size_t)n);
 	for (int i = 0; i < n; i++)
 		sodium_memzero((void *)secrets[i], strlen(secrets[i]));
 

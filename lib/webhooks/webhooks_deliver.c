@@ -42,7 +42,7 @@ enum {
 	WD_COL_DATA,
 	WD_COL_REQUEST,
 	WD_COL_IDEM,
-	WD_COL_CREATED,		/* epoch seconds */
+	WD_COL_CREATED,		/* epoch milliseconds */
 	WD_COL_API_VERSION,
 	WD_COL_PRODUCER,
 	WD_COL_CORRELATION,
@@ -76,7 +76,7 @@ static struct db_stmt stmts[WD__MAX] = {
 	    "        w.url, w.environment, w.enabled, w.secret,"
 	    "        CASE WHEN w.previous_secret_expires_at > now() THEN w.previous_secret END,"
 	    "        e.environment, e.data::text, e.request_id, e.idempotency_key,"
-	    "        floor(extract(epoch FROM e.created_at))::bigint, e.api_version,"
+	    "        floor(extract(epoch FROM e.created_at) * 1000)::bigint, e.api_version,"
 	    "        e.producer_service, e.correlation_id"
 	    "   FROM claimed c"
 	    "   JOIN events e ON e.client_id = c.client_id AND e.id = c.event_id"
@@ -283,7 +283,7 @@ start(struct wsender *w, struct queue_batch *b, struct queue_job *j,
 	memset(&x->ev, 0, sizeof(x->ev));
 	x->ev.id = col(b, j, WD_COL_EVENT);
 	x->ev.type = j->kind;
-	x->ev.created = strtoll(PQgetvalue(b->res, j->row, WD_COL_CREATED), NULL, 10);
+	x->ev.created_ms = strtoll(PQgetvalue(b->res, j->row, WD_COL_CREATED), NULL, 10);
 	x->ev.client_id = col(b, j, WD_COL_CLIENT);
 	x->ev.mode = col(b, j, WD_COL_MODE);
 	x->ev.api_version = col(b, j, WD_COL_API_VERSION) != NULL ?

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "core/arena.h"
+#include "core/cursor.h"
 #include "core/errors.h"
 #include "core/json.h"
 #include "core/req.h"
@@ -44,19 +45,19 @@ const struct vfield webhooks_endpoints_rotate_fields[] = {
 	{ NULL }
 };
 
+/* At most WEBHOOKS_PER_ENVIRONMENT: one page holds them all, no cursor. */
+static const struct cursor_list endpoints_page = {
+	.name = "webhook_endpoints", .shape = CURSOR_OBJECT_LIST, .key = "data",
+};
+
 int
 webhooks_endpoints_list(struct req *r, struct json_object *out)
 {
-	struct json_object *list = webhooks_list_json(r, r->client_id, r->env, 0);
+	struct cursor_page pg = { .list = &endpoints_page };
 
-	if (list == NULL)
+	if ((pg.items = webhooks_list_json(r, r->client_id, r->env, 0)) == NULL)
 		return api_db_error(r);
-	/* at most WEBHOOKS_PER_ENVIRONMENT: one page holds them all */
-	json_set_str(out, "object", "list");
-	json_set(out, "data", json_object_get(list));
-	json_set_bool(out, "has_more", 0);
-	json_set_null(out, "next_cursor");
-	return 200;
+	return cursor_page_reply(r, out, &pg, NULL);
 }
 
 /* ROUTE_ONCE: the Idempotency-Key (scoped to the key's client and

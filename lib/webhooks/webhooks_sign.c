@@ -8,6 +8,7 @@
 #include <sodium.h>
 
 #include "core/arena.h"
+#include "core/clock.h"
 #include "core/crypto.h"
 #include "core/json.h"
 #include "core/urlsafe.h"
@@ -197,11 +198,12 @@ webhooks_request(CURL *c, struct arena *a, const struct urlsafe_target *t,
     const struct events_wire *ev, const char *body, size_t len, const char *signature,
     struct webhooks_result *res)
 {
+	char iso[TIME_ISO_SIZE];
 	const char *lines[] = {
 		"Content-Type: application/json",
 		header_line(a, "X-Webhook-Event-Type", ev->type),
 		header_line(a, "X-Webhook-Id", ev->id),
-		header_line(a, "X-Webhook-Timestamp", events_iso8601(a, ev->created)),
+		header_line(a, "X-Webhook-Timestamp", time_iso(iso, ev->created_ms)),
 		header_line(a, "X-Webhook-Client-Id", ev->client_id),
 		"X-Webhook-Source: " WEBHOOKS_SOURCE,
 		header_line(a, "Service-Signature", signature),

@@ -1,2 +1,2 @@
 # Unit suites of lib/bills/ (one Check program each; sources by name).
-UNIT_SUITES += %reldir%/check_pdf %reldir%/check_docs
+UNIT_SUITES += %reldir%/check_docs

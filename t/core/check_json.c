@@ -1,4 +1,8 @@
-/* json_parse: the strict body parser every request goes through. */
+/*
+ * json_parse: the strict body parser every request goes through; the
+ * compacting copy a response makes of PostgreSQL's JSON text; the entity
+ * order.
+ */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -223,6 +227,120 @@ START_TEST(test_canonical)
 }
 END_TEST
 
+/* PostgreSQL's spellings in, the API's out; strings kept byte for byte. */
+static const struct {
+	const char	*in;
+	size_t		 len;
+	const char	*out;
+	int		 valid;		/* in is JSON: out parses to the same value */
+} compact[] = {
+	/* json_build_object::text, jsonb::text, json_agg */
+	{ S("{\"a\" : 1, \"b\" : [1, 2]}"), "{\"a\":1,\"b\":[1,2]}", 1 },
+	{ S("{\"a\": 1, \"b\": {\"c\": [true, null, -1.5e3]}}"),
+	    "{\"a\":1,\"b\":{\"c\":[true,null,-1.5e3]}}", 1 },
+	{ S("[{\"a\":1}, \n {\"a\":2}]"), "[{\"a\":1},{\"a\":2}]", 1 },
+	{ S(" \t\r\n{ } \n"), "{}", 1 },
+	{ S("{}"), "{}", 1 },
+	/* spaces, commas and colons inside strings are the string's */
+	{ S("{\"s\" : \"a b  c , d : e\", \"k y\": \" \"}"),
+	    "{\"s\":\"a b  c , d : e\",\"k y\":\" \"}", 1 },
+	/* escaped quotes do not end a string; an escaped backslash does not
+	 * escape the quote after it */
+	{ S("{\"q\": \"say \\\"hi, there\\\" : ok\", \"b\": \"x\\\\\" , \"c\": \"\\\\\\\" \"}"),
+	    "{\"q\":\"say \\\"hi, there\\\" : ok\",\"b\":\"x\\\\\",\"c\":\"\\\\\\\" \"}", 1 },
+	{ S("[\"\\n \\t \\/ \\u0020\"]"), "[\"\\n \\t \\/ \\u0020\"]", 1 },
+	/* UTF-8 and \u escapes untouched */
+	{ S("{\"\xc3\xa9\" : \"h\\u00e9 \xc3\xbc \xf0\x9f\x98\x80\"}"),
+	    "{\"\xc3\xa9\":\"h\\u00e9 \xc3\xbc \xf0\x9f\x98\x80\"}", 1 },
+	{ S("{\"\": \"\", \"e\": [ ]}"), "{\"\":\"\",\"e\":[]}", 1 },
+	/* nested */
+	{ S("{\"a\": [{\"b\": [[1, [2, {\"c\": \"d e\"}]]]}], \"z\": {\"y\": {}}}"),
+	    "{\"a\":[{\"b\":[[1,[2,{\"c\":\"d e\"}]]]}],\"z\":{\"y\":{}}}", 1 },
+	{ S("\"just a string\""), "\"just a string\"", 1 },
+	{ S(" 12 "), "12", 1 },
+	/* not JSON: the same rule, nothing read past the end */
+	{ S(""), "", 0 },
+	{ S(" \n "), "", 0 },
+	{ S("{\"a\" : \"b c"), "{\"a\":\"b c", 0 },
+	{ S("[\"ab\\"), "[\"ab\\", 0 },
+	{ S("\""), "\"", 0 },
+	{ S("{a : b}"), "{a:b}", 0 },
+	{ S("{\"a\":1} }"), "{\"a\":1}}", 0 },
+};
+
+START_TEST(test_compact)
+{
+	struct arena a;
+	size_t len = compact[_i].len, n;
+	char *in = malloc(len ? len : 1), *out = malloc(len ? len : 1);
+	struct json_object *o, *want;
+	const char *why, *text;
+
+	/* exact-size buffers, no NUL: a read or write past len is ASan's */
+	memcpy(in, compact[_i].in, len);
+	n = json_compact(out, in, len);
+	ck_assert_uint_eq(n, strlen(compact[_i].out));
+	ck_assert(memcmp(out, compact[_i].out, n) == 0);
+	/* compact text stays as it is */
+	ck_assert_uint_eq(json_compact(out, out, n), n);
+	ck_assert(memcmp(out, compact[_i].out, n) == 0);
+	/* in place */
+	ck_assert_uint_eq(json_compact(in, in, len), n);
+	ck_assert(memcmp(in, compact[_i].out, n) == 0);
+	arena_init(&a);
+	/* as a response sends it */
+	o = json_raw_compact(&a, compact[_i].in, len);
+	text = json_text(o, &n);
+	ck_assert_str_eq(text, compact[_i].out);
+	if (compact[_i].valid) {
+		want = json_parse(&a, compact[_i].in, len, &why);
+		o = json_parse(&a, compact[_i].out, strlen(compact[_i].out), &why);
+		ck_assert_ptr_nonnull(o);
+		ck_assert_str_eq(json_canonical(&a, o, NULL), json_canonical(&a, want, NULL));
+	}
+	arena_free(&a);
+	free(in);
+	free(out);
+}
+END_TEST
+
+/* "id" and "object" first, the rest in their order; nothing else changes. */
+static const struct {
+	const char	*in;
+	const char	*out;
+} order[] = {
+	{ "{\"id\":\"b_1\",\"usage\":null,\"amount\":1,\"object\":\"bill\",\"status\":\"x\"}",
+	  "{\"id\":\"b_1\",\"object\":\"bill\",\"usage\":null,\"amount\":1,\"status\":\"x\"}" },
+	{ "{\"amount\":1,\"object\":\"bill\",\"id\":\"b_1\"}",
+	  "{\"id\":\"b_1\",\"object\":\"bill\",\"amount\":1}" },
+	{ "{\"id\":\"b_1\",\"object\":\"bill\",\"a\":{\"x\":1,\"id\":2}}",
+	  "{\"id\":\"b_1\",\"object\":\"bill\",\"a\":{\"x\":1,\"id\":2}}" },
+	{ "{\"name\":\"n\",\"id\":\"cli_1\"}", "{\"id\":\"cli_1\",\"name\":\"n\"}" },
+	{ "{\"type\":\"t\",\"object\":\"list\"}", "{\"object\":\"list\",\"type\":\"t\"}" },
+	{ "{\"a\":1}", "{\"a\":1}" },
+	{ "{}", "{}" },
+	{ "[{\"object\":\"x\",\"id\":1}]", "[{\"object\":\"x\",\"id\":1}]" },
+	{ "\"s\"", "\"s\"" },
+};
+
+START_TEST(test_entity_order)
+{
+	struct arena a;
+	struct json_object *o, *n;
+	const char *why;
+
+	arena_init(&a);
+	o = json_parse(&a, order[_i].in, strlen(order[_i].in), &why);
+	ck_assert_ptr_nonnull(o);
+	n = json_own(&a, json_entity_order(o));
+	ck_assert_str_eq(json_dump(&a, n, NULL), order[_i].out);
+	/* o itself is not changed */
+	ck_assert_str_eq(json_dump(&a, o, NULL), order[_i].in);
+	ck_assert_ptr_null(json_entity_order(NULL));
+	arena_free(&a);
+}
+END_TEST
+
 int
 main(void)
 {
@@ -237,6 +355,10 @@ main(void)
 	tcase_add_test(tc, test_depth);
 	tcase_add_test(tc, test_getters);
 	tcase_add_loop_test(tc, test_canonical, 0, sizeof(canon) / sizeof(canon[0]));
+	suite_add_tcase(s, tc);
+	tc = tcase_create("compact");
+	tcase_add_loop_test(tc, test_compact, 0, sizeof(compact) / sizeof(compact[0]));
+	tcase_add_loop_test(tc, test_entity_order, 0, sizeof(order) / sizeof(order[0]));
 	suite_add_tcase(s, tc);
 	return tcheck_run(s);
 }

@@ -22,6 +22,7 @@
 #include <json-c/json.h>
 #include <libpq-fe.h>
 
+#include "core/json.h"
 #include "devacct.h"
 #include "harness.h"
 
@@ -129,6 +130,50 @@ bill_of(const char *link, int n)
 	return devacct_sql_value("SELECT id FROM bills WHERE link_id = $1 AND deleted_at IS NULL"
 	    " ORDER BY statement_date DESC, id OFFSET $2::int LIMIT 1", link,
 	    harness_fmt("%d", n));
+}
+
+/*
+ * 1 when the JSON text s has no whitespace outside its strings: no
+ * "a": 1, "a" : 1 or [1, 2] anywhere (one spelling for every body).
+ */
+static int
+compact_text(const char *s)
+{
+	for (int in = 0; *s != '\0'; s++) {
+		if (in && *s == '\\' && s[1] != '\0')
+			s++;
+		else if (*s == '"')
+			in = !in;
+		else if (!in && strchr(" \t\r\n", *s) != NULL)
+			return 0;
+	}
+	return 1;
+}
+
+/* 1 when the body is the entity id of type object: {"id":"<id>","object":"<object>",... */
+static int
+entity_starts(const char *body, const char *id, const char *object)
+{
+	const char *want = harness_fmt("{\"id\":\"%s\",\"object\":\"%s\",", id, object);
+
+	return strncmp(body, want, strlen(want)) == 0;
+}
+
+/* Every member of the array at path is an entity whose text in the body
+ * starts {"id":"<its id>","object":"<object>",. */
+static void
+entities_first(const struct harness_resp *r, const char *path, const char *object)
+{
+	struct json_object *a = devacct_json(r, path);
+	size_t n = a != NULL ? json_object_array_length(a) : 0;
+
+	for (size_t i = 0; i < n; i++) {
+		const char *id = devacct_str(r, harness_fmt("%s.%zu.id", path, i));
+
+		ck_assert_ptr_nonnull(id);
+		ck_assert_msg(strstr(r->body, harness_fmt("{\"id\":\"%s\",\"object\":\"%s\",",
+		    id, object)) != NULL, "%s.%zu: %s", path, i, r->body);
+	}
 }
 
 /* ------------------------------------------------------------------ */
@@ -427,7 +472,11 @@ START_TEST(get_by_key)
 	struct harness_resp *r = sget(ta.key, harness_fmt("/v1/bills/%s", id), 200);
 
 	entity = devacct_sql_value("SELECT entity FROM bills WHERE id = $1", id, NULL);
+	/* the stored text without PostgreSQL's whitespace between tokens */
+	entity[json_compact(entity, entity, strlen(entity))] = '\0';
 	ck_assert_str_eq(r->body, entity);
+	ck_assert(compact_text(r->body));
+	ck_assert_msg(entity_starts(r->body, id, "bill"), "%s", r->body);
 	ck_assert_pstr_eq(devacct_str(r, "id"), id);
 	ck_assert_pstr_eq(devacct_str(r, "object"), "bill");
 	ck_assert_pstr_eq(devacct_str(r, "status"), "PENDING");
@@ -464,6 +513,90 @@ START_TEST(get_by_key)
 END_TEST
 
 /*
+ * One JSON spelling in every body, whoever wrote it (json-c, or PostgreSQL
+ * through the stored entities): no whitespace between tokens, and every
+ * entity's text starts with its id and object. A list of several bills, a
+ * bill, a link and the links list, a biller, a bill's payments, the
+ * activity list and one event.
+ */
+static char *payment_add(const char *client, const char *link, const char *bill,
+    const char *paid_at, long long minor, const char *currency);
+
+START_TEST(one_spelling)
+{
+	char *bill = bill_of(ta.multi.id, 0), *biller, *pay;
+	struct harness_resp *r;
+	char *ev;
+
+	biller = devacct_sql_value("SELECT biller_id FROM bills WHERE id = $1", bill, NULL);
+	pay = payment_add(ta.client, ta.multi.id, bill, "2026-09-15T18:00:00.5Z", 1234, "USD");
+	r = sget(ta.key, harness_fmt("/v1/bills?account_link_id=%s", ta.multi.id), 200);
+	ck_assert_uint_ge(json_object_array_length(devacct_json(r, "bills")), 3);
+	ck_assert_msg(compact_text(r->body), "%s", r->body);
+	entities_first(r, "bills", "bill");
+	harness_resp_free(r);
+
+	r = sget(ta.key, harness_fmt("/v1/bills/%s", bill), 200);
+	ck_assert_msg(compact_text(r->body), "%s", r->body);
+	ck_assert_ptr_nonnull(strstr(r->body, "\"line_items\":["));
+	harness_resp_free(r);
+
+	r = sget(ta.key, harness_fmt("/v1/bills/%s/payments", bill), 200);
+	ck_assert_msg(compact_text(r->body), "%s", r->body);
+	entities_first(r, "payments", "payment");
+	ck_assert_ptr_nonnull(strstr(r->body, harness_fmt("{\"id\":\"%s\",\"object\":\"payment\","
+	    "\"user_id\":\"u-user_multi\",", pay)));
+	ck_assert_ptr_nonnull(strstr(r->body, "\"paid_at\":\"2026-09-15T18:00:00.500Z\""));
+	harness_resp_free(r);
+
+	r = sget(ta.key, harness_fmt("/v1/links/%s", ta.multi.id), 200);
+	ck_assert_msg(compact_text(r->body), "%s", r->body);
+	ck_assert_msg(entity_starts(r->body, ta.multi.id, "link"), "%s", r->body);
+	ck_assert_ptr_nonnull(strstr(r->body, "\"accounts\":[{\"id\":"));
+	harness_resp_free(r);
+
+	r = sget(ta.key, "/v1/links?limit=2", 200);
+	ck_assert_msg(compact_text(r->body), "%s", r->body);
+	ck_assert_uint_eq(json_object_array_length(devacct_json(r, "links")), 2);
+	entities_first(r, "links", "link");
+	harness_resp_free(r);
+
+	r = sget(ta.key, harness_fmt("/v1/billers/%s", biller), 200);
+	ck_assert_msg(compact_text(r->body), "%s", r->body);
+	ck_assert_msg(entity_starts(r->body, biller, "biller"), "%s", r->body);
+	harness_resp_free(r);
+
+	r = sget(ta.key, "/v1/activity?limit=3", 200);
+	ck_assert_msg(compact_text(r->body), "%s", r->body);
+	ck_assert_uint_ge(json_object_array_length(devacct_json(r, "data")), 1);
+	entities_first(r, "data", "event");
+	ev = strdup(devacct_str(r, "data.0.id"));
+	harness_resp_free(r);
+	r = sget(ta.key, harness_fmt("/v1/activity/%s", ev), 200);
+	ck_assert_msg(compact_text(r->body), "%s", r->body);
+	ck_assert_msg(entity_starts(r->body, ev, "event"), "%s", r->body);
+	ck_assert_ptr_nonnull(strstr(r->body, harness_fmt("\"data\":{\"object\":{\"id\":\"%s\","
+	    "\"object\":\"", devacct_str(r, "data.object.id"))));
+	harness_resp_free(r);
+	/* a bill reported PAID: its bill.updated "paid" writes paid_at as the
+	 * entity does (the connector's "...T12:00:00Z" to the millisecond) */
+	ck_assert_int_gt(devacct_sql_int("SELECT count(*) FROM events WHERE client_id = $1"
+	    " AND type = 'bill.updated' AND data->'object'->>'change' = 'paid'"
+	    " AND data->'object'->>'paid_at' LIKE '____-__-__T__:__:__.___Z'", ta.client, NULL), 0);
+	ck_assert_int_eq(devacct_sql_int("SELECT count(*) FROM events e JOIN bills b"
+	    " ON b.client_id = e.client_id AND b.id = e.data->'object'->>'id'"
+	    " WHERE e.client_id = $1 AND e.type = 'bill.updated'"
+	    " AND e.data->'object'->>'change' = 'paid'"
+	    " AND e.data->'object'->>'paid_at' IS DISTINCT FROM b.entity::json->>'paid_at'",
+	    ta.client, NULL), 0);
+	free(ev);
+	free(pay);
+	free(biller);
+	free(bill);
+}
+END_TEST
+
+/*
  * The link access token: its own link's bills only (another link of the
  * same client, another client's bill → 404); a minted 1 h token works
  * until it expires (401 ACCESS_TOKEN_EXPIRED); malformed, unknown (its row
@@ -478,6 +611,7 @@ START_TEST(get_by_link_token)
 
 	r = sget(ta.good.token, harness_fmt("/v1/bills/%s", own), 200);
 	entity = devacct_sql_value("SELECT entity FROM bills WHERE id = $1", own, NULL);
+	entity[json_compact(entity, entity, strlen(entity))] = '\0';
 	ck_assert_str_eq(r->body, entity);
 	harness_resp_free(r);
 	coded(ta.good.token, "sandbox", harness_fmt("/v1/bills/%s", sibling), 404,
@@ -762,7 +896,8 @@ static const struct {
 	{ -12345, "JPY", "-12345" },	{ -12345, "USD", "-123.45" },	{ -12345, "BHD", "-12.345" },
 	{ 0, "JPY", "0" },		{ 0, "USD", "0.00" },		{ 0, "BHD", "0.000" },
 	{ 5, "USD", "0.05" },		{ -5, "BHD", "-0.005" },	{ 100, "EUR", "1.00" },
-	{ 1, "CLF", "0.0001" },		{ 7, "KWD", "0.007" },		{ 9223372036854775807LL,
+	{ 1, "CLF", "0.0001" },		{ 7, "KWD", "0.007" },		{ 1234567, "UYW", "123.4567" },
+	{ -1, "UYW", "-0.0001" },		{ 9223372036854775807LL,
 	  "JPY", "9223372036854775807" },
 };
 
@@ -795,6 +930,8 @@ static const struct {
 	{ -12345, "USD", "-123.45", "-123.45" },
 	{ 0, "USD", "0.00", "0.00" },
 	{ 0, "JPY", "0", "0" },
+	/* four digits: read at four (the portal), shown at four */
+	{ 1234567, "UYW", "123.4567", "123.4567" },
 };
 
 START_TEST(money_bill)
@@ -824,7 +961,7 @@ START_TEST(money_bill)
 	amount = devacct_json(r, "amount");
 	ck_assert(json_object_is_type(amount, json_type_double) ||
 	    json_object_is_type(amount, json_type_int));
-	ck_assert_ptr_nonnull(strstr(r->body, harness_fmt("\"amount\": %s,",
+	ck_assert_ptr_nonnull(strstr(r->body, harness_fmt("\"amount\":%s,",
 	    bill_money[_i].amount)));
 	ck_assert_double_eq_tol(json_object_get_double(amount), strtod(bill_money[_i].amount,
 	    NULL), 1e-9);
@@ -849,6 +986,7 @@ bills_suite(void)
 	tcase_add_test(tc, filters);
 	tcase_add_test(tc, list_errors);
 	tcase_add_test(tc, get_by_key);
+	tcase_add_test(tc, one_spelling);
 	tcase_add_test(tc, get_by_link_token);
 	tcase_add_test(tc, link_token_scope);
 	tcase_add_test(tc, revoked_link_token);

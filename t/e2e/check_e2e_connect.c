@@ -540,6 +540,14 @@ START_TEST(session_auth_and_connect_queue)
 	harness_expect(r, 200);
 	ck_assert_ptr_nonnull(devacct_json(r, "data"));
 	harness_resp_free(r);
+	/* its page sizes are core/cursor.h's: at most 500 */
+	r = page_call(st, "GET", "/v1/link-sessions/billers?limit=500", NULL);
+	harness_expect(r, 200);
+	harness_resp_free(r);
+	r = page_call(st, "GET", "/v1/link-sessions/billers?limit=501", NULL);
+	harness_assert_coded(r, 400, "VALIDATION_ERROR");
+	ck_assert_pstr_eq(devacct_str(r, "errors.0.field"), "limit");
+	harness_resp_free(r);
 
 	/* no biller chosen and none pinned */
 	r = page_call(st, "POST", "/v1/link-sessions/connect",

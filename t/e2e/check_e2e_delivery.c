@@ -280,7 +280,7 @@ START_TEST(delivers_signed_envelopes)
 	for (size_t i = 0; i < 3; i++)
 		ck_assert_msg(receiver_wait(rc, i, WAIT_MS) != NULL, "delivery %zu did not come", i);
 	ev = sql("SELECT id, floor(extract(epoch FROM created_at))::bigint,"
-	    " to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"'), request_id,"
+	    " bds_iso(created_at), request_id,"
 	    " idempotency_key, data->'object'->>'id' FROM events WHERE client_id = $1",
 	    1, s.client, NULL, NULL, NULL);
 	ck_assert_int_eq(PQntuples(ev), 3);

@@ -502,6 +502,14 @@ START_TEST(link_and_first_retrieval)
 	ck_assert_int_eq(evn(t.client, "payment.observed", "{}"), STATEMENTS - 1);
 	ck_assert_int_eq(evn(t.client, "bill.updated", "{\"change\":\"paid\","
 	    "\"paid_reason\":\"portal_payment_observed\"}"), STATEMENTS - 1);
+	/* their paid_at written as the entity writes it (the portal's instant
+	 * to the millisecond, UTC, Z) */
+	ck_assert_int_eq(sqln("SELECT count(*) FROM events e JOIN bills b ON b.client_id ="
+	    " e.client_id AND b.id = e.data->'object'->>'id' WHERE e.client_id = $1"
+	    " AND e.type = 'bill.updated' AND e.data->'object'->>'change' = 'paid'"
+	    " AND e.data->'object'->>'paid_at' = bds_iso(b.paid_at)"
+	    " AND e.data->'object'->>'paid_at' LIKE '____-__-__T__:__:__.___Z'", t.client, NULL,
+	    NULL), STATEMENTS - 1);
 	ck_assert_int_eq(evn(t.client, "connection.ready", harness_fmt("{\"link_id\":\"%s\","
 	    "\"bill_count\":%d}", link, STATEMENTS)), 1);
 	ck_assert_int_eq(sqln("SELECT count(*) FROM bills WHERE link_id = $1 AND status = 'PAID'"

@@ -1848,7 +1848,7 @@ START_TEST(disc_api)
 	r = sbx(&a, "GET", "/v1/biller-discoveries", NULL);
 	harness_expect(r, 200);
 	ck_assert_int_eq(devacct_int(r, "total"), 3);
-	ck_assert_int_eq(devacct_int(r, "limit"), 50);
+	ck_assert_int_eq(devacct_int(r, "limit"), 100);	/* core/cursor.h's default */
 	ck_assert_pstr_eq(devacct_str(r, "items.0.id"), ids[0]);
 	ck_assert(!devacct_bool(r, "has_more"));
 	harness_resp_free(r);
@@ -1880,7 +1880,7 @@ START_TEST(disc_api)
 		}
 	}
 	{
-		static const char *const bad[] = { "limit=201", "limit=0", "page=1", "page_size=5",
+		static const char *const bad[] = { "limit=501", "limit=0", "page=1", "page_size=5",
 		    "status=NEW", "cursor=zzz" };
 
 		for (int i = 0; i < N(bad); i++) {

@@ -16,6 +16,7 @@
 
 #include "core/db.h"
 #include "core/module.h"
+#include "core/money.h"
 #include "harness.h"
 
 static struct db *db;
@@ -411,6 +412,40 @@ START_TEST(bdsctl_runs_through_modules)
 }
 END_TEST
 
+/*
+ * One money: the migrated bds_currency_exponent() gives every code of
+ * core/money.c's table the table's exponent, and a code outside it the
+ * fallback C shows it at; a UYW amount is written at four digits.
+ */
+START_TEST(currency_exponents_match_c)
+{
+	PGconn *c = db_conn(db);
+	const struct money_currency *cur;
+	size_t n, i;
+
+	cur = money_currencies(&n);
+	for (i = 0; i <= n; i++) {
+		const char *code = i < n ? cur[i].code : "ZZZ";
+		int want = i < n ? cur[i].exp : money_exponent_shown("ZZZ");
+		const char *p[1] = { code };
+		PGresult *res = PQexecParams(c, "SELECT bds_currency_exponent($1)", 1, NULL, p,
+		    NULL, NULL, 0);
+
+		ck_assert_msg(PQresultStatus(res) == PGRES_TUPLES_OK, "%s", PQerrorMessage(c));
+		ck_assert_msg(atoi(PQgetvalue(res, 0, 0)) == want, "%s: SQL %s, C %d", code,
+		    PQgetvalue(res, 0, 0), want);
+		PQclear(res);
+	}
+	{
+		PGresult *res = PQexec(c, "SELECT bds_money(1234567, 'UYW')->>'value'");
+
+		ck_assert_int_eq(PQresultStatus(res), PGRES_TUPLES_OK);
+		ck_assert_str_eq(PQgetvalue(res, 0, 0), "123.4567");
+		PQclear(res);
+	}
+}
+END_TEST
+
 static Suite *
 schema_suite(void)
 {
@@ -426,6 +461,7 @@ schema_suite(void)
 	tcase_add_test(tc, every_declared_set_is_listed);
 	tcase_add_test(tc, bdsctl_runs_through_modules);
 	tcase_add_test(tc, delivery_ids_sort_in_order);
+	tcase_add_test(tc, currency_exponents_match_c);
 	tcase_add_loop_test(tc, retrieval_plans_take_their_key, 0,
 	    sizeof(plans) / sizeof(plans[0]));
 	suite_add_tcase(s, tc);

@@ -881,11 +881,19 @@ START_TEST(test_delivery_signed)
 	ck_assert_int_eq(receiver_verify(q, "whsec_wrong", now, 300), RECEIVER_SIG_MISMATCH);
 	ck_assert_int_eq(receiver_verify(q, w.secret, now + 301, 300), RECEIVER_SIG_STALE);
 
-	/* X-Webhook-Timestamp: ISO 8601 of the event, within 5 minutes */
+	/* X-Webhook-Timestamp: ISO 8601 UTC of the event to the millisecond
+	 * (its second is t's), within 5 minutes */
 	ts = (time_t)t;
 	gmtime_r(&ts, &tm);
-	strftime(iso, sizeof(iso), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	ck_assert_pstr_eq(receiver_header(q, "X-Webhook-Timestamp"), iso);
+	strftime(iso, sizeof(iso), "%Y-%m-%dT%H:%M:%S", &tm);
+	ck_assert_ptr_nonnull(receiver_header(q, "X-Webhook-Timestamp"));
+	ck_assert_msg(strlen(receiver_header(q, "X-Webhook-Timestamp")) == 24 &&
+	    strncmp(receiver_header(q, "X-Webhook-Timestamp"), iso, 19) == 0 &&
+	    receiver_header(q, "X-Webhook-Timestamp")[19] == '.' &&
+	    strspn(receiver_header(q, "X-Webhook-Timestamp") + 20, "0123456789") == 3 &&
+	    receiver_header(q, "X-Webhook-Timestamp")[23] == 'Z', "X-Webhook-Timestamp: %s",
+	    receiver_header(q, "X-Webhook-Timestamp"));
+	snprintf(iso, sizeof(iso), "%s", receiver_header(q, "X-Webhook-Timestamp"));
 
 	/* the envelope, both spellings */
 	ck_assert_ptr_nonnull(env = json_tokener_parse(q->body));

@@ -13,6 +13,7 @@
 #include <json-c/json.h>
 
 #include "core/arena.h"
+#include "core/money.h"
 #include "jobs/connectors/portal.h"
 #include "portal_props.h"
 #include "tarena.h"
@@ -33,9 +34,9 @@ START_TEST(currencies)
 	};
 
 	for (size_t i = 0; i < N(cases); i++)
-		ck_assert_msg(portal_currency_exponent(cases[i].code) == cases[i].exp, "%s",
+		ck_assert_msg(money_exponent(cases[i].code) == cases[i].exp, "%s",
 		    cases[i].code);
-	ck_assert_int_eq(portal_currency_exponent(NULL), -1);
+	ck_assert_int_eq(money_exponent(NULL), -1);
 }
 END_TEST
 

@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "core/arena.h"
+#include "core/money.h"
 #include "jobs/connectors/portal.h"
 
 enum portal_props_parser {
@@ -53,7 +54,7 @@ pp_opt_text(const char *s, size_t max)
 static int
 pp_money(const struct bills_money *m)
 {
-	return m->currency != NULL && portal_currency_exponent(m->currency) >= 0 &&
+	return m->currency != NULL && money_exponent(m->currency) >= 0 &&
 	    m->minor < 1000000000000000LL && m->minor > -1000000000000000LL;
 }
 

@@ -240,13 +240,15 @@ START_TEST(envelope_fields)
 	struct json_object *data = json_obj(&a), *obj = json_object_new_object(), *env, *v;
 	const char *text;
 
+	/* as read back from jsonb: keys sorted, "object" not second */
 	json_set_str(obj, "id", "bill_1");
+	json_set_str(obj, "amount", "1.00");
 	json_set_str(obj, "object", "bill");
 	json_set(data, "object", obj);
 	json_set_str(data, "bill_id", "bill_1");
 	ev.id = "evt_0001";
 	ev.type = "bill.created";
-	ev.created = 1767225600;
+	ev.created_ms = 1767225600123;
 	ev.client_id = "cli_1";
 	ev.mode = "sandbox";
 	ev.api_version = "2026-11-01";
@@ -260,7 +262,7 @@ START_TEST(envelope_fields)
 	ck_assert_str_eq(str_at(env, "type", NULL), "bill.created");
 	ck_assert_str_eq(str_at(env, "event_type", NULL), "bill.created");
 	ck_assert_str_eq(str_at(env, "api_version", NULL), "2026-11-01");
-	ck_assert_str_eq(str_at(env, "timestamp", NULL), "2026-01-01T00:00:00Z");
+	ck_assert_str_eq(str_at(env, "timestamp", NULL), "2026-01-01T00:00:00.123Z");
 	ck_assert_str_eq(str_at(env, "client_id", NULL), "cli_1");
 	ck_assert_str_eq(str_at(env, "mode", NULL), "sandbox");
 	ck_assert_str_eq(str_at(env, "producer_service", NULL), "bills");
@@ -274,6 +276,8 @@ START_TEST(envelope_fields)
 	ck_assert(json_object_object_get_ex(env, "data", &v));
 	ck_assert(json_object_object_get_ex(v, "object", &v));
 	ck_assert_str_eq(str_at(v, "object", NULL), "bill");
+	ck_assert_str_eq(json_dump(&a, v, NULL),
+	    "{\"id\":\"bill_1\",\"object\":\"bill\",\"amount\":\"1.00\"}");
 	/* mode null for internal paths */
 	ev.mode = NULL;
 	env = events_envelope(&a, &ev);
@@ -283,11 +287,30 @@ START_TEST(envelope_fields)
 }
 END_TEST
 
-START_TEST(iso8601)
+/* created: epoch seconds rounded down; timestamp: the same instant to the ms */
+START_TEST(envelope_time)
 {
-	ck_assert_str_eq(events_iso8601(&a, 0), "1970-01-01T00:00:00Z");
-	ck_assert_str_eq(events_iso8601(&a, 1767225600), "2026-01-01T00:00:00Z");
-	ck_assert_str_eq(events_iso8601(&a, 951782400), "2000-02-29T00:00:00Z");
+	static const struct { int64_t ms, created; const char *iso; } c[] = {
+		{ 0, 0, "1970-01-01T00:00:00.000Z" },
+		{ 999, 0, "1970-01-01T00:00:00.999Z" },
+		{ 1767225600000, 1767225600, "2026-01-01T00:00:00.000Z" },
+		{ 951782400001, 951782400, "2000-02-29T00:00:00.001Z" },
+		{ -1, -1, "1969-12-31T23:59:59.999Z" },
+	};
+
+	for (size_t i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+		struct events_wire ev = { 0 };
+		struct json_object *env, *v;
+
+		ev.id = "evt_1";
+		ev.type = "bill.created";
+		ev.created_ms = c[i].ms;
+		ck_assert_int_eq(events_created(&ev), c[i].created);
+		env = events_envelope(&a, &ev);
+		ck_assert_str_eq(str_at(env, "timestamp", NULL), c[i].iso);
+		ck_assert(json_object_object_get_ex(env, "created", &v));
+		ck_assert_int_eq(json_object_get_int64(v), c[i].created);
+	}
 }
 END_TEST
 
@@ -335,7 +358,7 @@ sign_suite(void)
 	tc = tcase_create("envelope");
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, envelope_fields);
-	tcase_add_test(tc, iso8601);
+	tcase_add_test(tc, envelope_time);
 	tcase_add_test(tc, transport_errors);
 	suite_add_tcase(s, tc);
 	return s;

@@ -112,9 +112,14 @@ struct connector {
 	    const char *account_ref, const struct connector_query *q,
 	    struct bills_payment **out, size_t *n);
 	/* The statement's document (a PDF, at most BILLS_DOC_MAX bytes, arena).
-	 * NULL: the retrieval renders one (bills_statement_render: the sandbox). */
+	 * NULL: the retrieval asks render for one. */
 	enum connector_status (*document)(struct arena *, struct connector_session *s,
 	    const char *statement_ref, const unsigned char **bytes, size_t *len);
+	/* Without document(): the connector's own PDF of a statement that has
+	 * a document (arena, *len), which the retrieval stores; NULL when it
+	 * cannot be made. NULL: no documents at all. */
+	unsigned char *(*render)(struct arena *, const char *biller_name,
+	    const struct bills_statement *, size_t *len);
 };
 
 /* The connector of that name; NULL: unknown. */
@@ -126,6 +131,16 @@ const char *connector_status_name(enum connector_status);
 
 /* The sandbox connector (connectors/sandbox.c). */
 extern const struct connector connector_sandbox;
+/*
+ * The sandbox's render (connectors/sandbox_pdf.c): a small valid PDF 1.4
+ * of one statement, one A4 page in Helvetica with the biller's name, bill
+ * number, service period, statement and due date, the line items and the
+ * total, amounts at their currency's exponent (core/money.h). The same
+ * input gives the same bytes (no dates of rendering, no ids). Arena-owned,
+ * *len its length; NULL when a part could not be formatted.
+ */
+unsigned char *sandbox_pdf_render(struct arena *, const char *biller_name,
+	    const struct bills_statement *, size_t *len);
 /* The Biller Portal Protocol connector (connectors/portal.c, docs/portal.md). */
 extern const struct connector connector_portal;
 

@@ -38,11 +38,9 @@ struct portal_login {
 	const char	*device_token;	/* mfa answers only; NULL when none */
 };
 
-/* The ISO 4217 minor-unit exponent of an active code; -1 when code is not
- * one. */
-int	 portal_currency_exponent(const char *code);
 /* A money string ("-12.34", "1200" at exponent 0) at exactly exponent
- * digits into minor units. 0 ok, -1. */
+ * digits into minor units (money_parse), |minor| < 10^PORTAL_MONEY_DIGITS.
+ * 0 ok, -1. The exponent is money_exponent's (core/money.h). */
 int	 portal_money_parse(const char *s, int exponent, long long *minor);
 
 int	 portal_parse_login(struct arena *, const char *body, size_t len, int mfa,

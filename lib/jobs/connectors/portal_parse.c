@@ -16,98 +16,22 @@
 
 #include "core/arena.h"
 #include "core/json.h"
+#include "core/money.h"
 #include "core/validate.h"
 #include "jobs/connectors/portal.h"
 
-/* ---- ISO 4217 ---- */
-
-/*
- * The active ISO 4217 codes with their minor-unit exponents (the list of
- * 2024; X-codes without minor units, metals and test codes are not money a
- * bill is in). Sorted for bsearch.
- */
-static const struct { char code[4]; signed char exp; } currencies[] = {
-	{ "AED", 2 }, { "AFN", 2 }, { "ALL", 2 }, { "AMD", 2 }, { "ANG", 2 }, { "AOA", 2 },
-	{ "ARS", 2 }, { "AUD", 2 }, { "AWG", 2 }, { "AZN", 2 }, { "BAM", 2 }, { "BBD", 2 },
-	{ "BDT", 2 }, { "BGN", 2 }, { "BHD", 3 }, { "BIF", 0 }, { "BMD", 2 }, { "BND", 2 },
-	{ "BOB", 2 }, { "BRL", 2 }, { "BSD", 2 }, { "BTN", 2 }, { "BWP", 2 }, { "BYN", 2 },
-	{ "BZD", 2 }, { "CAD", 2 }, { "CDF", 2 }, { "CHF", 2 }, { "CLF", 4 }, { "CLP", 0 },
-	{ "CNY", 2 }, { "COP", 2 }, { "CRC", 2 }, { "CUP", 2 }, { "CVE", 2 }, { "CZK", 2 },
-	{ "DJF", 0 }, { "DKK", 2 }, { "DOP", 2 }, { "DZD", 2 }, { "EGP", 2 }, { "ERN", 2 },
-	{ "ETB", 2 }, { "EUR", 2 }, { "FJD", 2 }, { "FKP", 2 }, { "GBP", 2 }, { "GEL", 2 },
-	{ "GHS", 2 }, { "GIP", 2 }, { "GMD", 2 }, { "GNF", 0 }, { "GTQ", 2 }, { "GYD", 2 },
-	{ "HKD", 2 }, { "HNL", 2 }, { "HTG", 2 }, { "HUF", 2 }, { "IDR", 2 }, { "ILS", 2 },
-	{ "INR", 2 }, { "IQD", 3 }, { "IRR", 2 }, { "ISK", 0 }, { "JMD", 2 }, { "JOD", 3 },
-	{ "JPY", 0 }, { "KES", 2 }, { "KGS", 2 }, { "KHR", 2 }, { "KMF", 0 }, { "KPW", 2 },
-	{ "KRW", 0 }, { "KWD", 3 }, { "KYD", 2 }, { "KZT", 2 }, { "LAK", 2 }, { "LBP", 2 },
-	{ "LKR", 2 }, { "LRD", 2 }, { "LSL", 2 }, { "LYD", 3 }, { "MAD", 2 }, { "MDL", 2 },
-	{ "MGA", 2 }, { "MKD", 2 }, { "MMK", 2 }, { "MNT", 2 }, { "MOP", 2 }, { "MRU", 2 },
-	{ "MUR", 2 }, { "MVR", 2 }, { "MWK", 2 }, { "MXN", 2 }, { "MYR", 2 }, { "MZN", 2 },
-	{ "NAD", 2 }, { "NGN", 2 }, { "NIO", 2 }, { "NOK", 2 }, { "NPR", 2 }, { "NZD", 2 },
-	{ "OMR", 3 }, { "PAB", 2 }, { "PEN", 2 }, { "PGK", 2 }, { "PHP", 2 }, { "PKR", 2 },
-	{ "PLN", 2 }, { "PYG", 0 }, { "QAR", 2 }, { "RON", 2 }, { "RSD", 2 }, { "RUB", 2 },
-	{ "RWF", 0 }, { "SAR", 2 }, { "SBD", 2 }, { "SCR", 2 }, { "SDG", 2 }, { "SEK", 2 },
-	{ "SGD", 2 }, { "SHP", 2 }, { "SLE", 2 }, { "SOS", 2 }, { "SRD", 2 }, { "SSP", 2 },
-	{ "STN", 2 }, { "SVC", 2 }, { "SYP", 2 }, { "SZL", 2 }, { "THB", 2 }, { "TJS", 2 },
-	{ "TMT", 2 }, { "TND", 3 }, { "TOP", 2 }, { "TRY", 2 }, { "TTD", 2 }, { "TWD", 2 },
-	{ "TZS", 2 }, { "UAH", 2 }, { "UGX", 0 }, { "USD", 2 }, { "UYI", 0 }, { "UYU", 2 },
-	{ "UYW", 4 }, { "UZS", 2 }, { "VED", 2 }, { "VES", 2 }, { "VND", 0 }, { "VUV", 0 },
-	{ "WST", 2 }, { "XAF", 0 }, { "XCD", 2 }, { "XOF", 0 }, { "XPF", 0 }, { "YER", 2 },
-	{ "ZAR", 2 }, { "ZMW", 2 }, { "ZWG", 2 },
-};
-
-static int
-currency_cmp(const void *k, const void *e)
-{
-	return strcmp(k, ((const char *)e));
-}
-
-int
-portal_currency_exponent(const char *code)
-{
-	const char *hit;
-
-	if (code == NULL || strlen(code) != 3)
-		return -1;
-	hit = bsearch(code, currencies, sizeof(currencies) / sizeof(currencies[0]),
-	    sizeof(currencies[0]), currency_cmp);
-	return hit != NULL ? ((const signed char *)hit)[4] : -1;
-}
+/* ---- money ---- */
 
 int
 portal_money_parse(const char *s, int exponent, long long *minor)
 {
-	long long v = 0;
-	int neg = 0, digits = 0, lead;
-	const char *p = s;
+	static const long long limit = 1000000000000000LL;	/* 10^PORTAL_MONEY_DIGITS */
+	long long v;
 
-	if (s == NULL || exponent < 0 || exponent > 4)
+	if (money_parse(s, exponent, MONEY_SIGNED | MONEY_EXACT, &v) != MONEY_OK ||
+	    v <= -limit || v >= limit)
 		return -1;
-	if (*p == '-') {
-		neg = 1;
-		p++;
-	}
-	lead = *p;
-	for (; *p >= '0' && *p <= '9'; p++, digits++) {
-		if (digits >= PORTAL_MONEY_DIGITS)
-			return -1;
-		v = v * 10 + (*p - '0');
-	}
-	/* one integer digit at least, no leading zeros ("007.00") */
-	if (digits == 0 || (lead == '0' && digits > 1))
-		return -1;
-	if (exponent > 0) {
-		if (*p++ != '.')
-			return -1;
-		for (int i = 0; i < exponent; i++, p++, digits++) {
-			if (*p < '0' || *p > '9' || digits >= PORTAL_MONEY_DIGITS)
-				return -1;
-			v = v * 10 + (*p - '0');
-		}
-	}
-	if (*p != '\0')
-		return -1;
-	*minor = neg ? -v : v;
+	*minor = v;
 	return 0;
 }
 
@@ -333,7 +257,7 @@ field(struct pctx *c, struct json_object *o, const char *path, const struct pfie
 			return bad(c, path, f->name);
 		break;
 	case PK_CURRENCY:
-		if (portal_currency_exponent(v->s) < 0)
+		if (money_exponent(v->s) < 0)
 			return bad(c, path, f->name);
 		break;
 	case PK_MONEY:
@@ -706,7 +630,7 @@ statement(struct pctx *c, struct json_object *j, const char *path, const char *a
 	if (fields(c, j, path, statement_head, head) != 0)
 		return -1;
 	currency = head[SH_CURRENCY].s;
-	c->exponent = portal_currency_exponent(currency);
+	c->exponent = money_exponent(currency);
 	c->unstructured = !head[SH_STRUCTURED].i;
 	rc = fields(c, j, path, statement_spec, v);
 	c->unstructured = 0;
@@ -804,7 +728,7 @@ payment_item(struct pctx *c, struct json_object *j, const char *path, const char
 
 	if (fields(c, j, path, payment_head, head) != 0)
 		return -1;
-	c->exponent = portal_currency_exponent(head[0].s);
+	c->exponent = money_exponent(head[0].s);
 	if (fields(c, j, path, payment_spec, v) != 0)
 		return -1;
 	*id = p->ref = v[PY_ID].s;

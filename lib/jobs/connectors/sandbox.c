@@ -431,8 +431,9 @@ sbx_payments(struct arena *a, struct connector_session *s, const char *account_r
 	return CONN_OK;
 }
 
-/* No document function: the retrieval renders the sandbox's PDFs
- * (bills_statement_keep). */
+/* No document function: the retrieval stores the PDFs the sandbox
+ * renders (sandbox_pdf.c). */
 const struct connector connector_sandbox = {
-	"sandbox", sbx_login, sbx_mfa, sbx_accounts, sbx_statements, sbx_payments, NULL
+	"sandbox", sbx_login, sbx_mfa, sbx_accounts, sbx_statements, sbx_payments, NULL,
+	sandbox_pdf_render
 };

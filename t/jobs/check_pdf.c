@@ -1,5 +1,5 @@
 /*
- * The sandbox statement PDF (lib/bills/bills_pdf.c): a valid PDF 1.4 whose
+ * The sandbox statement PDF (lib/jobs/connectors/sandbox_pdf.c): a valid PDF 1.4 whose
  * xref offsets each point at "N 0 obj", whose stream /Length is exact,
  * whose text holds the statement's figures, and whose bytes are the same
  * for the same statement.
@@ -12,7 +12,7 @@
 
 #include "core/arena.h"
 #include "bills/bills.h"
-#include "bills/bills_statement.h"
+#include "jobs/connectors/connector.h"
 #include "tarena.h"
 #include "tcheck.h"
 
@@ -111,7 +111,7 @@ START_TEST(valid_pdf)
 {
 	struct bills_statement st = statement();
 	size_t len;
-	unsigned char *pdf = bills_pdf_render(&a, "Sandbox Electric", &st, &len);
+	unsigned char *pdf = sandbox_pdf_render(&a, "Sandbox Electric", &st, &len);
 	const char *s, *stream;
 	long slen;
 
@@ -134,14 +134,14 @@ START_TEST(deterministic)
 {
 	struct bills_statement st = statement();
 	size_t l1, l2;
-	unsigned char *p1 = bills_pdf_render(&a, "Sandbox Electric", &st, &l1);
-	unsigned char *p2 = bills_pdf_render(&a, "Sandbox Electric", &st, &l2);
+	unsigned char *p1 = sandbox_pdf_render(&a, "Sandbox Electric", &st, &l1);
+	unsigned char *p2 = sandbox_pdf_render(&a, "Sandbox Electric", &st, &l2);
 
 	ck_assert_uint_eq(l1, l2);
 	ck_assert_int_eq(memcmp(p1, p2, l1), 0);
 	/* and another statement differs */
 	st.total.minor = 8151;
-	p2 = bills_pdf_render(&a, "Sandbox Electric", &st, &l2);
+	p2 = sandbox_pdf_render(&a, "Sandbox Electric", &st, &l2);
 	ck_assert(l1 != l2 || memcmp(p1, p2, l1) != 0);
 }
 END_TEST
@@ -161,7 +161,7 @@ START_TEST(edges)
 	st.items = many;
 	st.nitems = 60;
 	st.total = (struct bills_money){ 6000, "JPY" };
-	pdf = bills_pdf_render(&a, "\xc3\x89lectricit\xc3\xa9 (Sud)", &st, &len);
+	pdf = sandbox_pdf_render(&a, "\xc3\x89lectricit\xc3\xa9 (Sud)", &st, &len);
 	check_xref(pdf, len);
 	ck_assert(has(pdf, len, "(??lectricit?? \\(Sud\\)) Tj"));
 	ck_assert(has(pdf, len, "(Bill number: -) Tj"));
@@ -171,16 +171,49 @@ START_TEST(edges)
 }
 END_TEST
 
+/* Every amount at its currency's own exponent (core/money.h): UYW and CLF
+ * at four digits, BHD at three; an unknown code at the SQL fallback. */
+START_TEST(exponents)
+{
+	static struct bills_line_item four[] = {
+		{ "Indexed charge", "usage", NULL, { 1234567, "UYW" }, 0, 0 },
+		{ "Unit charge", "fee", NULL, { 5, "CLF" }, 0, 0 },
+		{ "Fee", "fee", NULL, { -12345, "BHD" }, 0, 0 },
+		{ "Legacy", "other", NULL, { 12345, "ZZZ" }, 0, 0 },
+	};
+	struct bills_statement st = statement();
+	size_t len;
+	unsigned char *pdf;
+
+	st.items = four;
+	st.nitems = sizeof(four) / sizeof(four[0]);
+	st.total = (struct bills_money){ 1234567, "UYW" };
+	st.amount_due = (struct bills_money){ 10000, "UYW" };
+	st.previous_balance = (struct bills_money){ 0, "UYW" };
+	pdf = sandbox_pdf_render(&a, "Sandbox Electric", &st, &len);
+	ck_assert_ptr_nonnull(pdf);
+	check_xref(pdf, len);
+	ck_assert(has(pdf, len, "(123.4567 UYW) Tj"));
+	ck_assert(has(pdf, len, "(1.0000 UYW) Tj"));
+	ck_assert(has(pdf, len, "(Previous balance: 0.0000 UYW) Tj"));
+	ck_assert(has(pdf, len, "(0.0005 CLF) Tj"));
+	ck_assert(has(pdf, len, "(-12.345 BHD) Tj"));
+	ck_assert(has(pdf, len, "(123.45 ZZZ) Tj"));
+	ck_assert(!has(pdf, len, "(12345.67 UYW) Tj"));
+}
+END_TEST
+
 static Suite *
 pdf_suite(void)
 {
-	Suite *s = suite_create("bills_pdf");
+	Suite *s = suite_create("sandbox_pdf");
 	TCase *tc = tcase_create("render");
 
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, valid_pdf);
 	tcase_add_test(tc, deterministic);
 	tcase_add_test(tc, edges);
+	tcase_add_test(tc, exponents);
 	suite_add_tcase(s, tc);
 	return s;
 }

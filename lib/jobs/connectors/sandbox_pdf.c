@@ -1,5 +1,6 @@
 /*
- * A sandbox statement as a PDF: PDF 1.4 written by hand, six objects
+ * The sandbox connector's statement PDF (its render in connector.h): PDF
+ * 1.4 written by hand, six objects
  * (catalog, pages, one A4 page, Helvetica, the content stream, info), a
  * classic xref table whose offsets are counted as the bytes are written.
  * Nothing depends on the clock or on ids, so one statement always gives the
@@ -10,8 +11,9 @@
 #include <string.h>
 
 #include "core/arena.h"
+#include "core/money.h"
 #include "bills/bills.h"
-#include "bills/bills_statement.h"
+#include "jobs/connectors/connector.h"
 
 #define PDF_OBJS	6		/* objects 1..6 */
 #define PDF_MAX_ITEMS	30		/* rows that fit on the page above the total */
@@ -20,10 +22,12 @@ struct pbuf {
 	struct arena	*a;
 	char		*p;
 	size_t		 len, cap;
+	int		 failed;	/* a format failed: the render answers NULL */
 };
 
+/* Room for n more bytes and the NUL, grown from the arena. */
 static void
-pb_add(struct pbuf *b, const char *s, size_t n)
+pb_reserve(struct pbuf *b, size_t n)
 {
 	if (b->len + n + 1 > b->cap) {
 		size_t cap = b->cap ? b->cap : 2048;
@@ -37,23 +41,37 @@ pb_add(struct pbuf *b, const char *s, size_t n)
 		b->p = np;
 		b->cap = cap;
 	}
+}
+
+static void
+pb_add(struct pbuf *b, const char *s, size_t n)
+{
+	pb_reserve(b, n);
 	memcpy(b->p + b->len, s, n);
 	b->len += n;
 	b->p[b->len] = '\0';
 }
 
+/* Formatted text of any length: the buffer grows to hold it all. */
 static void __attribute__((format(printf, 2, 3)))
 pb_printf(struct pbuf *b, const char *fmt, ...)
 {
-	char tmp[512];
-	va_list ap;
+	va_list ap, again;
 	int n;
 
 	va_start(ap, fmt);
-	n = vsnprintf(tmp, sizeof(tmp), fmt, ap);
+	va_copy(again, ap);
+	n = vsnprintf(NULL, 0, fmt, ap);
 	va_end(ap);
-	if (n > 0)
-		pb_add(b, tmp, (size_t)n < sizeof(tmp) ? (size_t)n : sizeof(tmp) - 1);
+	if (n < 0) {
+		b->failed = 1;
+		va_end(again);
+		return;
+	}
+	pb_reserve(b, (size_t)n);
+	vsnprintf(b->p + b->len, (size_t)n + 1, fmt, again);
+	va_end(again);
+	b->len += (size_t)n;
 }
 
 /* A PDF literal string: \ ( ) escaped; bytes outside printable ASCII
@@ -89,37 +107,13 @@ pb_line(struct pbuf *b, int x, int y, int size, const char *s)
 	pb_add(b, " Tj ET\n", 7);
 }
 
-/* The ISO 4217 exponent, as bds_currency_exponent() in SQL. */
-static int
-exponent(const char *code)
-{
-	static const char zero[] = "BIF CLP DJF GNF ISK JPY KMF KRW PYG RWF UGX UYI VND VUV "
-	    "XAF XOF XPF", three[] = "BHD IQD JOD KWD LYD OMR TND";
-
-	if (code == NULL || strlen(code) != 3)
-		return 2;
-	if (strstr(zero, code) != NULL)
-		return 0;
-	if (strstr(three, code) != NULL)
-		return 3;
-	return strcmp(code, "CLF") == 0 ? 4 : 2;
-}
-
-/* "1234.56 USD" from minor units. */
+/* "1234.56 USD" from minor units, at the currency's exponent as the API
+ * shows it (core/money.h). */
 static const char *
 money(struct arena *a, const struct bills_money *m)
 {
-	int e = exponent(m->currency);
-	unsigned long long v = m->minor < 0 ? 0ULL - (unsigned long long)m->minor :
-	    (unsigned long long)m->minor, div = 1;
-
-	for (int i = 0; i < e; i++)
-		div *= 10;
-	if (e == 0)
-		return arena_printf(a, "%s%llu %s", m->minor < 0 ? "-" : "", v,
-		    m->currency ? m->currency : "");
-	return arena_printf(a, "%s%llu.%0*llu %s", m->minor < 0 ? "-" : "", v / div, e,
-	    v % div, m->currency ? m->currency : "");
+	return arena_printf(a, "%s %s", money_format(a, m->minor,
+	    money_exponent_shown(m->currency)), m->currency ? m->currency : "");
 }
 
 static const char *
@@ -167,10 +161,10 @@ content(struct pbuf *c, const char *biller, const struct bills_statement *st)
 }
 
 unsigned char *
-bills_pdf_render(struct arena *a, const char *biller_name, const struct bills_statement *st,
+sandbox_pdf_render(struct arena *a, const char *biller_name, const struct bills_statement *st,
     size_t *len)
 {
-	struct pbuf b = { a, NULL, 0, 0 }, c = { a, NULL, 0, 0 };
+	struct pbuf b = { a, NULL, 0, 0, 0 }, c = { a, NULL, 0, 0, 0 };
 	size_t off[PDF_OBJS + 1], xref;
 	int i;
 
@@ -201,6 +195,8 @@ bills_pdf_render(struct arena *a, const char *biller_name, const struct bills_st
 		pb_printf(&b, "%010zu 00000 n \n", off[i]);
 	pb_printf(&b, "trailer\n<< /Size %d /Root 1 0 R /Info 6 0 R >>\nstartxref\n%zu\n%%%%EOF\n",
 	    PDF_OBJS + 1, xref);
+	if (b.failed || c.failed)
+		return NULL;
 	*len = b.len;
 	return (unsigned char *)b.p;
 }
