@@ -53,22 +53,22 @@ const struct route routes[] = {
 	{ M_PUT,   "/v1/iam/clients/{id}",                  AUTH_JWT,  iam_clients_update_fields,  NULL, iam_clients_update, ROUTE_TX },
 	{ M_DELETE, "/v1/iam/clients/{id}",                 AUTH_JWT,  NULL,                       NULL, iam_clients_delete, 0 },
 	{ M_GET,   "/v1/iam/clients/{id}/embed-origins",    AUTH_NONE, NULL,                       NULL, iam_clients_embed_origins, 0 },
-	{ M_POST,  "/v1/iam/clients/{id}/client-secrets",   AUTH_JWT,  iam_secrets_create_fields,  NULL, iam_secrets_create, ROUTE_ONCE },
+	{ M_POST,  "/v1/iam/clients/{id}/client-secrets",   AUTH_JWT,  iam_secrets_create_fields,  NULL, iam_secrets_create, ROUTE_ONCE | ROUTE_IDEM_REQUIRED },
 	{ M_GET,   "/v1/iam/clients/{id}/client-secrets",   AUTH_JWT,  NULL,                       NULL, iam_secrets_list, 0 },
 	{ M_GET,   "/v1/iam/clients/{id}/client-secrets/{environment}", AUTH_JWT, NULL,            NULL, iam_secrets_get, 0 },
 	{ M_DELETE, "/v1/iam/clients/{id}/client-secrets/{environment}", AUTH_JWT, NULL,           NULL, iam_secrets_revoke, 0 },
-	{ M_POST,  "/v1/iam/clients/{id}/client-secrets/{environment}/rotate", AUTH_JWT, iam_secrets_rotate_fields, NULL, iam_secrets_rotate, ROUTE_ONCE },
+	{ M_POST,  "/v1/iam/clients/{id}/client-secrets/{environment}/rotate", AUTH_JWT, iam_secrets_rotate_fields, NULL, iam_secrets_rotate, ROUTE_ONCE | ROUTE_IDEM_REQUIRED },
 	{ M_GET,   "/v1/identity",                          AUTH_KEY,  NULL,                       NULL, iam_secrets_identity,     0 },
 
 	/* webhook subscriptions (lib/iam_webhooks.c: the developer's; lib/webhook_endpoints.c: the client's own, by API key) */
-	{ M_POST,  "/v1/iam/clients/{clientId}/webhooks",   AUTH_JWT,  webhooks_iam_create_fields,  NULL, webhooks_iam_create, ROUTE_ONCE },
+	{ M_POST,  "/v1/iam/clients/{clientId}/webhooks",   AUTH_JWT,  webhooks_iam_create_fields,  NULL, webhooks_iam_create, ROUTE_ONCE | ROUTE_IDEM_REQUIRED },
 	{ M_GET,   "/v1/iam/clients/{clientId}/webhooks",   AUTH_JWT,  NULL,                       NULL, webhooks_iam_list, 0 },
 	{ M_DELETE, "/v1/iam/clients/{clientId}/webhooks/{webhookId}", AUTH_JWT, NULL,             NULL, webhooks_iam_delete, ROUTE_TX },
 	{ M_POST,  "/v1/iam/clients/{clientId}/webhooks/{webhookId}/test", AUTH_JWT, webhooks_iam_test_fields, NULL, webhooks_iam_test, 0 },
 	{ M_GET,   "/v1/iam/clients/{clientId}/client-secrets/{environment}/webhook", AUTH_JWT, NULL, NULL, webhooks_iam_primary_get, 0 },
 	{ M_PUT,   "/v1/iam/clients/{clientId}/client-secrets/{environment}/webhook", AUTH_JWT, webhooks_iam_put_fields, NULL, webhooks_iam_primary_put, ROUTE_TX },
 	{ M_GET,   "/v1/webhook-endpoints",                 AUTH_KEY,  NULL,                       NULL, webhooks_endpoints_list,   0 },
-	{ M_POST,  "/v1/webhook-endpoints",                 AUTH_KEY,  webhooks_endpoints_create_fields, NULL, webhooks_endpoints_create, ROUTE_ONCE },
+	{ M_POST,  "/v1/webhook-endpoints",                 AUTH_KEY,  webhooks_endpoints_create_fields, NULL, webhooks_endpoints_create, ROUTE_ONCE | ROUTE_IDEM_REQUIRED },
 	{ M_GET,   "/v1/webhook-endpoints/{id}",            AUTH_KEY,  NULL,                       NULL, webhooks_endpoints_get,    0 },
 	{ M_PATCH, "/v1/webhook-endpoints/{id}",            AUTH_KEY,  webhooks_endpoints_update_fields, NULL, webhooks_endpoints_update, ROUTE_TX },
 	{ M_DELETE, "/v1/webhook-endpoints/{id}",           AUTH_KEY,  NULL,                       NULL, webhooks_endpoints_delete, ROUTE_TX },
@@ -93,7 +93,7 @@ const struct route routes[] = {
 	{ M_POST,  "/v1/links/{id}/refresh",                AUTH_KEY,  NULL,                       NULL, links_refresh,            ROUTE_TX },
 	{ M_POST,  "/v1/links/{id}/access-token",           AUTH_KEY,  NULL,                       NULL, links_access_token,       ROUTE_TX },
 	/* sandbox account links (lib/links/links_sandbox.c) */
-	{ M_POST,  "/v1/sandbox/account-links",             AUTH_KEY,  links_sandbox_create_fields, NULL, links_sandbox_create,    ROUTE_SANDBOX | ROUTE_IDEM },
+	{ M_POST,  "/v1/sandbox/account-links",             AUTH_KEY,  links_sandbox_create_fields, NULL, links_sandbox_create,    ROUTE_SANDBOX | ROUTE_IDEM | ROUTE_IDEM_REQUIRED },
 	{ M_POST,  "/v1/sandbox/links/{id}/reset-login",    AUTH_KEY,  NULL,                       NULL, links_sandbox_reset_login, ROUTE_SANDBOX | ROUTE_TX },
 	{ M_POST,  "/v1/sandbox/links/{id}/advance",        AUTH_KEY,  NULL,                       NULL, links_sandbox_advance,    ROUTE_SANDBOX | ROUTE_TX },
 
@@ -143,11 +143,11 @@ const struct route routes[] = {
 const size_t routes_count = sizeof(routes) / sizeof(routes[0]);
 /* CORS of the ROUTE_CORS routes: the connect flow's origins */
 int (*const routes_cors_allow)(struct req *, const char *) = links_connect_cors_allow;
-/* AUTH_LINK: the link access token (bds_lat_) */
-int (*const routes_link_auth)(struct req *, const char *) = links_auth_token;
-/* the connect flow moves requests to link (links may not
- * include rtl: named here) */
-int (*const links_rtl_session_started)(struct req *, const char *, const char *) =
-    rtl_session_started;
-int (*const links_rtl_linked)(struct req *, const struct links_connect_job *, const char *) =
-    rtl_linked;
+/* The bearer tokens of the token kinds: prefix, auth kind, the resolver
+ * of the module that issues them (core/auth walks it) */
+const struct route_token routes_tokens[] = {
+	/* prefix      kind           resolver */
+	{ "bds_lat_",  AUTH_LINK,     links_auth_token },	/* link access tokens */
+	{ "bds_pay_",  AUTH_PAYTOKEN, NULL },	/* pay tokens: no pay module yet (401) */
+};
+const size_t routes_tokens_count = sizeof(routes_tokens) / sizeof(routes_tokens[0]);

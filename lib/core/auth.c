@@ -385,6 +385,7 @@ key_confirm(struct req *r, int after_query)
 	v = db_channel_version(r->db, KEY_CHANNEL);
 	if (fresh && v != 0 && v == r->key_version) {
 		r->key_unconfirmed = NULL;
+		r->after_query = NULL;
 		return 0;
 	}
 	if (db_exec(r->db, r->arena, &stmts[AUTH_KEY_LIVE], 1, p) != NULL)
@@ -395,17 +396,16 @@ key_confirm(struct req *r, int after_query)
 	} else
 		return -1;
 	r->key_unconfirmed = NULL;
+	r->after_query = NULL;
 	return 0;
 }
 
-PGresult *
-auth_query(struct req *r, struct db_stmt *s, int nparams, const char *const *params)
+/* r->after_query of a cached key: the query just made was the round trip;
+ * -1 drops its result (database failure, or the key revoked). */
+static int
+key_after_query(struct req *r)
 {
-	PGresult *res = db_exec(r->db, r->arena, s, nparams, params);
-
-	if (res == NULL || key_confirm(r, 1) != 0 || r->key_revoked)
-		return NULL;
-	return res;
+	return key_confirm(r, 1) != 0 || r->key_revoked ? -1 : 0;
 }
 
 int
@@ -457,6 +457,7 @@ auth_key(struct req *r)
 		r->owner_id = arena_strdup(r->arena, e->owner_id);
 		r->key_unconfirmed = r->secret_id;
 		r->key_version = e->version;
+		r->after_query = key_after_query;
 		return auth_host_or_reply(r, "key");
 	}
 	version = db_channel_version(r->db, KEY_CHANNEL);
@@ -474,17 +475,34 @@ auth_key(struct req *r)
 	return auth_host_or_reply(r, "key");
 }
 
+/* The row of routes_tokens whose prefix cred starts with, among the
+ * kinds the route takes; NULL when none. */
+static const struct route_token *
+token_kind(unsigned kinds, const char *cred)
+{
+	for (size_t i = 0; i < routes_tokens_count; i++) {
+		const struct route_token *t = &routes_tokens[i];
+
+		if ((kinds & t->kind) && strncmp(cred, t->prefix, strlen(t->prefix)) == 0)
+			return t;
+	}
+	return NULL;
+}
+
 int
 auth_resolve(struct req *r)
 {
 	unsigned kinds = r->match.route->auth;
 
-	/* A link access token is recognisable by its prefix. */
-	if (kinds & AUTH_LINK) {
+	/* A token of a token kind is recognisable by its prefix. */
+	if (kinds & ~(AUTH_JWT | AUTH_KEY)) {
 		const char *basic, *cred = key_credential(r, &basic);
+		const struct route_token *t;
 
-		if (basic == NULL && cred != NULL && strncmp(cred, "bds_lat_", 8) == 0)
-			return routes_link_auth(r, cred);
+		if (basic == NULL && cred != NULL && (t = token_kind(kinds, cred)) != NULL)
+			return t->resolve != NULL ? t->resolve(r, cred) :
+			    api_error(r, 401, ERR_UNAUTHORIZED, NULL,
+			    "this kind of token is not accepted yet");
 	}
 	/* A route taking both: a key is recognisable by its format. */
 	if (kinds & AUTH_KEY) {
@@ -496,6 +514,5 @@ auth_resolve(struct req *r)
 	}
 	if (kinds & AUTH_JWT)
 		return auth_jwt(r);
-	/* Link and pay tokens arrive with their modules. */
 	return api_error(r, 401, ERR_UNAUTHORIZED, NULL, "missing or invalid credentials");
 }

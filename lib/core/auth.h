@@ -36,15 +36,14 @@ char	*auth_key_hash(struct arena *, const char *key);
 int	 auth_resolve(struct req *);
 /*
  * A key served from the worker's cache leaves r->key_unconfirmed set: it
- * is confirmed after the request's first query (db_query calls auth_query:
- * the statement, then the key's revocation channel; a revoked key sets
- * r->key_revoked and the result is dropped: only reads take this path), or
- * by auth_confirm (a round trip of its own: before a write's handler, and
- * after any handler that answered without a query). auth_confirm: 0
- * (confirmed or revoked: see r->key_revoked), -1 database failure.
+ * is confirmed after the request's first query (db_query runs
+ * r->after_query, which auth sets: the statement was the round trip, then
+ * the key's revocation channel; a revoked key sets r->key_revoked and the
+ * result is dropped: only reads take this path), or by auth_confirm (a
+ * round trip of its own: before a write's handler, and after any handler
+ * that answered without a query). auth_confirm: 0 (confirmed or revoked:
+ * see r->key_revoked), -1 database failure.
  */
-struct db_stmt;
-PGresult *auth_query(struct req *, struct db_stmt *, int nparams, const char *const *params);
 int	 auth_confirm(struct req *);
 /*
  * The credential's environment (r->env) against the host: the sandbox host

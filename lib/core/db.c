@@ -5,7 +5,6 @@
 #include <time.h>
 
 #include "core/arena.h"
-#include "core/auth.h"
 #include "core/clock.h"
 #include "core/db.h"
 #include "core/json.h"
@@ -334,9 +333,11 @@ db_json_raw(struct arena *a, const PGresult *res, int row, int col)
 PGresult *
 db_query(struct req *r, struct db_stmt *s, int nparams, const char *const *params)
 {
-	if (r->key_unconfirmed != NULL && !r->db->in_tx)
-		return auth_query(r, s, nparams, params);
-	return db_exec(r->db, r->arena, s, nparams, params);
+	PGresult *res = db_exec(r->db, r->arena, s, nparams, params);
+
+	if (res == NULL || r->after_query == NULL || r->db->in_tx)
+		return res;
+	return r->after_query(r) == 0 ? res : NULL;
 }
 
 static int

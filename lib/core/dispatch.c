@@ -163,6 +163,22 @@ cors_preflight(struct req *r)
 	return 204;
 }
 
+/* The headers the route requires (ROUTE_IDEM_REQUIRED, ROUTE_USER_HEADER):
+ * 0 when sent, else the 400 written naming the missing one. */
+static int
+headers_or_reply(struct req *r, const struct route *rt)
+{
+	const char *h = router_header_missing(rt, &r->http);
+
+	if (h == NULL)
+		return 0;
+	if (strcmp(h, "Idempotency-Key") == 0)
+		return api_field_error(r, 400, ERR_VALIDATION_ERROR, h, "required",
+		    "the Idempotency-Key header must be 1 to 255 printable ASCII characters");
+	return api_field_error(r, 400, ERR_VALIDATION_ERROR, h, "required",
+	    arena_printf(r->arena, "the %s header is required", h));
+}
+
 /* 401 for a missing, invalid or revoked credential: NEEDS_RESIGNIN on the
  * routes that name it. Replaces whatever answer was being built. */
 static int
@@ -243,6 +259,8 @@ run(struct req *r)
 	    strcmp(json_get_str(r->body, "client_id"), r->client_id) != 0)
 		return api_error(r, 403, ERR_CLIENT_ID_MISMATCH, "omit client_id or send your own",
 		    "client_id does not match the credential");
+	if ((rc = headers_or_reply(r, rt)) != 0)
+		return rc;
 
 	/* Handlers fill out; only an error (api_error) replaces it. */
 	r->out = out = json_obj(r->arena);

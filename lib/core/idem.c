@@ -45,8 +45,8 @@ static struct db_stmt stmts[I__MAX] = {
 	[I_SWEEP] = { "idem_sweep",
 	    "DELETE FROM idempotency_keys WHERE expires_at < now()" },
 	[I_FORGET] = { "idem_forget",
-	    "DELETE FROM idempotency_keys WHERE owner_id = $1 AND (response ->> 'link_id') IS NOT NULL"
-	    " AND response ->> 'link_id' = $2" },
+	    "DELETE FROM idempotency_keys WHERE owner_id = $1 AND (response ->> $2) IS NOT NULL"
+	    " AND response ->> $2 = $3" },
 };
 const struct db_stmt_set idem_stmt_set = { "idem", stmts, I__MAX };
 
@@ -216,15 +216,6 @@ idem_finish(struct req *r, const char *owner, const char *key, int status,
 	return db_query(r, &stmts[I_FINISH], 8, p) != NULL ? 0 : -1;
 }
 
-int
-idem_required_or_reply(struct req *r)
-{
-	if (r->http.idempotency_key != NULL)
-		return 0;
-	return api_field_error(r, 400, ERR_VALIDATION_ERROR, "Idempotency-Key", "required",
-	    "the Idempotency-Key header must be 1 to 255 printable ASCII characters");
-}
-
 long long
 idem_sweep(const struct config *cfg, struct db *d, struct arena *a)
 {
@@ -233,9 +224,9 @@ idem_sweep(const struct config *cfg, struct db *d, struct arena *a)
 }
 
 int
-idem_forget_link(struct req *r, const char *owner, const char *link_id)
+idem_forget(struct req *r, const char *owner, const char *member, const char *value)
 {
-	const char *p[2] = { owner, link_id };
+	const char *p[3] = { owner, member, value };
 
-	return db_exec_count(r->db, r->arena, &stmts[I_FORGET], 2, p) < 0 ? -1 : 0;
+	return db_exec_count(r->db, r->arena, &stmts[I_FORGET], 3, p) < 0 ? -1 : 0;
 }

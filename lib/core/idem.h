@@ -45,19 +45,12 @@ int	 idem_finish(struct req *, const char *owner, const char *key, int status,
 	    struct json_object *body);
 
 /*
- * For routes whose key is required (ROUTE_ONCE claims one only when sent):
- * 0 when the request carries an Idempotency-Key, else the 400 written
- * (VALIDATION_ERROR naming the header). A handler calls it after its own
- * lookups, so another tenant's id is still a 404 first.
+ * Drop owner's replay records whose stored answer's top-level member is
+ * value (a sandbox account link's {"link_id": ...}), so the same key then
+ * makes a new object. Inside the caller's transaction; 0 ok, -1 database
+ * failure.
  */
-int	 idem_required_or_reply(struct req *);
-
-/*
- * Drop owner's replay records whose stored answer names link_id
- * ({"link_id": ...}, a sandbox account link), so the same key then makes a
- * new link. Inside the caller's transaction; 0 ok, -1 database failure.
- */
-int	 idem_forget_link(struct req *, const char *owner, const char *link_id);
+int	 idem_forget(struct req *, const char *owner, const char *member, const char *value);
 
 /* Remove expired keys (bdsctl jobs): how many, or -1. */
 long long idem_sweep(const struct config *, struct db *, struct arena *);

@@ -44,8 +44,11 @@ lib_libbds_a_SOURCES += \
 	%reldir%/req.h \
 	%reldir%/router.c \
 	%reldir%/router.h \
-	%reldir%/server.c \
 	%reldir%/server.h \
+	%reldir%/server_master.c \
+	%reldir%/server_reply.c \
+	%reldir%/server_reply.h \
+	%reldir%/server_worker.c \
 	%reldir%/urlsafe.c \
 	%reldir%/urlsafe.h \
 	%reldir%/vault.c \

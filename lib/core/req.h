@@ -41,6 +41,9 @@ struct req {
 	const char		*key_unconfirmed;
 	unsigned long long	 key_version;	/* bds_keys' version it was confirmed at */
 	int			 key_revoked;	/* the confirmation found it revoked */
+	/* set by auth while key_unconfirmed is: db_query runs it after a
+	 * query outside a transaction; nonzero drops the result */
+	int			(*after_query)(struct req *);
 	const char		*link_id;	/* AUTH_LINK: the token's link (client_id
 						 * and env are the link's) */
 

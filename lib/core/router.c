@@ -97,3 +97,13 @@ router_cap(const struct route_match *m, const char *name)
 			return m->caps[i];
 	return NULL;
 }
+
+const char *
+router_header_missing(const struct route *rt, const struct http_req *h)
+{
+	if ((rt->flags & ROUTE_IDEM_REQUIRED) && h->idempotency_key == NULL)
+		return "Idempotency-Key";
+	if ((rt->flags & ROUTE_USER_HEADER) && h->client_user_id == NULL)
+		return "X-Client-User-Id";
+	return NULL;
+}

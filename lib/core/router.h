@@ -17,8 +17,9 @@ struct vfield;
 #define AUTH_NONE	0x00u
 #define AUTH_JWT	0x01u
 #define AUTH_KEY	0x02u
-#define AUTH_LINK	0x04u
-#define AUTH_PAYTOKEN	0x08u
+/* token kinds: bearer tokens resolved through routes_tokens (below) */
+#define AUTH_LINK	0x04u	/* a link access token */
+#define AUTH_PAYTOKEN	0x08u	/* a pay token: declared, no resolver yet */
 
 /*
  * Route flags: policy the dispatcher carries out, so handlers hold only
@@ -44,6 +45,12 @@ struct vfield;
 #define ROUTE_CORS	0x100u	/* browsers of allowed origins may call it: OPTIONS
 				 * preflight answered, Access-Control-Allow-Origin
 				 * echoed when routes_cors_allow() says so */
+#define ROUTE_IDEM_REQUIRED 0x200u /* with ROUTE_IDEM or ROUTE_ONCE: the
+				 * Idempotency-Key header must be sent (400
+				 * VALIDATION_ERROR naming it, after the declared
+				 * input is checked and before the handler runs) */
+#define ROUTE_USER_HEADER 0x400u /* the X-Client-User-Id header must be sent
+				 * (400 VALIDATION_ERROR naming it, likewise) */
 
 typedef int (*route_handler)(struct req *, struct json_object *out);
 
@@ -72,6 +79,9 @@ int	 router_match(const struct route *table, size_t n, enum http_method,
 	    const char *path, struct arena *, struct route_match *m);
 /* The capture named name (without braces), or NULL. */
 const char *router_cap(const struct route_match *, const char *name);
+/* The header rt requires (ROUTE_IDEM_REQUIRED, ROUTE_USER_HEADER) that h
+ * lacks, named as a client sends it; NULL when none is missing. */
+const char *router_header_missing(const struct route *rt, const struct http_req *h);
 
 /* The application's table (lib/routes.c). */
 extern const struct route routes[];
@@ -79,9 +89,21 @@ extern const size_t routes_count;
 /* Whether origin may read the answer of a ROUTE_CORS route (lib/routes.c
  * names the module's function); r->client_id is NULL when not yet known. */
 extern int (*const routes_cors_allow)(struct req *, const char *origin);
-/* AUTH_LINK: resolve a link access token (bearer "bds_lat_…"): 0 with
- * r->link_id, r->client_id and r->env set, else the 401/503 written
- * (lib/routes.c names the module's function). */
-extern int (*const routes_link_auth)(struct req *, const char *token);
+/*
+ * The bearer tokens of the token kinds (every auth kind but AUTH_JWT and
+ * AUTH_KEY), one row each in lib/routes.c: a token starting with prefix is
+ * resolved, on a route taking kind, by resolve (the owning module's
+ * function): 0 with the principal set (r->client_id, r->env, and what the
+ * kind adds, e.g. r->link_id), else the 401/503 written. A row whose
+ * resolve is NULL declares a kind whose module is not there yet: its
+ * tokens answer 401 UNAUTHORIZED.
+ */
+struct route_token {
+	const char	*prefix;	/* "bds_lat_" */
+	unsigned	 kind;		/* one AUTH_ bit */
+	int		(*resolve)(struct req *, const char *token);
+};
+extern const struct route_token routes_tokens[];
+extern const size_t routes_tokens_count;
 
 #endif

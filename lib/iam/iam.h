@@ -4,7 +4,7 @@
  * Developer accounts: the handlers of the /v1/iam/auth routes and the other
  * /v1/iam account routes (iam_auth.c: sign-up to sessions; iam_account.c: legal registry,
  * e-mail verification, business verification, live access), and the
- * helpers they share (iam_common.c).
+ * helpers they share (iam_common.c); the sign-in throttles (iam_throttle.c).
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -42,7 +42,7 @@ extern const struct vfield iam_signup_fields[], iam_confirm_fields[],
 	iam_verification_fields[];
 
 extern const struct db_stmt_set iam_auth_stmt_set, iam_account_stmt_set,
-	iam_common_stmt_set;
+	iam_common_stmt_set, iam_throttle_stmt_set;
 
 /* ---- shared helpers (iam_common.c) ---- */
 
@@ -116,6 +116,26 @@ struct iam_legal {
 };
 int	 iam_legal_current(struct req *, struct iam_legal **docs, size_t *n);
 
+/* Answer a 200 with {success, message, error_code} (success false keeps 200:
+ * the spec's "branch on success" bodies). Returns 200. */
+int	 iam_outcome(struct req *, struct json_object *out, int success,
+	    const char *error_code, const char *message);
+
+/* ---- sign-in throttles (iam_throttle.c) ---- */
+
+/*
+ * Count a sign-in attempt for email from the request's address before the
+ * password is checked: 0 to go on, else the 429 (Retry-After) or database
+ * error already written.
+ */
+int	 iam_throttle_take(struct req *, const char *email);
+/* The right password: the pair starts afresh, the address gets its
+ * attempt back. 0 ok, -1 db failure. */
+int	 iam_throttle_pass(struct req *, const char *email);
+/* A wrong password: count it account-wide; past the ceiling, alert the
+ * operator once per window. 0 ok, -1 db failure. */
+int	 iam_throttle_fail(struct req *, const char *email);
+
 /*
  * The operator's view of sign-in alerts: accounts whose failed sign-ins
  * passed the account-wide ceiling (they are never locked for it), newest
@@ -131,11 +151,6 @@ struct db;
 struct arena;
 int	 iam_signin_alerts(struct db *, struct arena *, struct iam_signin_alert **alerts,
 	    size_t *n);
-
-/* Answer a 200 with {success, message, error_code} (success false keeps 200:
- * the spec's "branch on success" bodies). Returns 200. */
-int	 iam_outcome(struct req *, struct json_object *out, int success,
-	    const char *error_code, const char *message);
 
 /* The module's settings (config keys of the same names). */
 struct iam_settings {

@@ -14,7 +14,7 @@ static const char *const billings[] = { "manual", "none", NULL };
 const struct module iam_module = {
 	.name = "iam",
 	.stmt_sets = MODULE_SETS(&iam_common_stmt_set, &iam_auth_stmt_set, &iam_account_stmt_set,
-	    &iam_clients_stmt_set, &iam_secrets_stmt_set, &iam_ops_stmt_set),
+	    &iam_clients_stmt_set, &iam_secrets_stmt_set, &iam_ops_stmt_set, &iam_throttle_stmt_set),
 	.sweeps = (const struct module_sweep[]){
 		{ "stale sign-in throttles removed", iam_ops_sweep_throttles },
 		{ "ended sessions removed", iam_ops_sweep_sessions },

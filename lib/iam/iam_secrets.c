@@ -22,7 +22,6 @@
 #include "core/db.h"
 #include "core/env.h"
 #include "core/errors.h"
-#include "core/idem.h"
 #include "core/json.h"
 #include "core/req.h"
 #include "core/validate.h"
@@ -193,7 +192,7 @@ iam_secrets_create(struct req *r, struct json_object *out)
 	int rc;
 
 	if ((rc = iam_clients_own_or_reply(r, req_cap(r, "id"))) != 0 ||
-	    (rc = env_allowed(r, env)) != 0 || (rc = idem_required_or_reply(r)) != 0)
+	    (rc = env_allowed(r, env)) != 0)
 		return rc;
 	if ((rc = secret_insert(r, env, NULL, out)) < 0)
 		return api_db_error(r);
@@ -287,7 +286,7 @@ iam_secrets_rotate(struct req *r, struct json_object *out)
 
 	if ((rc = path_env(r, &env)) != 0 ||
 	    (rc = iam_clients_own_or_reply(r, req_cap(r, "id"))) != 0 ||
-	    (rc = env_allowed(r, env)) != 0 || (rc = idem_required_or_reply(r)) != 0)
+	    (rc = env_allowed(r, env)) != 0)
 		return rc;
 	p[0] = req_cap(r, "id");
 	p[1] = env;

@@ -8,6 +8,7 @@ lib_libbds_a_SOURCES += \
 	%reldir%/iam_common.c \
 	%reldir%/iam_ops.c \
 	%reldir%/iam_ops.h \
-	%reldir%/iam_secrets.c
+	%reldir%/iam_secrets.c \
+	%reldir%/iam_throttle.c
 # the module's descriptor (core/module.h)
 lib_libbds_a_SOURCES += %reldir%/iam_module.c

@@ -212,7 +212,7 @@ links_delete(struct req *r, struct json_object *out)
 		const char *p[2] = { r->client_id, row.id };
 
 		if (db_exec_count(r->db, r->arena, &stmts[A_TOKENS_DROP], 2, p) < 0 ||
-		    idem_forget_link(r, req_owner(r), row.id) != 0 ||
+		    idem_forget(r, req_owner(r), "link_id", row.id) != 0 ||
 		    links_disconnected_emit(r, r->client_id, r->env, row.id,
 		    PQgetvalue(res, 0, RV_USER_ID), PQgetvalue(res, 0, RV_BILLER_ID), "revoked",
 		    NULL, NULL, NULL) != 0)

@@ -10,7 +10,8 @@ struct req;
 struct db_stmt_set;
 
 /*
- * AUTH_LINK (lib/routes.c's routes_link_auth): resolve a bds_lat_ bearer.
+ * AUTH_LINK (its row of lib/routes.c's routes_tokens): resolve a bds_lat_
+ * bearer.
  * Looked up by SHA-256; the token's link must not be REVOKED and the token
  * not expired. Sets r->link_id, r->client_id, r->env (arena strings) and
  * returns 0, or writes 401 (INVALID_ACCESS_TOKEN, ACCESS_TOKEN_EXPIRED,

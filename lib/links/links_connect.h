@@ -42,6 +42,26 @@ extern const struct vfield links_exchange_fields[];
 /* POST /v1/link-tokens (KEY, ROUTE_TX): 201 the token; 400 a bad field; 403
  * update.link_id of another client or user; 404 update.link_id unknown. */
 int	 links_token_create(struct req *, struct json_object *out);
+/*
+ * A new link token for r's client and environment, what POST
+ * /v1/link-tokens makes from its body, for other modules (requests to
+ * link) with plain arguments: 201 with out filled as the route answers, or
+ * the error status written (400 naming the field, 403, 404, 503).
+ */
+struct links_token_args {
+	const char	*client_user_id;	/* required */
+	const char	*biller_id;		/* or NULL */
+	const char	*request_to_link_id;	/* or NULL */
+	struct json_object *consents;		/* array of strings, or NULL */
+	int		 hosted;		/* a hosted connect URL too */
+	int		 expires_in;		/* seconds; 0: the default */
+	const char	*redirect_uri, *redirect_field;	/* the field named on a 400 */
+	const char	*connectivity_type, *metadata_json, *language;
+	int		 update;		/* update mode: update_link_id's link */
+	const char	*update_link_id, *update_reason;
+};
+int	 links_token_new_or_reply(struct req *, const struct links_token_args *,
+	    struct json_object *out);
 /* POST /v1/biller-connect/ticket (bearer: the link token lt_…, ROUTE_TX):
  * 201 {ticket, expires_at, connect_url, embed_url (the connect page
  * with ?client_id=, to be framed)}; 401 unknown or expired token. */
@@ -146,19 +166,18 @@ int	 links_connect_job_connected(struct req *, const struct links_connect_job *,
 long long links_tokens_end_rtl(struct req *, const char *client_id, const char *rtl_id,
 	    const char *keep);
 /*
- * What moves a request to link along its token's flow. links may not
- * include rtl (scripts/check-deps), so lib/routes.c names lib/rtl's
- * functions here. session_started: a link session of (client_id,
- * link_token_id) opened (PENDING -> IN_PROGRESS). linked: the connect job
- * made or repaired link_id for a token with request_to_link_id
- * (-> COMPLETED; a server-side exchange fires link_token.completed). In
- * the caller's transaction; 0 ok (also when no request moved), -1.
+ * What a request to link hears of its token's flow, told by a job queued
+ * in the caller's transaction (core/jobq.h) of a kind lib/rtl applies
+ * (links never calls rtl). LINKS_JOB_SESSION_STARTED: a link session of a
+ * token bound to a request opened (PENDING -> IN_PROGRESS); subject the
+ * link token. LINKS_JOB_LINK_ACTIVATED: the connect job made or repaired
+ * a link for such a token (-> COMPLETED; a server-side exchange fires
+ * link_token.completed); subject the link, payload {request_to_link_id,
+ * link_token_id, hosted, client_user_id, biller_id}.
  */
-extern int (*const links_rtl_session_started)(struct req *, const char *client_id,
-	    const char *link_token_id);
-struct links_connect_job;
-extern int (*const links_rtl_linked)(struct req *, const struct links_connect_job *,
-	    const char *link_id);
+#define LINKS_JOB_SESSION_STARTED	"rtl.session_started"
+#define LINKS_JOB_LINK_ACTIVATED	"rtl.link_activated"
+
 /* ---- statements and sweeps (links_module.c) ---- */
 
 extern const struct db_stmt_set links_tokens_stmt_set;

@@ -17,7 +17,6 @@
 #include "core/arena.h"
 #include "core/db.h"
 #include "core/errors.h"
-#include "core/idem.h"
 #include "core/jobq.h"
 #include "core/json.h"
 #include "core/req.h"
@@ -90,8 +89,6 @@ links_sandbox_create(struct req *r, struct json_object *out)
 	const char *tok;
 	int rc;
 
-	if ((rc = idem_required_or_reply(r)) != 0)
-		return rc;
 	if (biller == NULL)
 		biller = LINKS_SANDBOX_BILLER;
 	if ((rc = fixture_biller_or_reply(r, biller, "biller_id",

@@ -69,7 +69,7 @@ enum {
 	LS_JOB_LOAD, LS_JOB_MFA, LS_JOB_FAILED, LS_JOB_CONNECTED, LS_PUB_INSERT,
 	LS_SWEEP, LS_JOB_END, LS_RECHALLENGE, LS__MAX
 };
-enum { TU_CLIENT, TU_LT, TU_FAILED };	/* ls_ticket_use */
+enum { TU_CLIENT, TU_LT, TU_FAILED, TU_RTL };	/* ls_ticket_use */
 enum { LT_LIVE_CLIENT, LT_LIVE_FAILED };	/* ls_lt_live */
 static struct db_stmt stmts[LS__MAX] = {
 	/* single use: the first caller takes it; expired or used: nothing */
@@ -78,7 +78,7 @@ static struct db_stmt stmts[LS__MAX] = {
 	    " WHERE k.token_sha256 = decode($1, 'hex') AND k.used_at IS NULL"
 	    " AND k.expires_at > now() AND t.client_id = k.client_id"
 	    " AND t.id = k.link_token_id AND t.expires_at > now() AND t.finished_at IS NULL"
-	    " RETURNING k.client_id, k.link_token_id, t.failed_attempts" },
+	    " RETURNING k.client_id, k.link_token_id, t.failed_attempts, t.request_to_link_id" },
 	[LS_INSERT] = { "ls_insert",
 	    "INSERT INTO link_sessions (client_id, id, token_sha256, environment,"
 	    " link_token_id, expires_at)"
@@ -341,14 +341,14 @@ links_session_create(struct req *r, struct json_object *out)
 	const char *ticket = json_get_str(r->body, "ticket"), *p[4], *token;
 	struct json_object *client, *consents;
 	struct session s;
-	PGresult *res;
+	PGresult *res, *res0;
 	int rc;
 
 	if (!auth_token_wellformed(ticket, LS_TICKET_PREFIX))
 		return api_field_error(r, 400, ERR_INVALID_TICKET, "ticket", "invalid",
 		    "the ticket is unknown, used or expired");
 	p[0] = auth_key_hash(r->arena, ticket);
-	if ((res = db_query(r, &stmts[LS_TICKET_USE], 1, p)) == NULL)
+	if ((res = res0 = db_query(r, &stmts[LS_TICKET_USE], 1, p)) == NULL)
 		return api_db_error(r);
 	if (PQntuples(res) != 1)
 		return api_field_error(r, 400, ERR_INVALID_TICKET, "ticket", "invalid",
@@ -367,7 +367,9 @@ links_session_create(struct req *r, struct json_object *out)
 	if ((res = db_query(r, &stmts[LS_BY_TOKEN], 1, &p[2])) == NULL || PQntuples(res) != 1)
 		return api_db_error(r);
 	session_fill(r, res, &s);
-	if (links_rtl_session_started(r, p[0], s.v[S_LT]) != 0)	/* lib/rtl */
+	/* the request to link the token is bound to hears it (lib/rtl) */
+	if (!PQgetisnull(res0, 0, TU_RTL) && jobq_add(r, LINKS_JOB_SESSION_STARTED, p[0],
+	    s.v[S_ENV], s.v[S_LT], NULL, 0) != 0)
 		return api_db_error(r);
 	p[1] = s.v[S_LT];
 	if ((res = db_query(r, &stmts[LS_INFO], 2, p)) == NULL || PQntuples(res) != 1)
@@ -759,6 +761,21 @@ links_connect_job_failed(struct req *r, const struct links_connect_job *j,
 	    j->request_to_link_id);
 }
 
+/* Tell the request to link of j's token that link_id is made
+ * (LINKS_JOB_LINK_ACTIVATED, in this transaction). 0 ok, -1. */
+static int
+link_activated_queue(struct req *r, const struct links_connect_job *j, const char *link_id)
+{
+	struct json_object *o = json_obj(r->arena);
+
+	json_set_str(o, "request_to_link_id", j->request_to_link_id);
+	json_set_str(o, "link_token_id", j->link_token_id);
+	json_set_bool(o, "hosted", j->hosted);
+	json_set_str(o, "client_user_id", j->client_user_id);
+	json_set_str(o, "biller_id", j->biller_id);
+	return jobq_add(r, LINKS_JOB_LINK_ACTIVATED, j->client_id, j->environment, link_id, o, 0);
+}
+
 int
 links_connect_job_connected(struct req *r, const struct links_connect_job *j,
     const char *link_id)
@@ -783,7 +800,7 @@ links_connect_job_connected(struct req *r, const struct links_connect_job *j,
 	p[3] = sealed;
 	if (db_exec_count(r->db, r->arena, &stmts[LS_JOB_CONNECTED], 4, p) != 1)
 		return -1;
-	if (j->request_to_link_id != NULL && links_rtl_linked(r, j, link_id) != 0)
+	if (j->request_to_link_id != NULL && link_activated_queue(r, j, link_id) != 0)
 		return -1;	/* requests to link (lib/rtl) */
 	/* hosted: exchanged here, the client learns the link from the event */
 	if (j->hosted)

@@ -296,36 +296,22 @@ rtl_or_reply(struct req *r, const char *rtl, const char *user)
 }
 
 int
-links_token_create(struct req *r, struct json_object *out)
+links_token_new_or_reply(struct req *r, const struct links_token_args *t,
+    struct json_object *out)
 {
-	struct json_object *b = r->body, *update = NULL, *hosted = NULL;
-	const char *user = json_get_str(b, "client_user_id");
-	const char *biller = json_get_str(b, "biller_id");
-	const char *redirect = json_get_str(b, "redirect_uri");
-	const char *update_id = NULL, *lt, *expiration, *p[16];
+	const char *user = t->client_user_id, *biller = t->biller_id;
+	const char *redirect = t->redirect_uri;
+	const char *update_id = t->update_link_id, *lt, *expiration, *p[16];
 	const char *hosted_url = NULL, *ticket_exp;
-	int is_hosted = 0, ttl = LINKS_TOKEN_TTL, rc;
+	int ttl = t->expires_in > 0 ? t->expires_in : LINKS_TOKEN_TTL, rc;
 	PGresult *res;
-
-	json_object_object_get_ex(b, "update", &update);
-	json_object_object_get_ex(b, "hosted", &hosted);
-	if (hosted != NULL && json_object_is_type(hosted, json_type_object)) {
-		struct json_object *v;
-
-		is_hosted = 1;
-		if (json_object_object_get_ex(hosted, "redirect_uri", &v) && redirect == NULL)
-			redirect = json_object_get_string(v);
-		if (json_object_object_get_ex(hosted, "expires_in", &v))
-			ttl = (int)json_object_get_int64(v);
-	} else if (hosted != NULL)
-		is_hosted = json_object_get_boolean(hosted);
 
 	/* no session could ever connect to it: unknown, UNSUPPORTED, or a
 	 * biller the key's environment does not link */
 	if (biller != NULL && (rc = billers_linkable_or_reply(r, r->env, biller,
 	    "biller_id")) != 0)
 		return rc;
-	if ((rc = rtl_or_reply(r, json_get_str(b, "request_to_link_id"), user)) != 0)
+	if ((rc = rtl_or_reply(r, t->request_to_link_id, user)) != 0)
 		return rc;
 	if (redirect != NULL) {
 		p[0] = r->client_id;
@@ -334,17 +320,16 @@ links_token_create(struct req *r, struct json_object *out)
 			return api_db_error(r);
 		if (PQntuples(res) != 1 || strcmp(PQgetvalue(res, 0, 0), "t") != 0)
 			return api_field_error(r, 400, ERR_VALIDATION_ERROR,
-			    json_get_str(b, "redirect_uri") != NULL ? "redirect_uri" :
-			    "hosted.redirect_uri", "unregistered_redirect_uri",
+			    t->redirect_field != NULL ? t->redirect_field : "redirect_uri",
+			    "unregistered_redirect_uri",
 			    "must equal one of the client's registered redirectUris");
 	}
-	if (update != NULL) {
-		update_id = json_get_str(update, "link_id");
+	if (t->update) {
 		if ((rc = update_link_or_reply(r, &update_id, user, &biller)) != 0)
 			return rc;
 		/* the link's own biller, when the body named none: the key's
 		 * environment must link it too (a link made before the gates) */
-		if (json_get_str(b, "biller_id") == NULL && (rc = billers_linkable_or_reply(r,
+		if (t->biller_id == NULL && (rc = billers_linkable_or_reply(r,
 		    r->env, biller, "update.link_id")) != 0)
 			return rc;
 		if (ttl > LINKS_TOKEN_UPDATE_TTL)
@@ -355,33 +340,28 @@ links_token_create(struct req *r, struct json_object *out)
 	p[0] = r->client_id;
 	p[1] = lt;
 	p[2] = r->env;
-	p[3] = update != NULL ? "update" : "create";
+	p[3] = t->update ? "update" : "create";
 	p[4] = user;
 	p[5] = biller;
-	p[6] = json_get_str(b, "connectivity_type");
-	{
-		struct json_object *c = NULL;
-
-		json_object_object_get_ex(b, "consents", &c);
-		p[7] = pg_array(r->arena, c);
-	}
+	p[6] = t->connectivity_type;
+	p[7] = pg_array(r->arena, t->consents);
 	p[8] = redirect;
-	p[9] = json_get_str(b, "request_to_link_id");
-	p[10] = json_get_str(b, "metadata_json");
+	p[9] = t->request_to_link_id;
+	p[10] = t->metadata_json;
 	p[11] = update_id;
-	p[12] = update != NULL ? json_get_str(update, "reason") : NULL;
-	p[13] = is_hosted ? "true" : "false";
-	p[14] = json_get_str(b, "language") != NULL ? json_get_str(b, "language") : "en";
+	p[12] = t->update ? t->update_reason : NULL;
+	p[13] = t->hosted ? "true" : "false";
+	p[14] = t->language != NULL ? t->language : "en";
 	p[15] = arena_printf(r->arena, "%d", ttl);
 	if ((res = db_query(r, &stmts[LT_INSERT], 16, p)) == NULL || PQntuples(res) != 1)
 		return api_db_error(r);
 	expiration = arena_strdup(r->arena, PQgetvalue(res, 0, 0));
-	if (is_hosted) {
-		const char *t = ticket_new(r, r->client_id, lt, ttl, &ticket_exp);
+	if (t->hosted) {
+		const char *tk = ticket_new(r, r->client_id, lt, ttl, &ticket_exp);
 
-		if (t == NULL)
+		if (tk == NULL)
 			return api_db_error(r);
-		hosted_url = connect_url(r, t);
+		hosted_url = connect_url(r, tk);
 	}
 
 	json_set_str(out, "link_token", lt);
@@ -398,6 +378,45 @@ links_token_create(struct req *r, struct json_object *out)
 		json_set_str(out, "hosted_url", hosted_url);
 	json_set_str(out, "request_id", r->http.request_id);
 	return 201;
+}
+
+int
+links_token_create(struct req *r, struct json_object *out)
+{
+	struct json_object *b = r->body, *update = NULL, *hosted = NULL;
+	struct links_token_args t = { 0 };
+
+	t.client_user_id = json_get_str(b, "client_user_id");
+	t.biller_id = json_get_str(b, "biller_id");
+	t.redirect_uri = json_get_str(b, "redirect_uri");
+	if (t.redirect_uri != NULL)
+		t.redirect_field = "redirect_uri";
+	json_object_object_get_ex(b, "update", &update);
+	json_object_object_get_ex(b, "hosted", &hosted);
+	if (hosted != NULL && json_object_is_type(hosted, json_type_object)) {
+		struct json_object *v;
+
+		t.hosted = 1;
+		if (json_object_object_get_ex(hosted, "redirect_uri", &v) &&
+		    t.redirect_uri == NULL) {
+			t.redirect_uri = json_object_get_string(v);
+			t.redirect_field = "hosted.redirect_uri";
+		}
+		if (json_object_object_get_ex(hosted, "expires_in", &v))
+			t.expires_in = (int)json_object_get_int64(v);
+	} else if (hosted != NULL)
+		t.hosted = json_object_get_boolean(hosted);
+	t.request_to_link_id = json_get_str(b, "request_to_link_id");
+	json_object_object_get_ex(b, "consents", &t.consents);
+	t.connectivity_type = json_get_str(b, "connectivity_type");
+	t.metadata_json = json_get_str(b, "metadata_json");
+	t.language = json_get_str(b, "language");
+	if (update != NULL) {
+		t.update = 1;
+		t.update_link_id = json_get_str(update, "link_id");
+		t.update_reason = json_get_str(update, "reason");
+	}
+	return links_token_new_or_reply(r, &t, out);
 }
 
 /*

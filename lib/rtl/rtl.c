@@ -1,6 +1,6 @@
 /*
  * Requests to link (rtl.h): the API-key routes, the moves the connect flow
- * makes (links_connect.h's hooks), expiry, and the link_request.* events.
+ * makes (the jobs of rtl_jobs.c), expiry, and the link_request.* events.
  *
  * Events: link_request.created when a request is made with a known biller
  * (given, or matched at once from its onboarding URL); link_request.cancelled
@@ -617,7 +617,8 @@ rtl_cancel(struct req *r, struct json_object *out)
 int
 rtl_proceed(struct req *r, struct json_object *out)
 {
-	struct json_object *body = r->body, *tok = json_obj(r->arena), *c;
+	struct json_object *tok = json_obj(r->arena);
+	struct links_token_args args = { 0 };
 	struct billers_row b;
 	const char *p[5], *lt, *url;
 	struct rtl_row w;
@@ -635,16 +636,12 @@ rtl_proceed(struct req *r, struct json_object *out)
 		return api_error(r, 409, ERR_BILLER_UNSUPPORTED, "set another biller_id with PATCH"
 		    " /v1/request-to-links/{id}/status", "the biller %s cannot be linked",
 		    w.v[C_BILLER]);
-	r->body = json_obj(r->arena);
-	json_set_str(r->body, "client_user_id", w.v[C_USER]);
-	json_set_str(r->body, "biller_id", w.v[C_BILLER]);
-	json_set_str(r->body, "request_to_link_id", w.v[C_ID]);
-	json_set_bool(r->body, "hosted", 1);
-	if ((c = parsed(r, w.v[C_CONSENTS])) != NULL)
-		json_set(r->body, "consents", json_object_get(c));
-	rc = links_token_create(r, tok);
-	r->body = body;
-	if (rc != 201)
+	args.client_user_id = w.v[C_USER];
+	args.biller_id = w.v[C_BILLER];
+	args.request_to_link_id = w.v[C_ID];
+	args.hosted = 1;
+	args.consents = parsed(r, w.v[C_CONSENTS]);
+	if ((rc = links_token_new_or_reply(r, &args, tok)) != 201)
 		return rc;
 	lt = json_get_str(tok, "link_token");
 	url = json_get_str(tok, "hosted_url");
@@ -675,7 +672,7 @@ rtl_session_started(struct req *r, const char *client_id, const char *link_token
 }
 
 int
-rtl_linked(struct req *r, const struct links_connect_job *j, const char *link_id)
+rtl_linked(struct req *r, const struct rtl_linked *j)
 {
 	const char *p[8] = { j->client_id, j->environment, j->request_to_link_id, "COMPLETED",
 	    NULL, j->link_token_id, NULL, open_states };
@@ -690,7 +687,7 @@ rtl_linked(struct req *r, const struct links_connect_job *j, const char *link_id
 	json_set_str(o, "id", j->link_token_id);
 	json_set_str(o, "object", "link_token");
 	json_set_str(o, "link_token_id", j->link_token_id);
-	json_set_str(o, "link_id", link_id);
+	json_set_str(o, "link_id", j->link_id);
 	json_set_str(o, "request_to_link_id", j->request_to_link_id);
 	json_set_str(o, "user_id", j->client_user_id);
 	json_set_str(o, "biller_id", j->biller_id);

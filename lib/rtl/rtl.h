@@ -24,7 +24,6 @@ struct config;
 struct db;
 struct db_stmt_set;
 struct json_object;
-struct links_connect_job;
 struct req;
 
 /* ---- routes (lib/routes.c) ---- */
@@ -60,15 +59,7 @@ int	 rtl_discoveries_list(struct req *, struct json_object *out);
 /* GET /v1/biller-discoveries/{id}: 200; 404 BILLER_DISCOVERY_NOT_FOUND. */
 int	 rtl_discoveries_get(struct req *, struct json_object *out);
 
-/* ---- hooks of the connect flow (links_connect.h's links_rtl_*) ---- */
-
-/* A link session of (client_id, link_token_id) opened: a PENDING request
- * the token is bound to becomes IN_PROGRESS (link_request.updated). */
-int	 rtl_session_started(struct req *, const char *client_id, const char *link_token_id);
-/* The connect job made link_id with j's token: the request becomes
- * COMPLETED (link_request.updated) and, for a server-side exchange,
- * link_token.completed fires. */
-int	 rtl_linked(struct req *, const struct links_connect_job *j, const char *link_id);
+/* ---- the connect flow's notifications (rtl_jobs.h: the job kinds) ---- */
 
 /* ---- operator work (app/bdsctl.c) ---- */
 
@@ -100,6 +91,7 @@ int	 rtl_discovery_reject(const struct config *, struct db *, struct arena *,
 
 extern const struct db_stmt_set rtl_stmt_set;
 extern const struct db_stmt_set rtl_discovery_stmt_set;
+extern const struct db_stmt_set rtl_onboard_stmt_set;
 
 /* The module's settings (config keys of the same names). */
 struct rtl_settings {

@@ -1,8 +1,9 @@
 #ifndef BDS_RTL_INT_H
 #define BDS_RTL_INT_H
 /*
- * Inside lib/rtl: what the requests (rtl.c) and the discovery records
- * (rtl_discovery.c) ask of each other. Not for other modules.
+ * Inside lib/rtl: what its files ask of each other, one way: the discovery
+ * records' routes and operator (rtl_discovery.c) call the requests (rtl.c),
+ * which call the onboarding (rtl_onboard.c). Not for other modules.
  */
 struct json_object;
 struct req;
@@ -38,5 +39,23 @@ int	 rtl_resolve_waiting(struct req *, const char *client_id, const char *discov
  * database failure. */
 struct json_object *rtl_waiting_ids(struct req *, const char *client_id,
 	    const char *discovery_id);
+
+/*
+ * The connect flow's moves of a request to link (rtl_jobs.c applies them
+ * as the jobs links queues). session_started: a link session of
+ * (client_id, link_token_id) opened: a PENDING request the token is bound
+ * to becomes IN_PROGRESS (link_request.updated). linked: link_id was made
+ * with link_token_id of request rtl_id: the request becomes COMPLETED
+ * (link_request.updated) and, hosted (a server-side exchange),
+ * link_token.completed fires. In the caller's transaction; 0 ok (also
+ * when no request moved), -1.
+ */
+int	 rtl_session_started(struct req *, const char *client_id, const char *link_token_id);
+struct rtl_linked {
+	const char	*client_id, *environment, *request_to_link_id, *link_token_id;
+	const char	*link_id, *client_user_id, *biller_id;
+	int		 hosted;
+};
+int	 rtl_linked(struct req *, const struct rtl_linked *);
 
 #endif

@@ -5,11 +5,13 @@
 #include "core/db.h"
 #include "core/module.h"
 #include "rtl/rtl.h"
+#include "rtl/rtl_jobs.h"
 
 #define S struct rtl_settings
 const struct module rtl_module = {
 	.name = "rtl",
-	.stmt_sets = MODULE_SETS(&rtl_stmt_set, &rtl_discovery_stmt_set),
+	.stmt_sets = MODULE_SETS(&rtl_stmt_set, &rtl_discovery_stmt_set, &rtl_onboard_stmt_set),
+	.job_kinds = MODULE_KINDS(&rtl_session_started_kind, &rtl_link_activated_kind),
 	.sweeps = (const struct module_sweep[]){
 		{ "requests to link expired", rtl_expire },
 		{ NULL, NULL }

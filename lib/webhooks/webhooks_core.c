@@ -17,7 +17,6 @@
 #include "core/crypto.h"
 #include "core/db.h"
 #include "core/errors.h"
-#include "core/idem.h"
 #include "core/json.h"
 #include "core/log.h"
 #include "core/req.h"
@@ -420,10 +419,6 @@ webhooks_create(struct req *r, const char *user_id, const char *client_id,
 	int rc;
 
 	if ((rc = webhooks_url_check(r, "url", url, environment)) != 0)
-		return rc;
-	/* the dispatcher claims a key when one is sent (ROUTE_ONCE); here
-	 * one is required */
-	if ((rc = idem_required_or_reply(r)) != 0)
 		return rc;
 	json_object_object_get_ex(r->body, "events", &events);
 	events = events_types_unique(r->arena, events);

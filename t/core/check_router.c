@@ -280,6 +280,9 @@ START_TEST(test_routes_shape)
 		ck_assert_msg(ncaps <= ROUTER_MAX_CAPS, "routes[%zu] %s: too many captures", i, p);
 		ck_assert_msg((rt->flags & (ROUTE_SANDBOX | ROUTE_LIVE)) !=
 		    (ROUTE_SANDBOX | ROUTE_LIVE), "routes[%zu] %s: on no host", i, p);
+		ck_assert_msg(!(rt->flags & ROUTE_IDEM_REQUIRED) ||
+		    (rt->flags & (ROUTE_IDEM | ROUTE_ONCE)),
+		    "routes[%zu] %s: a required Idempotency-Key that is never claimed", i, p);
 	}
 }
 END_TEST
@@ -335,6 +338,99 @@ START_TEST(test_routes_health)
 }
 END_TEST
 
+/* The headers a route requires: each flag names its header, and only
+ * when it is missing. */
+START_TEST(test_header_missing)
+{
+	static const struct route plain = { M_POST, "/v1/x", 0, NULL, NULL, h_stub, 0 };
+	static const struct route idem = { M_POST, "/v1/x", 0, NULL, NULL, h_stub,
+	    ROUTE_IDEM | ROUTE_IDEM_REQUIRED };
+	static const struct route user = { M_GET, "/v1/x", 0, NULL, NULL, h_stub,
+	    ROUTE_USER_HEADER };
+	static const struct route both = { M_POST, "/v1/x", 0, NULL, NULL, h_stub,
+	    ROUTE_ONCE | ROUTE_IDEM_REQUIRED | ROUTE_USER_HEADER };
+	struct http_req h = { 0 };
+
+	ck_assert_ptr_null(router_header_missing(&plain, &h));
+	ck_assert_str_eq(router_header_missing(&idem, &h), "Idempotency-Key");
+	ck_assert_str_eq(router_header_missing(&user, &h), "X-Client-User-Id");
+	ck_assert_str_eq(router_header_missing(&both, &h), "Idempotency-Key");
+	h.idempotency_key = "k1";
+	ck_assert_ptr_null(router_header_missing(&idem, &h));
+	ck_assert_str_eq(router_header_missing(&both, &h), "X-Client-User-Id");
+	ck_assert_str_eq(router_header_missing(&user, &h), "X-Client-User-Id");
+	h.client_user_id = "user-1";
+	ck_assert_ptr_null(router_header_missing(&both, &h));
+	ck_assert_ptr_null(router_header_missing(&user, &h));
+	h.idempotency_key = NULL;
+	ck_assert_ptr_null(router_header_missing(&user, &h));
+	ck_assert_str_eq(router_header_missing(&both, &h), "Idempotency-Key");
+}
+END_TEST
+
+/* The application's routes that take a required key say so in the table
+ * (SPEC: client-secret creation and rotation, webhook registration,
+ * sandbox account links). */
+START_TEST(test_routes_idem_required)
+{
+	static const struct { enum http_method m; const char *path; } req[] = {
+		{ M_POST, "/v1/iam/clients/zz9q/client-secrets" },
+		{ M_POST, "/v1/iam/clients/zz9q/client-secrets/sandbox/rotate" },
+		{ M_POST, "/v1/iam/clients/zz9q/webhooks" },
+		{ M_POST, "/v1/webhook-endpoints" },
+		{ M_POST, "/v1/sandbox/account-links" },
+	};
+	struct route_match m;
+
+	for (size_t i = 0; i < sizeof(req) / sizeof(req[0]); i++) {
+		ck_assert_int_eq(router_match(routes, routes_count, req[i].m, req[i].path,
+		    &a, &m), 0);
+		ck_assert_msg(m.route->flags & ROUTE_IDEM_REQUIRED, "%s: key not required",
+		    req[i].path);
+	}
+}
+END_TEST
+
+/*
+ * The token table: one row per token kind (one AUTH_ bit, neither JWT nor
+ * KEY), prefixes that cannot shadow each other, and every kind a route
+ * takes has a row with a resolver (a row without one answers 401 and no
+ * route may take its kind yet).
+ */
+START_TEST(test_routes_tokens)
+{
+	unsigned used = 0;
+
+	for (size_t i = 0; i < routes_count; i++)
+		used |= routes[i].auth;
+	ck_assert_uint_gt(routes_tokens_count, 0);
+	for (size_t i = 0; i < routes_tokens_count; i++) {
+		const struct route_token *t = &routes_tokens[i];
+
+		ck_assert_msg(t->kind != 0 && (t->kind & (t->kind - 1)) == 0 &&
+		    !(t->kind & (AUTH_JWT | AUTH_KEY)), "token row %zu: kind %#x", i, t->kind);
+		ck_assert_msg(strncmp(t->prefix, "bds_", 4) == 0 &&
+		    t->prefix[strlen(t->prefix) - 1] == '_', "token row %zu: prefix %s", i,
+		    t->prefix);
+		ck_assert_msg(t->resolve != NULL || !(used & t->kind),
+		    "token row %zu (%s): a route takes it but nothing resolves it", i, t->prefix);
+		for (size_t j = 0; j < routes_tokens_count; j++)
+			ck_assert_msg(i == j || (t->kind != routes_tokens[j].kind &&
+			    strncmp(t->prefix, routes_tokens[j].prefix, strlen(t->prefix)) != 0),
+			    "token rows %zu and %zu overlap", i, j);
+	}
+	for (unsigned k = AUTH_LINK; k <= AUTH_PAYTOKEN; k <<= 1) {
+		int found = 0;
+
+		if (!(used & k))
+			continue;
+		for (size_t i = 0; i < routes_tokens_count; i++)
+			found |= routes_tokens[i].kind == k && routes_tokens[i].resolve != NULL;
+		ck_assert_msg(found, "auth kind %#x is used by a route but has no token row", k);
+	}
+}
+END_TEST
+
 static Suite *
 router_suite(void)
 {
@@ -356,6 +452,9 @@ router_suite(void)
 	tcase_add_test(tc, test_routes_shape);
 	tcase_add_test(tc, test_routes_reachable);
 	tcase_add_test(tc, test_routes_health);
+	tcase_add_test(tc, test_header_missing);
+	tcase_add_test(tc, test_routes_idem_required);
+	tcase_add_test(tc, test_routes_tokens);
 	suite_add_tcase(s, tc);
 	return s;
 }

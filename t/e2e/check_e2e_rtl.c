@@ -210,7 +210,10 @@ proceed(const struct tenant *t, const char *id, char **lt)
 }
 
 /* What the link page does with a session_url: POST /v1/link-sessions with
- * its ticket. The status, and the session token (malloc'ed) on 201. */
+ * its ticket. The status, and the session token (malloc'ed) on 201. A
+ * session that opened has queued its request's move (IN_PROGRESS, a job
+ * of bds-jobs): waited for, so callers see the request as the client
+ * will. */
 static long
 open_session(const char *host, const char *session_url, char **st)
 {
@@ -225,6 +228,9 @@ open_session(const char *host, const char *session_url, char **st)
 	if (st != NULL)
 		*st = status == 201 ? strdup(devacct_str(r, "session_token")) : NULL;
 	harness_resp_free(r);
+	if (status == 201)
+		ck_assert_msg(harness_jobs_wait_settled("rtl.session_started", NULL, WAIT_MS) == 0,
+		    "bds-jobs: %s", harness_error());
 	return status;
 }
 
