@@ -326,13 +326,12 @@ bills_reconcile_link(struct req *r, const char *client_id, const char *link_id)
 long long
 bills_reconcile_enqueue(const struct config *cfg, struct db *d, struct arena *a)
 {
-	(void)cfg;
 	struct req r;
 	PGresult *res;
 	long long n = 0;
 	int i;
 
-	req_init(&r, NULL, d, a, REQ_ID_SWEEP);
+	req_init(&r, cfg, d, a, REQ_ID_SWEEP);
 	if (db_begin(d) != 0)
 		return -1;
 	if ((res = db_exec(d, a, &stmts[BR_SWEEP], 0, NULL)) == NULL)

@@ -11,12 +11,6 @@
 #include "core/module.h"
 #include "core/vault.h"
 
-#define C_STR	CONFIG_STR
-#define C_INT	CONFIG_INT
-#define C_LL	CONFIG_LL
-#define C_BOOL	CONFIG_BOOL
-#define C_OCTAL	CONFIG_OCTAL
-#define C_KEY32	CONFIG_KEY32
 #define F(m) offsetof(struct config, m)
 
 /* A typo must not run production with non-production rules. */
@@ -24,34 +18,34 @@ static const char *const deployments[] = { "development", "staging", "production
 
 /* The shared keys; a module's own are in its descriptor. */
 static const struct config_key entries[] = {
-	{ "database_url", C_STR, F(database_url), "dbname=bds" },
-	{ "api_lock_timeout_ms", C_INT, F(api_lock_timeout_ms), "1000" },
-	{ "socket_path", C_STR, F(socket_path), "/run/bds/api.sock" },
-	{ "socket_mode", C_OCTAL, F(socket_mode), "0660" },
-	{ "workers", C_INT, F(workers), "8" },
-	{ "body_limit", C_LL, F(body_limit), "1048576" },
-	{ "deployment", C_STR, F(deployment), "development", deployments },
-	{ "docs_url", C_STR, F(docs_url), "https://docs.bds.example" },
-	{ "log_path", C_STR, F(log_path), "" },
-	{ "api_version", C_STR, F(api_version), "2026-11-01" },
-	{ "cursor_key", C_KEY32, F(cursor_key), NULL, NULL, F(cursor_key_set) },
-	{ "allow_private_targets", C_BOOL, F(allow_private_targets), "0" },
-	{ "drain_timeout", C_INT, F(drain_timeout), "30" },
-	{ "sql_dir", C_STR, F(sql_dir), "sql" },
-	{ "jwt_seed", C_KEY32, F(jwt_seed), NULL, NULL, F(jwt_seed_set) },
-	{ "jwt_issuer", C_STR, F(jwt_issuer), "https://api.bds.example" },
-	{ "secret_key", C_KEY32, F(secret_key), NULL, NULL, F(secret_key_set) },
-	{ "cookie_name", C_STR, F(cookie_name), "bds_session" },
+	{ "database_url", CONFIG_STR, F(database_url), "dbname=bds" },
+	{ "api_lock_timeout_ms", CONFIG_INT, F(api_lock_timeout_ms), "1000" },
+	{ "socket_path", CONFIG_STR, F(socket_path), "/run/bds/api.sock" },
+	{ "socket_mode", CONFIG_OCTAL, F(socket_mode), "0660" },
+	{ "workers", CONFIG_INT, F(workers), "8" },
+	{ "body_limit", CONFIG_LL, F(body_limit), "1048576" },
+	{ "deployment", CONFIG_STR, F(deployment), "development", deployments },
+	{ "docs_url", CONFIG_STR, F(docs_url), "https://docs.bds.example" },
+	{ "log_path", CONFIG_STR, F(log_path), "" },
+	{ "api_version", CONFIG_STR, F(api_version), "2026-11-01" },
+	{ "cursor_key", CONFIG_KEY32, F(cursor_key), NULL, NULL, F(cursor_key_set) },
+	{ "allow_private_targets", CONFIG_BOOL, F(allow_private_targets), "0" },
+	{ "drain_timeout", CONFIG_INT, F(drain_timeout), "30" },
+	{ "sql_dir", CONFIG_STR, F(sql_dir), "sql" },
+	{ "jwt_seed", CONFIG_KEY32, F(jwt_seed), NULL, NULL, F(jwt_seed_set) },
+	{ "jwt_issuer", CONFIG_STR, F(jwt_issuer), "https://api.bds.example" },
+	{ "secret_key", CONFIG_KEY32, F(secret_key), NULL, NULL, F(secret_key_set) },
+	{ "cookie_name", CONFIG_STR, F(cookie_name), "bds_session" },
 	/* request path */
-	{ "socket_group", C_STR, F(socket_group), "" },
+	{ "socket_group", CONFIG_STR, F(socket_group), "" },
 	/* statement documents */
-	{ "data_dir", C_STR, F(data_dir), "/var/lib/bds" },
-	{ "api_url", C_STR, F(api_url), "https://api.bds.example" },
-	{ "sandbox_url", C_STR, F(sandbox_url), "https://sandbox.bds.example" },
+	{ "data_dir", CONFIG_STR, F(data_dir), "/var/lib/bds" },
+	{ "api_url", CONFIG_STR, F(api_url), "https://api.bds.example" },
+	{ "sandbox_url", CONFIG_STR, F(sandbox_url), "https://sandbox.bds.example" },
 	/* retrieval: the credential vault */
-	{ "credential_key_id", C_STR, F(credential_key_id), "secret_key.v1" },
-	{ "credential_key", C_KEY32, F(credential_key), NULL, NULL, F(credential_key_set) },
-	{ "credential_keys_old", C_STR, F(credential_keys_old), "" },
+	{ "credential_key_id", CONFIG_STR, F(credential_key_id), "secret_key.v1" },
+	{ "credential_key", CONFIG_KEY32, F(credential_key), NULL, NULL, F(credential_key_set) },
+	{ "credential_keys_old", CONFIG_STR, F(credential_keys_old), "" },
 };
 #undef F
 #define NENTRIES (sizeof(entries) / sizeof(entries[0]))
@@ -64,7 +58,7 @@ set_entry(void *base, const struct config_key *e, const char *val, char *err, si
 	long long v;
 
 	switch (e->type) {
-	case C_STR:
+	case CONFIG_STR:
 		if (e->oneof != NULL) {
 			size_t i;
 
@@ -77,24 +71,24 @@ set_entry(void *base, const struct config_key *e, const char *val, char *err, si
 		if ((*(char **)p = strdup(val)) == NULL)
 			goto bad;
 		return 0;
-	case C_INT:
-	case C_LL:
-	case C_OCTAL:
+	case CONFIG_INT:
+	case CONFIG_LL:
+	case CONFIG_OCTAL:
 		errno = 0;
-		v = strtoll(val, &end, e->type == C_OCTAL ? 8 : 10);
+		v = strtoll(val, &end, e->type == CONFIG_OCTAL ? 8 : 10);
 		if (errno != 0 || end == val || *end != '\0' || v < 0 ||
-		    (e->type != C_LL && v > 0x7fffffff))
+		    (e->type != CONFIG_LL && v > 0x7fffffff))
 			goto bad;
 		if (e->max > 0 && (v < e->min || v > e->max)) {
 			snprintf(err, errlen, "%s must be %lld..%lld", e->key, e->min, e->max);
 			return -1;
 		}
-		if (e->type == C_LL)
+		if (e->type == CONFIG_LL)
 			*(long long *)p = v;
 		else
 			*(int *)p = (int)v;
 		return 0;
-	case C_BOOL:
+	case CONFIG_BOOL:
 		if (strcmp(val, "1") == 0 || strcmp(val, "true") == 0 || strcmp(val, "yes") == 0)
 			*(int *)p = 1;
 		else if (strcmp(val, "0") == 0 || strcmp(val, "false") == 0 || strcmp(val, "no") == 0)
@@ -102,7 +96,7 @@ set_entry(void *base, const struct config_key *e, const char *val, char *err, si
 		else
 			goto bad;
 		return 0;
-	case C_KEY32:
+	case CONFIG_KEY32:
 		if (crypto_hex_decode(val, (unsigned char *)p, 32) != 0)
 			goto bad;
 		*(int *)((char *)base + e->set_off) = 1;
@@ -314,7 +308,7 @@ static int
 free_string(void *base, const struct config_key *e, void *arg)
 {
 	(void)arg;
-	if (e->type == C_STR) {
+	if (e->type == CONFIG_STR) {
 		char **p = (char **)((char *)base + e->off);
 
 		free(*p);

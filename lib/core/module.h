@@ -51,5 +51,7 @@ extern const struct module *const modules[];
 
 /* The kind named name of any module, or NULL. */
 const struct jobs_kind *module_job_kind(const char *name);
+/* The largest max_attempts of every module's kinds (at least 1). */
+int	 module_job_attempts_max(void);
 
 #endif

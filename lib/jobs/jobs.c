@@ -455,7 +455,6 @@ jobs_sender_init(struct queue_sender *s, const struct config *cfg, char *err,
     size_t errlen)
 {
 	struct jobs_ctx *c;
-	size_t i;
 	int n;
 
 	memset(s, 0, sizeof(*s));
@@ -475,12 +474,7 @@ jobs_sender_init(struct queue_sender *s, const struct config *cfg, char *err,
 	s->schedule = c->schedule;
 	s->nschedule = (size_t)n;
 	/* per kind in jobs_begin; the engine's bound is the largest */
-	s->max_attempts = 1;
-	for (i = 0; modules[i] != NULL; i++)
-		for (const struct jobs_kind *const *k = modules[i]->job_kinds;
-		    k != NULL && *k != NULL; k++)
-			if ((*k)->max_attempts > s->max_attempts)
-				s->max_attempts = (*k)->max_attempts;
+	s->max_attempts = module_job_attempts_max();
 	s->jitter_pct = 10;
 	s->lease = JOBS_CLAIM_LEASE;
 	snprintf(c->biller_max, sizeof(c->biller_max), "%d", jobs_settings(cfg)->biller_max_sessions);

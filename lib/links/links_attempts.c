@@ -143,8 +143,8 @@ links_attempts_record(struct req *r, const char *client_id, const char *link_tok
 long long
 links_attempts_sweep(const struct config *cfg, struct db *d, struct arena *a)
 {
-	(void)cfg;
 	const char *p[1] = { window_s(a) };
 
+	(void)cfg;
 	return db_exec_count(d, a, &stmts[LA_SWEEP], 1, p);
 }
