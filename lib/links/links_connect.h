@@ -172,8 +172,8 @@ long long links_tokens_end_rtl(struct req *, const char *client_id, const char *
  * token bound to a request opened (PENDING -> IN_PROGRESS); subject the
  * link token. LINKS_JOB_LINK_ACTIVATED: the connect job made or repaired
  * a link for such a token (-> COMPLETED; a server-side exchange fires
- * link_token.completed); subject the link, payload {request_to_link_id,
- * link_token_id, hosted, client_user_id, biller_id}.
+ * link_token.completed); subject the link token, payload
+ * {request_to_link_id, link_id, hosted, client_user_id, biller_id}.
  */
 #define LINKS_JOB_SESSION_STARTED	"rtl.session_started"
 #define LINKS_JOB_LINK_ACTIVATED	"rtl.link_activated"

@@ -341,18 +341,19 @@ links_session_create(struct req *r, struct json_object *out)
 	const char *ticket = json_get_str(r->body, "ticket"), *p[4], *token;
 	struct json_object *client, *consents;
 	struct session s;
-	PGresult *res, *res0;
-	int rc;
+	PGresult *res;
+	int rc, bound;
 
 	if (!auth_token_wellformed(ticket, LS_TICKET_PREFIX))
 		return api_field_error(r, 400, ERR_INVALID_TICKET, "ticket", "invalid",
 		    "the ticket is unknown, used or expired");
 	p[0] = auth_key_hash(r->arena, ticket);
-	if ((res = res0 = db_query(r, &stmts[LS_TICKET_USE], 1, p)) == NULL)
+	if ((res = db_query(r, &stmts[LS_TICKET_USE], 1, p)) == NULL)
 		return api_db_error(r);
 	if (PQntuples(res) != 1)
 		return api_field_error(r, 400, ERR_INVALID_TICKET, "ticket", "invalid",
 		    "the ticket is unknown, used or expired");
+	bound = !PQgetisnull(res, 0, TU_RTL);	/* to a request to link */
 	p[0] = arena_strdup(r->arena, PQgetvalue(res, 0, TU_CLIENT));
 	/* a spent token opens no session (the ticket stays unused: rolled back) */
 	if ((rc = links_attempts_or_reply(r, p[0], atol(PQgetvalue(res, 0, TU_FAILED)),
@@ -368,7 +369,7 @@ links_session_create(struct req *r, struct json_object *out)
 		return api_db_error(r);
 	session_fill(r, res, &s);
 	/* the request to link the token is bound to hears it (lib/rtl) */
-	if (!PQgetisnull(res0, 0, TU_RTL) && jobq_add(r, LINKS_JOB_SESSION_STARTED, p[0],
+	if (bound && jobq_add(r, LINKS_JOB_SESSION_STARTED, p[0],
 	    s.v[S_ENV], s.v[S_LT], NULL, 0) != 0)
 		return api_db_error(r);
 	p[1] = s.v[S_LT];
@@ -769,11 +770,15 @@ link_activated_queue(struct req *r, const struct links_connect_job *j, const cha
 	struct json_object *o = json_obj(r->arena);
 
 	json_set_str(o, "request_to_link_id", j->request_to_link_id);
-	json_set_str(o, "link_token_id", j->link_token_id);
+	json_set_str(o, "link_id", link_id);
 	json_set_bool(o, "hosted", j->hosted);
 	json_set_str(o, "client_user_id", j->client_user_id);
 	json_set_str(o, "biller_id", j->biller_id);
-	return jobq_add(r, LINKS_JOB_LINK_ACTIVATED, j->client_id, j->environment, link_id, o, 0);
+	/* the token is the subject: one token makes one link, while one link
+	 * may be made (repaired) by several tokens, whose pending jobs must
+	 * not fold into one */
+	return jobq_add(r, LINKS_JOB_LINK_ACTIVATED, j->client_id, j->environment,
+	    j->link_token_id, o, 0);
 }
 
 int

@@ -303,7 +303,10 @@ links_token_new_or_reply(struct req *r, const struct links_token_args *t,
 	const char *redirect = t->redirect_uri;
 	const char *update_id = t->update_link_id, *lt, *expiration, *p[16];
 	const char *hosted_url = NULL, *ticket_exp;
-	int ttl = t->expires_in > 0 ? t->expires_in : LINKS_TOKEN_TTL, rc;
+	/* a caller's expires_in never outlives a token (the route's field
+	 * check says so to a client; a module calling in is held here) */
+	int ttl = t->expires_in > 0 && t->expires_in < LINKS_TOKEN_TTL ? t->expires_in :
+	    LINKS_TOKEN_TTL, rc;
 	PGresult *res;
 
 	/* no session could ever connect to it: unknown, UNSUPPORTED, or a

@@ -117,6 +117,9 @@ static struct db_stmt stmts[R__MAX] = {
 	    "UPDATE request_to_links r SET status = 'IN_PROGRESS', link_token_id = t.id,"
 	    " updated_at = now() FROM link_tokens t"
 	    " WHERE t.id = $2 AND " DB_ROW_CHECK("t.client_id = $1")
+	    /* the token still live: a session_started job applied after the
+	     * request moved on to another token changes nothing */
+	    " AND t.expires_at > now() AND t.finished_at IS NULL"
 	    " AND r.id = t.request_to_link_id AND " DB_ROW_CHECK("r.client_id = t.client_id"
 	    " AND r.environment = t.environment AND r.status = 'PENDING'")
 	    " RETURNING 'PENDING', r.biller_id, r.link_token_id, " COLS("r") },

@@ -31,9 +31,9 @@ link_activated_apply(struct req *r, struct jobs_job *job)
 	struct rtl_linked l = {
 		.client_id = job->client_id,
 		.environment = job->environment,
-		.link_id = job->subject_id,
+		.link_id = json_get_str(job->payload, "link_id"),
 		.request_to_link_id = json_get_str(job->payload, "request_to_link_id"),
-		.link_token_id = json_get_str(job->payload, "link_token_id"),
+		.link_token_id = job->subject_id,
 		.client_user_id = json_get_str(job->payload, "client_user_id"),
 		.biller_id = json_get_str(job->payload, "biller_id"),
 		.hosted = json_get_bool(job->payload, "hosted", 0),
