@@ -456,14 +456,13 @@ canon_scalar(struct arena *a, struct json_object *o)
 	case json_type_boolean:
 		c.s = json_object_get_boolean(o) ? "true" : "false";
 		break;
-	case json_type_int:
-		c.s = arena_printf(a, "%lld", (long long)json_object_get_int64(o));
-		break;
 	case json_type_double:
 		/* the value, not the text it was written as (1.50 and 1.5 agree) */
 		c.s = arena_printf(a, "%.17g", json_object_get_double(o));
 		break;
 	default:
+		/* strings; integers from their value, uint64 beyond INT64_MAX
+		 * too (json_object_get_int64 would clamp them into one) */
 		c.s = json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
 		    JSON_C_TO_STRING_NOSLASHESCAPE);
 		break;
