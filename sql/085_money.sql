@@ -17,7 +17,5 @@ LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
     END
 $$;
 
--- Bills in UYW (or with UYW line items) stored their entity at two
--- digits: any update rebuilds it (the bills_entity trigger).
-UPDATE bills SET entity = NULL
- WHERE currency = 'UYW' OR line_items::text LIKE '%"UYW"%';
+-- Bills in UYW stored their entity at two digits: 090_entity_order.sql,
+-- which follows, rebuilds every bill's entity.

@@ -6,6 +6,7 @@
  * integer minor units with an ISO 4217 currency.
  */
 #include <stddef.h>
+#include <string.h>
 
 struct req;
 struct db_stmt_set;
@@ -158,6 +159,13 @@ struct bills_move {
 int	 bills_status_move(struct req *r, const char *client_id, const char *bill_id,
 	    const struct bills_move *m);
 
+
+/* a and b both set and equal: a status or code read from a row. */
+static inline int
+bills_is(const char *a, const char *b)
+{
+	return a != NULL && b != NULL && strcmp(a, b) == 0;
+}
 
 extern const struct db_stmt_set bills_stmt_set;
 extern const struct db_stmt_set bills_status_store_stmt_set;	/* bills_status_store.c */

@@ -124,12 +124,6 @@ static struct db_stmt stmts[BS__MAX] = {
 
 const struct db_stmt_set bills_status_stmt_set = { "bills_status", stmts, BS__MAX };
 
-static int
-is(const char *a, const char *b)
-{
-	return a != NULL && b != NULL && strcmp(a, b) == 0;
-}
-
 /* ---- observed payments ---- */
 
 /* obp_ + a UUID (version 8) from HMAC(secret_key, client, link, ref). */
@@ -165,9 +159,9 @@ payment_bill(struct req *r, const struct bills_link *l, const char *account_id,
 			goto fail;
 		if (PQntuples(res) == 1) {
 			/* in another currency it pays nothing of the bill it names */
-			if (!is(PQgetvalue(res, 0, 2), "t"))
+			if (!bills_is(PQgetvalue(res, 0, 2), "t"))
 				return NULL;
-			*done = is(PQgetvalue(res, 0, 1), "t");
+			*done = bills_is(PQgetvalue(res, 0, 1), "t");
 			return PQgetvalue(res, 0, 0);
 		}
 	}
@@ -201,7 +195,7 @@ payment_apply(struct req *r, const struct bills_link *l, const char *bill,
 	m.link_id = l->link_id;
 	m.match_status = "MATCHED";
 	m.matched_payment_ref = p->ref;
-	if (is(PQgetvalue(res, 0, PB_STATUS), "PENDING")) {
+	if (bills_is(PQgetvalue(res, 0, PB_STATUS), "PENDING")) {
 		m.change = strtoll(PQgetvalue(res, 0, PB_PAID), NULL, 10) >=
 		    strtoll(PQgetvalue(res, 0, PB_OWED), NULL, 10) ? "paid" : "partially_paid";
 		m.paid_at = p->paid_at;
@@ -254,12 +248,12 @@ bills_payment_store(struct req *r, const struct bills_link *l, const char *accou
 			bill = PQgetvalue(res, 0, PF_BILL);
 		/* a reversal is final; a payment seen before its bill is
 		 * matched once the bill is there */
-		if (is(was, "posted") && is(status, "reversed")) {
+		if (bills_is(was, "posted") && bills_is(status, "reversed")) {
 			if (db_exec(r->db, r->arena, &stmts[BP_REVERSE], 3, key) == NULL)
 				return -1;
 			return bill != NULL && payment_reversed(r, l, bill) != 0 ? -1 : 0;
 		}
-		if (!is(was, "posted") || bill != NULL)
+		if (!bills_is(was, "posted") || bill != NULL)
 			return 0;
 		if ((bill = payment_bill(r, l, account_id, p, &err, &done)) == NULL)
 			return err ? -1 : 0;
@@ -269,7 +263,7 @@ bills_payment_store(struct req *r, const struct bills_link *l, const char *accou
 		return done ? 0 : payment_apply(r, l, bill, p, since_seq);
 	}
 	/* a new one: its bill first, so the insert records the match */
-	if (is(status, "posted") &&
+	if (bills_is(status, "posted") &&
 	    (bill = payment_bill(r, l, account_id, p, &err, &done)) == NULL && err)
 		return -1;
 	snprintf(amount, sizeof(amount), "%lld", p->amount.minor);

@@ -43,12 +43,6 @@ static struct db_stmt stmts[BA__MAX] = {
 
 const struct db_stmt_set bills_status_api_stmt_set = { "bills_status_api", stmts, BA__MAX };
 
-static int
-is(const char *a, const char *b)
-{
-	return a != NULL && b != NULL && strcmp(a, b) == 0;
-}
-
 /* ---- mark-paid ---- */
 
 /* The earliest year a reported payment may carry: older is a typo (0001),
@@ -120,7 +114,7 @@ static int
 mark_amount_or_reply(struct req *r, struct json_object *amount, const char *currency,
     long long owed, long long *minor)
 {
-	if (!is(json_get_str(amount, "currency"), currency))
+	if (!bills_is(json_get_str(amount, "currency"), currency))
 		return api_field_error(r, 400, ERR_VALIDATION_ERROR, "amount.currency",
 		    "currency_mismatch", "the currency is not the bill's");
 	if (money_parse(json_get_str(amount, "value"), money_exponent_shown(currency), 0,
@@ -148,9 +142,9 @@ bills_mark_paid(struct req *r, struct json_object *out)
 	(void)out;
 	if ((rc = mark_bill_locked_or_reply(r, p, &res)) != 0)
 		return rc;
-	if (is(PQgetvalue(res, 0, MB_STATUS), "PAID"))
+	if (bills_is(PQgetvalue(res, 0, MB_STATUS), "PAID"))
 		return already_paid(r, id);
-	if (is(PQgetvalue(res, 0, MB_FUTURE), "t"))
+	if (bills_is(PQgetvalue(res, 0, MB_FUTURE), "t"))
 		return api_field_error(r, 400, ERR_VALIDATION_ERROR, "paid_at", "out_of_range",
 		    "paid_at is in the future");
 	owed = strtoll(PQgetvalue(res, 0, MB_OWED), NULL, 10);

@@ -69,12 +69,6 @@ static struct db_stmt stmts[BS__MAX] = {
 
 const struct db_stmt_set bills_status_store_stmt_set = { "bills_status_store", stmts, BS__MAX };
 
-static int
-is(const char *a, const char *b)
-{
-	return a != NULL && b != NULL && strcmp(a, b) == 0;
-}
-
 /* bill.updated from BS_MOVE's row: the spec's fields for the change. */
 static int
 emit_updated(struct req *r, const char *client_id, PGresult *res, const char *change)
@@ -88,14 +82,14 @@ emit_updated(struct req *r, const char *client_id, PGresult *res, const char *ch
 	json_set_str(o, "biller_id", COL(BV_BILLER));
 	json_set_str(o, "status", COL(BV_STATUS));
 	json_set_str(o, "change", change);
-	if (is(change, "paid") || is(change, "partially_paid")) {
+	if (bills_is(change, "paid") || bills_is(change, "partially_paid")) {
 		json_set_str(o, "paid_reason", COL(BV_PAID_REASON));
 		json_set_str(o, "paid_at", COL(BV_PAID_AT));
-	} else if (is(change, "status_reverted")) {
+	} else if (bills_is(change, "status_reverted")) {
 		json_set_str(o, "previous_status", COL(BV_PREVIOUS));
 		json_set_str(o, "revert_reason", COL(BV_REVERT_REASON));
 		json_set_str(o, "reverted_at", COL(BV_REVERTED_AT));
-	} else if (is(change, "match_status")) {
+	} else if (bills_is(change, "match_status")) {
 		json_set_str(o, "match_status", COL(BV_MATCH));
 		json_set_str(o, "matched_payment_ref", COL(BV_REF));
 	}
@@ -107,14 +101,14 @@ emit_updated(struct req *r, const char *client_id, PGresult *res, const char *ch
 static int
 applies(const struct bills_move *m, const char *st, const char *ms, const char *mr)
 {
-	if (is(m->change, "paid") || is(m->change, "partially_paid"))
-		return !is(st, "PAID");
-	if (is(m->change, "status_reverted"))
-		return is(st, "PAID") || is(st, "PARTIALLY_PAID");
-	if (is(m->change, "match_status"))
-		return !is(m->match_status, ms) ||
-		    !(m->matched_payment_ref == NULL ? mr == NULL : is(m->matched_payment_ref, mr));
-	return is(m->change, "statement_refreshed");
+	if (bills_is(m->change, "paid") || bills_is(m->change, "partially_paid"))
+		return !bills_is(st, "PAID");
+	if (bills_is(m->change, "status_reverted"))
+		return bills_is(st, "PAID") || bills_is(st, "PARTIALLY_PAID");
+	if (bills_is(m->change, "match_status"))
+		return !bills_is(m->match_status, ms) ||
+		    !(m->matched_payment_ref == NULL ? mr == NULL : bills_is(m->matched_payment_ref, mr));
+	return bills_is(m->change, "statement_refreshed");
 }
 
 int
@@ -143,7 +137,7 @@ bills_status_move(struct req *r, const char *client_id, const char *bill_id,
 	    PQgetisnull(res, 0, BG_MATCH) ? NULL : PQgetvalue(res, 0, BG_MATCH),
 	    PQgetisnull(res, 0, BG_REF) ? NULL : PQgetvalue(res, 0, BG_REF)))
 		return 0;
-	quiet = is(m->change, "match_status") && m->fold &&
+	quiet = bills_is(m->change, "match_status") && m->fold &&
 	    strtoll(PQgetvalue(res, 0, BG_CHANGED), NULL, 10) > m->since_seq;
 	if (!quiet && seq == NULL && (seq = bills_link_next(r, client_id, link)) == NULL)
 		return -1;
