@@ -173,8 +173,7 @@ headers_or_reply(struct req *r, const struct route *rt)
 	if (h == NULL)
 		return 0;
 	if (strcmp(h, "Idempotency-Key") == 0)
-		return api_field_error(r, 400, ERR_VALIDATION_ERROR, h, "required",
-		    "the Idempotency-Key header must be 1 to 255 printable ASCII characters");
+		return idem_key_or_reply(r, NULL);
 	return api_field_error(r, 400, ERR_VALIDATION_ERROR, h, "required",
 	    arena_printf(r->arena, "the %s header is required", h));
 }

@@ -152,21 +152,31 @@ secrets_open(struct req *r, const char *const *p, const char *key_id, const char
 }
 
 int
+idem_key_or_reply(struct req *r, const char *key)
+{
+	size_t len = key ? strlen(key) : 0;
+
+	if (len == 0 || len > 255 || !validate_format(VF_PRINTABLE, key))
+		return api_field_error(r, 400, ERR_VALIDATION_ERROR, "Idempotency-Key",
+		    key ? "invalid_format" : "required",
+		    "the Idempotency-Key header must be 1 to 255 printable ASCII characters");
+	return 0;
+}
+
+int
 idem_begin(struct req *r, const char *owner, const char *key, enum idem_state *st,
     int *status, struct json_object **stored)
 {
 	const char *hash = body_hash(r);
 	const char *p[4] = { owner, route_name(r), key, hash };
 	PGresult *res;
-	size_t len = key ? strlen(key) : 0;
+	int rc;
 
 	*st = IDEM_NEW;
 	*status = 0;
 	*stored = NULL;
-	if (len == 0 || len > 255 || !validate_format(VF_PRINTABLE, key))
-		return api_field_error(r, 400, ERR_VALIDATION_ERROR, "Idempotency-Key",
-		    key ? "invalid_format" : "required",
-		    "the Idempotency-Key header must be 1 to 255 printable ASCII characters");
+	if ((rc = idem_key_or_reply(r, key)) != 0)
+		return rc;
 	if ((res = db_query(r, &stmts[I_CLAIM], 4, p)) == NULL)
 		return api_db_error(r);
 	if (PQntuples(res) == 1)

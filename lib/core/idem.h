@@ -24,9 +24,11 @@ enum idem_state {
 	IDEM_REPLAY	/* same key, same body: *status and *stored are the answer */
 };
 
+/* 0 when key is an Idempotency-Key (1 to 255 printable ASCII characters),
+ * else the 400 written ("required" when none was sent). */
+int	 idem_key_or_reply(struct req *, const char *key);
 /*
- * Validate the key (1 to 255 printable ASCII; 400 VALIDATION_ERROR naming
- * the Idempotency-Key header otherwise) and claim it. The body compared is
+ * Validate the key (idem_key_or_reply) and claim it. The body compared is
  * the validated one in canonical form (json_canonical): the same JSON
  * written otherwise is the same request. Returns 0 with *st set,
  * or an error status already written: 409 IDEMPOTENCY_CONFLICT (same key,
