@@ -61,10 +61,10 @@ lib_libbds_a_SOURCES += %reldir%/module.c %reldir%/module.h
 
 # The error catalogue: errcodes.txt is the one table of error codes;
 # errcodes.awk makes the C header from it at build time (into the build
-# tree: -I$(top_builddir)/lib), and the checked-in docs page and OpenAPI
-# fragment that t/errcodes.test keeps fresh. (BUILT_SOURCES and CLEANFILES
-# name the header in Makefile.am: they are set there after this file.)
-AM_CPPFLAGS += -I$(top_builddir)/lib
+# tree: Makefile.am puts -I$(top_builddir)/lib first), and the checked-in
+# docs page and OpenAPI fragment that t/errcodes.test keeps fresh.
+# (BUILT_SOURCES and CLEANFILES name the header in Makefile.am: they are
+# set there after this file.)
 nodist_lib_libbds_a_SOURCES += %reldir%/errcodes.h
 dist_noinst_DATA = %reldir%/errcodes.txt
 dist_noinst_SCRIPTS = %reldir%/errcodes.awk
