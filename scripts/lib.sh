@@ -13,6 +13,11 @@ BDS_PKGS="build-essential autoconf automake libtool pkg-config
 # tools/biller-sim and its self-test run on Debian's python3.
 # the browser suite (Debian chromium, chromedriver, selenium).
 BDS_PKGS="$BDS_PKGS python3 chromium chromium-driver python3-selenium"
+# the OpenAPI document's checks: YAML, JSON Schema (Draft 2020-12), the
+# schema-driven fuzzer; Node.js and npm for the reference page, the linter
+# and the generated TypeScript client (npm comes with NodeSource's nodejs;
+# scripts/npm-tools installs Debian's npm where it is missing).
+BDS_PKGS="$BDS_PKGS python3-yaml python3-jsonschema python3-hypothesis nodejs"
 
 say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }

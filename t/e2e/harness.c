@@ -1861,11 +1861,19 @@ harness_api_workers(pid_t *out, size_t max)
 	return proc_children(harness_api_pid(), out, max);
 }
 
+/*
+ * How long a worker set must hold still to count as the master's settled
+ * state: a reload in flight (a second SIGHUP, an upgrade's --check child)
+ * changes the children within milliseconds of the set it passes through.
+ */
+#define WORKERS_SETTLE_MS	1000
+
 int
 harness_api_wait_workers(size_t n, const pid_t *avoid, size_t navoid, int timeout_ms)
 {
-	long long end = harness_now_ms() + timeout_ms;
-	pid_t w[256];
+	long long end = harness_now_ms() + timeout_ms + WORKERS_SETTLE_MS, since = 0;
+	pid_t w[256], held[256];
+	size_t nheld = 0;
 
 	for (;;) {
 		size_t got = harness_api_workers(w, 256), i, j;
@@ -1875,8 +1883,17 @@ harness_api_wait_workers(size_t n, const pid_t *avoid, size_t navoid, int timeou
 			for (j = 0; j < navoid; j++)
 				if (w[i] == avoid[j])
 					clash = 1;
-		if (got == n && !clash)
+		if (got != n || clash) {
+			since = 0;
+		} else if (since == 0 || nheld != got ||
+		    memcmp(held, w, got * sizeof(*w)) != 0) {
+			/* a new set: it counts once it has held still */
+			since = harness_now_ms();
+			nheld = got;
+			memcpy(held, w, got * sizeof(*w));
+		} else if (harness_now_ms() - since >= WORKERS_SETTLE_MS) {
 			return 0;
+		}
 		if (harness_now_ms() >= end)
 			return set_err("after %d ms bds-api has %zu workers%s, want %zu new",
 			    timeout_ms, got, clash ? " (some old)" : "", n);

@@ -178,8 +178,9 @@ pid_t	 harness_api_pid(void);
 size_t	 harness_api_workers(pid_t *out, size_t max);
 /*
  * Wait until the master has exactly n workers, none of which is in
- * avoid[0..navoid) (pass the old pids to wait for replacements).
- * 0 once so, -1 after timeout_ms.
+ * avoid[0..navoid) (pass the old pids to wait for replacements), and
+ * that set has held still for a second (a reload in flight passes through
+ * such sets). 0 once so, -1 after timeout_ms and that second.
  */
 int	 harness_api_wait_workers(size_t n, const pid_t *avoid, size_t navoid,
 	    int timeout_ms);
