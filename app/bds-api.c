@@ -13,6 +13,7 @@
 #include "core/config.h"
 #include "core/crypto.h"
 #include "core/log.h"
+#include "core/router.h"
 #include "core/server.h"
 
 static void
@@ -20,12 +21,15 @@ usage(FILE *f)
 {
 	fprintf(f,
 	    "usage: bds-api [--config FILE] [--workers N] [--socket PATH] [--check]\n"
+	    "       bds-api --routes [--json]\n"
 	    "  --config FILE   settings file (key = value); BDS_<KEY> overrides\n"
 	    "  --workers N     prefork N workers (0: serve in this process)\n"
 	    "  --socket PATH   create the FastCGI socket at PATH; without it an\n"
 	    "                  inherited socket (systemd LISTEN_FDS or fd 0 from\n"
 	    "                  spawn-fcgi) is used, else socket_path from the config\n"
 	    "  --check         load the configuration and exit 0 when it is valid\n"
+	    "  --routes        print the route table (method, pattern, auth, flags);\n"
+	    "                  with --json also each route's declared input as JSON Schema\n"
 	    "SIGHUP to the master re-executes the program at the same path (binary\n"
 	    "upgrade, same pid, socket kept, old workers drain); TERM drains and exits.\n");
 }
@@ -40,13 +44,15 @@ main(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ "version", no_argument, NULL, 'V' },
 		{ "check", no_argument, NULL, 'k' },
+		{ "routes", no_argument, NULL, 'r' },
+		{ "json", no_argument, NULL, 'j' },
 		{ NULL, 0, NULL, 0 }
 	};
 	const char *config_path = NULL, *socket_path = NULL;
 	struct config cfg;
 	char err[512];
 	const char *up = getenv("BDS_UPGRADE_FD");
-	int workers = -1, fd, ch, rc, created = 0, check = 0;
+	int workers = -1, fd, ch, rc, created = 0, check = 0, routes_out = 0, json = 0;
 
 	while ((ch = getopt_long(argc, argv, "c:w:s:hVk", opts, NULL)) != -1) {
 		switch (ch) {
@@ -54,10 +60,16 @@ main(int argc, char **argv)
 		case 'w': workers = atoi(optarg); break;
 		case 's': socket_path = optarg; break;
 		case 'k': check = 1; break;
+		case 'r': routes_out = 1; break;
+		case 'j': json = 1; break;
 		case 'V': printf("bds-api %s\n", PACKAGE_VERSION); return 0;
 		case 'h': usage(stdout); return 0;
 		default: usage(stderr); return 2;
 		}
+	}
+	if (routes_out) {
+		router_print(stdout, routes, routes_count, json);
+		return fflush(stdout) == 0 ? 0 : 1;
 	}
 	if (config_load(&cfg, config_path, err, sizeof(err)) != 0) {
 		fprintf(stderr, "bds-api: %s\n", err);

@@ -118,13 +118,13 @@ const struct route routes[] = {
 	 * allowedOrigins may call the session routes (ROUTE_CORS) */
 	{ M_POST,  "/v1/link-tokens",                       AUTH_KEY,  links_token_create_fields,  NULL, links_token_create,       ROUTE_TX },
 	{ M_POST,  "/v1/link-tokens/{linkTokenId}/exchange", AUTH_KEY, links_exchange_fields,      NULL, links_exchange,           ROUTE_TX },
-	{ M_POST,  "/v1/biller-connect/ticket",             AUTH_NONE, links_ticket_fields,        NULL, links_ticket_create,      ROUTE_TX | ROUTE_CORS },
+	{ M_POST,  "/v1/biller-connect/ticket",             AUTH_NONE, links_ticket_fields,        NULL, links_ticket_create,      ROUTE_TX | ROUTE_CORS | ROUTE_LINK_TOKEN },
 	{ M_POST,  "/v1/link-sessions",                     AUTH_NONE, links_session_create_fields, NULL, links_session_create,    ROUTE_TX | ROUTE_CORS },
-	{ M_GET,   "/v1/link-sessions/billers",             AUTH_NONE, NULL,                       links_session_billers_query, links_session_billers, ROUTE_CORS },
-	{ M_POST,  "/v1/link-sessions/connect",             AUTH_NONE, links_session_connect_fields, NULL, links_session_connect,  ROUTE_TX | ROUTE_CORS },
-	{ M_GET,   "/v1/link-sessions/current",             AUTH_NONE, NULL,                       NULL, links_session_current,    ROUTE_CORS },
-	{ M_POST,  "/v1/link-sessions/mfa",                 AUTH_NONE, links_session_mfa_fields,   NULL, links_session_mfa,        ROUTE_TX | ROUTE_CORS },
-	{ M_POST,  "/v1/link-sessions/exit",                AUTH_NONE, links_session_exit_fields,  NULL, links_session_exit,       ROUTE_TX | ROUTE_CORS },
+	{ M_GET,   "/v1/link-sessions/billers",             AUTH_NONE, NULL,                       links_session_billers_query, links_session_billers, ROUTE_CORS | ROUTE_SESSION_TOKEN },
+	{ M_POST,  "/v1/link-sessions/connect",             AUTH_NONE, links_session_connect_fields, NULL, links_session_connect,  ROUTE_TX | ROUTE_CORS | ROUTE_SESSION_TOKEN },
+	{ M_GET,   "/v1/link-sessions/current",             AUTH_NONE, NULL,                       NULL, links_session_current,    ROUTE_CORS | ROUTE_SESSION_TOKEN },
+	{ M_POST,  "/v1/link-sessions/mfa",                 AUTH_NONE, links_session_mfa_fields,   NULL, links_session_mfa,        ROUTE_TX | ROUTE_CORS | ROUTE_SESSION_TOKEN },
+	{ M_POST,  "/v1/link-sessions/exit",                AUTH_NONE, links_session_exit_fields,  NULL, links_session_exit,       ROUTE_TX | ROUTE_CORS | ROUTE_SESSION_TOKEN },
 
 	/* requests to link and biller discovery (lib/rtl/). On
 	 * the sandbox host every request-to-link route but creation is 404

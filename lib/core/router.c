@@ -1,8 +1,12 @@
 /* Match a decoded path against the static route table. */
+#include <stdio.h>
 #include <string.h>
+
+#include <json-c/json.h>
 
 #include "core/arena.h"
 #include "core/router.h"
+#include "core/validate.h"
 
 static int
 is_capture(const char *seg, size_t len)
@@ -106,4 +110,94 @@ router_header_missing(const struct route *rt, const struct http_req *h)
 	if ((rt->flags & ROUTE_USER_HEADER) && h->client_user_id == NULL)
 		return "X-Client-User-Id";
 	return NULL;
+}
+
+/* ---- the table, printed ---- */
+
+static const struct {
+	unsigned	 bit;
+	const char	*name;
+} auth_names[] = {
+	{ AUTH_JWT, "developerJwt" }, { AUTH_KEY, "apiKey" },
+	{ AUTH_LINK, "linkAccessToken" }, { AUTH_PAYTOKEN, "payToken" },
+}, flag_names[] = {
+	{ ROUTE_SANDBOX, "sandbox" }, { ROUTE_LIVE, "live" }, { ROUTE_ANY_BODY, "any_body" },
+	{ ROUTE_TX, "tx" }, { ROUTE_IDEM, "idem" }, { ROUTE_ONCE, "once" },
+	{ ROUTE_RESIGNIN, "resignin" }, { ROUTE_CORS, "cors" },
+	{ ROUTE_IDEM_REQUIRED, "idem_required" }, { ROUTE_USER_HEADER, "user_header" },
+	{ ROUTE_LINK_TOKEN, "link_token" }, { ROUTE_SESSION_TOKEN, "session_token" },
+};
+
+/* The schemes a route takes, in the document's names. */
+static struct json_object *
+route_auth(const struct route *rt)
+{
+	struct json_object *a = json_object_new_array();
+
+	for (size_t i = 0; i < sizeof(auth_names) / sizeof(auth_names[0]); i++)
+		if (rt->auth & auth_names[i].bit)
+			json_object_array_add(a, json_object_new_string(auth_names[i].name));
+	if (rt->flags & ROUTE_LINK_TOKEN)
+		json_object_array_add(a, json_object_new_string("linkToken"));
+	if (rt->flags & ROUTE_SESSION_TOKEN)
+		json_object_array_add(a, json_object_new_string("sessionToken"));
+	return a;
+}
+
+static struct json_object *
+route_flags(const struct route *rt)
+{
+	struct json_object *a = json_object_new_array();
+
+	for (size_t i = 0; i < sizeof(flag_names) / sizeof(flag_names[0]); i++)
+		if (rt->flags & flag_names[i].bit)
+			json_object_array_add(a, json_object_new_string(flag_names[i].name));
+	return a;
+}
+
+/* The array's strings joined by sep, or none when it is empty. */
+static void
+print_joined(FILE *f, struct json_object *a, const char *sep, const char *none)
+{
+	size_t n = json_object_array_length(a);
+
+	if (n == 0)
+		fputs(none, f);
+	for (size_t i = 0; i < n; i++)
+		fprintf(f, "%s%s", i ? sep : "",
+		    json_object_get_string(json_object_array_get_idx(a, i)));
+}
+
+void
+router_print(FILE *f, const struct route *table, size_t n, int json)
+{
+	struct json_object *all = json_object_new_array();
+
+	for (size_t i = 0; i < n; i++) {
+		const struct route *rt = &table[i];
+		struct json_object *o = json_object_new_object();
+
+		json_object_object_add(o, "method",
+		    json_object_new_string(http_method_name(rt->method)));
+		json_object_object_add(o, "pattern", json_object_new_string(rt->pattern));
+		json_object_object_add(o, "auth", route_auth(rt));
+		json_object_object_add(o, "flags", route_flags(rt));
+		if (json) {
+			json_object_object_add(o, "body", rt->body ? validate_schema(rt->body) :
+			    (rt->flags & ROUTE_ANY_BODY) ? json_object_new_object() : NULL);
+			json_object_object_add(o, "query",
+			    rt->query ? validate_schema(rt->query) : NULL);
+		} else {
+			fprintf(f, "%s\t%s\t", http_method_name(rt->method), rt->pattern);
+			print_joined(f, json_object_object_get(o, "auth"), ",", "none");
+			fputc('\t', f);
+			print_joined(f, json_object_object_get(o, "flags"), ",", "-");
+			fputc('\n', f);
+		}
+		json_object_array_add(all, o);
+	}
+	if (json)
+		fprintf(f, "%s\n", json_object_to_json_string_ext(all,
+		    JSON_C_TO_STRING_PRETTY | JSON_C_TO_STRING_NOSLASHESCAPE));
+	json_object_put(all);
 }

@@ -6,6 +6,7 @@
  * pattern with another method is 405 (with Allow); no pattern at all, 404.
  */
 #include <stddef.h>
+#include <stdio.h>
 #include "core/http.h"
 
 struct arena;
@@ -51,6 +52,10 @@ struct vfield;
 				 * input is checked and before the handler runs) */
 #define ROUTE_USER_HEADER 0x400u /* the X-Client-User-Id header must be sent
 				 * (400 VALIDATION_ERROR naming it, likewise) */
+/* Bearers the handler resolves itself (the dispatcher does not): declared
+ * so the table says who may call (bds-api --routes, the OpenAPI parity) */
+#define ROUTE_LINK_TOKEN 0x800u	/* a link token (lt_...) */
+#define ROUTE_SESSION_TOKEN 0x1000u /* a connect session token, or the link token */
 
 typedef int (*route_handler)(struct req *, struct json_object *out);
 
@@ -79,6 +84,16 @@ int	 router_match(const struct route *table, size_t n, enum http_method,
 	    const char *path, struct arena *, struct route_match *m);
 /* The capture named name (without braces), or NULL. */
 const char *router_cap(const struct route_match *, const char *name);
+/*
+ * The table for operators and for the document's parity check. Text: one
+ * line per route, tab-separated: method, pattern, the schemes it takes
+ * (developerJwt, apiKey, linkAccessToken, payToken, linkToken,
+ * sessionToken, or none) joined by commas, its flags by name (or -).
+ * json: an array of {method, pattern, auth[], flags[], body, query}, body
+ * and query the JSON Schemas of the declared input (validate_schema) or
+ * null when none is accepted.
+ */
+void	 router_print(FILE *, const struct route *table, size_t n, int json);
 /* The header rt requires (ROUTE_IDEM_REQUIRED, ROUTE_USER_HEADER) that h
  * lacks, named as a client sends it; NULL when none is missing. */
 const char *router_header_missing(const struct route *rt, const struct http_req *h);

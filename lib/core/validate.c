@@ -1134,3 +1134,131 @@ validate_query(struct arena *a, const struct vfield *spec,
 	*out = o;
 	return 0;
 }
+
+/* ---- the declared input as JSON Schema (bds-api --routes --json) ---- */
+
+static const char *const vtype_schema[VT__MAX] = {
+	[VT_STRING] = "string", [VT_INT] = "integer", [VT_NUMBER] = "number",
+	[VT_BOOL] = "boolean", [VT_OBJECT] = "object", [VT_ARRAY] = "array",
+	[VT_ANY] = NULL,
+};
+
+/* The JSON Schema format a vformat is, where there is one. */
+static const char *
+vformat_schema(enum vformat f)
+{
+	switch (f) {
+	case VF_EMAIL: return "email";
+	case VF_URL: case VF_HTTPS_URL: return "uri";
+	case VF_DATE: return "date";
+	case VF_DATETIME: return "date-time";
+	case VF_UUID: return "uuid";
+	default: return NULL;
+	}
+}
+
+static struct json_object *vfield_schema(const struct vfield *f, enum vtype t);
+
+static void
+vset_int(struct json_object *o, const char *k, long long v)
+{
+	json_object_object_add(o, k, json_object_new_int64(v));
+}
+
+struct json_object *
+validate_schema(const struct vfield *spec)
+{
+	struct json_object *o = json_object_new_object(), *props = json_object_new_object(),
+	    *req = json_object_new_array();
+
+	json_object_object_add(o, "type", json_object_new_string("object"));
+	json_object_object_add(o, "additionalProperties", json_object_new_boolean(0));
+	for (const struct vfield *f = spec; f != NULL && f->name != NULL; f++) {
+		json_object_object_add(props, f->name, vfield_schema(f, f->type));
+		if (f->alias != NULL) {
+			struct json_object *a = vfield_schema(f, f->type);
+
+			json_object_object_add(a, "x-alias-of", json_object_new_string(f->name));
+			json_object_object_add(props, f->alias, a);
+		}
+		if (f->flags & V_REQUIRED)
+			json_object_array_add(req, json_object_new_string(f->name));
+	}
+	json_object_object_add(o, "properties", props);
+	json_object_object_add(o, "required", req);
+	return o;
+}
+
+/* One field's schema; t is its type (an array's items use the field's
+ * enum, format and members but not its bounds, as validate_array does). */
+static struct json_object *
+vfield_schema(const struct vfield *f, enum vtype t)
+{
+	struct json_object *o;
+	const char *ty = (unsigned)t < VT__MAX ? vtype_schema[t] : NULL;
+
+	if (t == VT_OBJECT && f->fields != NULL)
+		o = validate_schema(f->fields);
+	else
+		o = json_object_new_object();
+	if (ty != NULL && t != VT_OBJECT) {
+		if (f->flags & V_NULLABLE) {
+			struct json_object *a = json_object_new_array();
+
+			json_object_array_add(a, json_object_new_string(ty));
+			json_object_array_add(a, json_object_new_string("null"));
+			json_object_object_add(o, "type", a);
+		} else {
+			json_object_object_add(o, "type", json_object_new_string(ty));
+		}
+	} else if (t == VT_OBJECT && (f->flags & V_NULLABLE)) {
+		struct json_object *a = json_object_new_array();
+
+		json_object_array_add(a, json_object_new_string("object"));
+		json_object_array_add(a, json_object_new_string("null"));
+		json_object_object_add(o, "type", a);
+	}
+	switch (t) {
+	case VT_STRING:
+		if (f->min > 0)
+			vset_int(o, "minLength", f->min);
+		if (!(f->flags & V_OPAQUE))
+			vset_int(o, "maxLength", f->max > 0 ? f->max : VALIDATE_STRING_MAX);
+		if (vformat_schema(f->format) != NULL)
+			json_object_object_add(o, "format",
+			    json_object_new_string(vformat_schema(f->format)));
+		break;
+	case VT_INT:
+	case VT_NUMBER:
+		if (vhas_min(f))
+			vset_int(o, "minimum", f->min);
+		if (vhas_max(f))
+			vset_int(o, "maximum", f->max);
+		break;
+	case VT_ARRAY: {
+		struct vfield item = *f;
+
+		item.flags = 0;
+		item.min = item.max = 0;
+		if (f->min > 0)
+			vset_int(o, "minItems", f->min);
+		vset_int(o, "maxItems", f->max > 0 ? f->max : VALIDATE_ARRAY_MAX);
+		if (f->flags & V_UNIQUE)
+			json_object_object_add(o, "uniqueItems", json_object_new_boolean(1));
+		json_object_object_add(o, "items", vfield_schema(&item, f->items));
+		break;
+	}
+	default:
+		break;
+	}
+	if (f->check != NULL && t != VT_ARRAY)	/* the handler's own rule narrows it */
+		json_object_object_add(o, "x-check", json_object_new_boolean(1));
+	if (f->enumv != NULL && t != VT_ARRAY) {
+		struct json_object *e = json_object_new_array();
+
+		for (size_t i = 0; f->enumv[i] != NULL; i++)
+			json_object_array_add(e, json_object_new_string(f->enumv[i]));
+		json_object_object_add(o, "enum", e);
+	}
+	return o;
+}

@@ -126,6 +126,15 @@ int	 validate_utf8(const char *, size_t);
 int	 validate_name(struct arena *, struct json_object **, const char **,
 	    const char **);
 
+/*
+ * The JSON Schema (Draft 2020-12) of what validate_body accepts for spec:
+ * types, required, bounds (string lengths in code points), enums, the
+ * formats JSON Schema names, additionalProperties false; an alias is a
+ * second property marked "x-alias-of", a field with its own check (which
+ * may narrow the bounds) "x-check". A new object the caller puts.
+ */
+struct json_object *validate_schema(const struct vfield *spec);
+
 /* Format checks, exposed for handlers and tests: 1 when s matches. */
 int	 validate_format(enum vformat, const char *s);
 

@@ -37,6 +37,7 @@
 #include <libpq-fe.h>
 
 #include "harness.h"
+#include "record.h"
 
 extern char **environ;
 
@@ -2270,6 +2271,11 @@ struct xfer {
 	struct hbuf	 body;
 	struct harness_resp *r;
 	int		 failed;	/* set up could not be done */
+	/* what was asked, for the recorder (record.h) */
+	const char	*method, *host, *path;
+	const char *const *headers;
+	const void	*req_body;
+	size_t		 req_len;
 };
 
 static size_t
@@ -2304,6 +2310,12 @@ xfer_init(struct xfer *x, const char *method, const char *host, const char *path
 
 	memset(x, 0, sizeof(*x));
 	x->r = resp_new();
+	x->method = method;
+	x->host = host;
+	x->path = path;
+	x->headers = headers;
+	x->req_body = body;
+	x->req_len = body_len;
 	if (base == NULL) {
 		snprintf(x->r->error, sizeof(x->r->error), "no stack or unknown host \"%s\"",
 		    host ? host : "(null)");
@@ -2364,6 +2376,9 @@ xfer_finish(struct xfer *x, CURLcode rc)
 	r->body_len = x->body.len;
 	r->body = hbuf_take(&x->body);
 	r->json = parse_json(r->body, r->body_len);
+	if (!x->failed)
+		record_exchange(x->method, x->host, x->path, x->headers, x->req_body,
+		    x->req_len, r);
 	curl_slist_free_all(x->hl);
 	curl_easy_cleanup(x->c);
 	return r;

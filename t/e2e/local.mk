@@ -7,6 +7,7 @@ check_LIBRARIES += %reldir%/libe2e.a
 	%reldir%/devacct.c %reldir%/devacct.h \
 	%reldir%/fleet.c %reldir%/fleet.h \
 	%reldir%/receiver.c %reldir%/receiver.h \
+	%reldir%/record.c %reldir%/record.h \
 	%reldir%/smtp_sink.c %reldir%/smtp_sink.h
 E2E_SUITES += %reldir%/check_e2e_core %reldir%/check_e2e_faults %reldir%/check_e2e_mail \
 	%reldir%/check_e2e_accounts_signup %reldir%/check_e2e_accounts_session \

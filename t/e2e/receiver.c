@@ -20,6 +20,7 @@
 #include <openssl/hmac.h>
 
 #include "receiver.h"
+#include "record.h"
 
 #define HEAD_MAX	65536
 #define BODY_MAX	(4 * 1024 * 1024)
@@ -181,6 +182,7 @@ serve(struct receiver *rc, int c)
 	}
 	q->body[q->body_len] = '\0';
 	q->received_at = (long long)time(NULL);
+	record_delivery(q);
 
 	pthread_mutex_lock(&rc->mu);
 	status = rc->status;
