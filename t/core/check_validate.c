@@ -1026,6 +1026,47 @@ START_TEST(query_invalid_table)
 }
 END_TEST
 
+/* The schema of a spec says what the validator enforces, field by field. */
+static const char *const schema_colors[] = { "red", "blue", NULL };
+static const struct vfield schema_inner[] = {
+	{ .name = "n", .type = VT_INT, .min = 1, .max = 9 },
+	{ NULL }
+};
+static const struct vfield schema_spec[] = {
+	{ .name = "email", .alias = "eMail", .type = VT_STRING, .flags = V_REQUIRED,
+	  .min = 3, .max = 254, .format = VF_EMAIL },
+	{ .name = "note", .type = VT_STRING, .flags = V_NULLABLE },
+	{ .name = "color", .type = VT_STRING, .enumv = schema_colors },
+	{ .name = "tags", .type = VT_ARRAY, .items = VT_STRING, .max = 5, .flags = V_UNIQUE },
+	{ .name = "inner", .type = VT_OBJECT, .fields = schema_inner },
+	{ .name = "cursor", .type = VT_STRING, .flags = V_OPAQUE },
+	{ .name = "name", .type = VT_STRING, .check = validate_name },
+	{ NULL }
+};
+
+START_TEST(schema_of_spec)
+{
+	struct json_object *o = validate_schema(schema_spec);
+
+	ck_assert_str_eq(json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN |
+	    JSON_C_TO_STRING_NOSLASHESCAPE),
+	    "{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{"
+	    "\"email\":{\"type\":\"string\",\"minLength\":3,\"maxLength\":254,\"format\":\"email\"},"
+	    "\"eMail\":{\"type\":\"string\",\"minLength\":3,\"maxLength\":254,\"format\":\"email\","
+	    "\"x-alias-of\":\"email\"},"
+	    "\"note\":{\"type\":[\"string\",\"null\"],\"maxLength\":4096},"
+	    "\"color\":{\"type\":\"string\",\"maxLength\":4096,\"enum\":[\"red\",\"blue\"]},"
+	    "\"tags\":{\"type\":\"array\",\"maxItems\":5,\"uniqueItems\":true,"
+	    "\"items\":{\"type\":\"string\",\"maxLength\":4096}},"
+	    "\"inner\":{\"type\":\"object\",\"additionalProperties\":false,\"properties\":{"
+	    "\"n\":{\"type\":\"integer\",\"minimum\":1,\"maximum\":9}},\"required\":[]},"
+	    "\"cursor\":{\"type\":\"string\"},"
+	    "\"name\":{\"type\":\"string\",\"maxLength\":4096,\"x-check\":true}},"
+	    "\"required\":[\"email\"]}");
+	json_object_put(o);
+}
+END_TEST
+
 static Suite *
 validate_suite(void)
 {
@@ -1056,6 +1097,10 @@ validate_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_loop_test(tc, query_valid_table, 0, N(query_valid));
 	tcase_add_loop_test(tc, query_invalid_table, 0, N(query_invalid));
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("schema");
+	tcase_add_test(tc, schema_of_spec);
 	suite_add_tcase(s, tc);
 	return s;
 }
