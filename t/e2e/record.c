@@ -85,9 +85,9 @@ mask_member(struct json_object *parent, const char *key, struct json_object *v)
 			json_object_set_string(v, m);
 			free(m);
 		}
-	} else if (key != NULL && is_secret_key(key) &&
+	} else if (key != NULL && strcmp(key, "credentials") == 0 &&
 	    json_object_is_type(v, json_type_object)) {
-		/* credentials given as an object: every string in it */
+		/* a biller login given as an object: every string in it */
 		json_object_object_foreach(v, k, sub) {
 			(void)k;
 			if (json_object_is_type(sub, json_type_string)) {
