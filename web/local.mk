@@ -1,0 +1,30 @@
+# What the build adds to the served pages, in the build tree's web/
+# (nginx's $bds_web_build: nginx/bds-api-host.conf): the OpenAPI document
+# at /v1/openapi.json (JSON, made from docs/openapi.yaml by
+# scripts/openapi-json) and /v1/openapi.yaml (the file as is), and Redoc's
+# standalone bundle for the reference page /docs/ (web/docs/index.html),
+# copied from tools/npm/node_modules (scripts/npm-tools) once
+# scripts/sri-check has found it, and web/docs/reference.js, matching the
+# page's integrity attributes. `make install` puts them in
+# $(pkgdatadir)/web, the installed web/ directory (docs/deploy.md).
+webv1dir = $(pkgdatadir)/web/v1
+webv1_DATA = %reldir%/v1/openapi.json %reldir%/v1/openapi.yaml
+webdocsdir = $(pkgdatadir)/web/docs
+webdocs_DATA = %reldir%/docs/redoc.standalone.js
+CLEANFILES += $(webv1_DATA) $(webdocs_DATA)
+REDOC_BUNDLE = $(srcdir)/tools/npm/node_modules/redoc/bundles/redoc.standalone.js
+EXTRA_DIST += tools/npm/package.json tools/npm/package-lock.json
+
+%reldir%/v1/openapi.json: $(srcdir)/docs/openapi.yaml $(srcdir)/scripts/openapi-json
+	$(AM_V_GEN)$(MKDIR_P) %reldir%/v1 && \
+	/usr/bin/python3 $(srcdir)/scripts/openapi-json $(srcdir)/docs/openapi.yaml > $@.tmp && mv $@.tmp $@
+%reldir%/v1/openapi.yaml: $(srcdir)/docs/openapi.yaml
+	$(AM_V_GEN)$(MKDIR_P) %reldir%/v1 && cp $(srcdir)/docs/openapi.yaml $@.tmp && mv $@.tmp $@
+%reldir%/docs/redoc.standalone.js: $(REDOC_BUNDLE) $(srcdir)/%reldir%/docs/index.html \
+	    $(srcdir)/%reldir%/docs/reference.js $(srcdir)/scripts/sri-check
+	$(AM_V_GEN)/usr/bin/python3 $(srcdir)/scripts/sri-check $(srcdir)/%reldir%/docs/index.html \
+	    /docs/redoc.standalone.js=$(REDOC_BUNDLE) \
+	    /docs/reference.js=$(srcdir)/%reldir%/docs/reference.js && \
+	$(MKDIR_P) %reldir%/docs && cp $(REDOC_BUNDLE) $@.tmp && mv $@.tmp $@
+$(REDOC_BUNDLE):
+	@echo "$@ is missing: run scripts/npm-tools first (npm ci of tools/npm)" >&2; exit 1
