@@ -3,17 +3,15 @@
  * OpenAPI document, /v1/openapi.json, into #reference. A file of its own,
  * never inline: the page's CSP allows scripts from 'self' only.
  *
- * Redoc's components add <style> elements as they render; the page's CSP
- * admits a style element only with the nonce nginx writes per response into
- * <meta name="bds-style-nonce"> (nginx/bds-api-host.conf), and Redoc's
- * `nonce` option puts it on every one. Nothing is fetched from anywhere
- * else (Redoc 2 loads no web font; the theme names only local fonts).
+ * Nothing is fetched from another host: Redoc 2 loads no web font and
+ * the theme names only local ones; the build took the one CDN image out
+ * of the bundle (web/local.mk). What Redoc needs beyond the link pages'
+ * CSP: docs/DECISIONS.md "(reference page)".
  */
 (function () {
 	'use strict';
 
 	var root = document.getElementById('reference');
-	var meta = document.querySelector('meta[name="bds-style-nonce"]');
 	var failed = document.getElementById('reference-failed');
 
 	if (typeof Redoc === 'undefined' || root === null) {
@@ -22,7 +20,6 @@
 		return;
 	}
 	Redoc.init('/v1/openapi.json', {
-		nonce: meta !== null ? meta.content : undefined,
 		expandResponses: '200,201,202',
 		jsonSampleExpandLevel: 3,
 		sortPropsAlphabetically: false,
