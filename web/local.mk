@@ -14,7 +14,9 @@ webv1_DATA = %reldir%/v1/openapi.json %reldir%/v1/openapi.yaml
 webdocsdir = $(pkgdatadir)/web/docs
 webdocs_DATA = %reldir%/docs/redoc.standalone.js
 CLEANFILES += $(webv1_DATA) $(webdocs_DATA)
-REDOC_BUNDLE = $(srcdir)/tools/npm/node_modules/redoc/bundles/redoc.standalone.js
+REDOC_BUNDLE = $(NPM_MODULES)/redoc/bundles/redoc.standalone.js
+# the unpacked dist has no node_modules: the original tree's
+AM_DISTCHECK_CONFIGURE_FLAGS = NPM_MODULES=$(abs_top_srcdir)/tools/npm/node_modules
 EXTRA_DIST += tools/npm/package.json tools/npm/package-lock.json
 
 %reldir%/v1/openapi.json: $(srcdir)/docs/openapi.yaml $(srcdir)/scripts/openapi-json
