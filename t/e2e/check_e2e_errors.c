@@ -80,8 +80,8 @@ static const struct {
 } not_pages[] = {
 	{ "api",	"/docs/errors.html" },
 	{ "api",	"/docs/errors/" },
-	{ "api",	"/docs/" },
-	{ "api",	"/docs" },
+	{ "api",	"/docs/errors/x" },
+	{ "api",	"/docs/index.html" },	/* the reference is /docs/ */
 	{ "sandbox",	"/docs/errorsx" },
 	{ "link",	"/docs/errors" },
 };

@@ -42,3 +42,6 @@ E2E_SUITES += %reldir%/check_e2e_portal
 E2E_SUITES += %reldir%/check_e2e_fleet
 # the error catalogue's page and every docs_url pointing at it
 E2E_SUITES += %reldir%/check_e2e_errors
+# the OpenAPI document served (/v1/openapi.json, .yaml) and the reference
+# page (/docs/, Redoc) in a real browser
+E2E_SUITES += %reldir%/check_e2e_reference
