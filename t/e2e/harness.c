@@ -1293,6 +1293,7 @@ static int
 render_nginx(const struct harness_opts *o)
 {
 	char tmpl[H_PATH + 64], nginx_dir[H_PATH + 16], web_root[H_PATH + 16];
+	char web_build[H_PATH + 16];
 	char ports[HOST__MAX][16], *text, *p, data_dir[H_PATH + 16];
 	const char *user = geteuid() == 0 ? "nobody nogroup" : "nobody";
 	int rc, i;
@@ -1302,6 +1303,8 @@ render_nginx(const struct harness_opts *o)
 	snprintf(tmpl, sizeof(tmpl), "%s/nginx/bds-dev.conf.in", H->srcdir);
 	snprintf(nginx_dir, sizeof(nginx_dir), "%s/nginx", H->srcdir);
 	snprintf(web_root, sizeof(web_root), "%s/web", H->srcdir);
+	/* the build's web/ (web/local.mk): the OpenAPI document, Redoc's bundle */
+	snprintf(web_build, sizeof(web_build), "%s/web", H->builddir);
 	if ((text = read_file(tmpl, 0, NULL)) == NULL)
 		return set_err("read %s: %s", tmpl, strerror(errno));
 	for (i = 0; i < HOST__MAX; i++)
@@ -1313,6 +1316,7 @@ render_nginx(const struct harness_opts *o)
 	str_replace_all(&text, "@SANDBOX_PORT@", ports[HOST_SANDBOX]);
 	str_replace_all(&text, "@LINK_PORT@", ports[HOST_LINK]);
 	str_replace_all(&text, "@WEB_ROOT@", web_root);
+	str_replace_all(&text, "@WEB_BUILD@", web_build);
 	str_replace_all(&text, "@USER@", user);
 	str_replace_all(&text, "@RATE_IP@", o->rate_ip);
 	str_replace_all(&text, "@BURST_IP@", o->burst_ip);
