@@ -69,6 +69,36 @@ mask(const char *s)
 	return m;
 }
 
+/*
+ * A credential inside a longer string (a connect URL's #ticket=bds_tkt_...,
+ * a hosted_url): each bds_ token in it masked like a whole one. NULL when
+ * there is none.
+ */
+static char *
+mask_embedded(const char *s)
+{
+	const char *hit = strstr(s, "bds_");
+	char *m;
+
+	if (hit == NULL)
+		return NULL;
+	if ((m = strdup(s)) == NULL)
+		abort();
+	for (char *t = m + (hit - s); t != NULL; t = strstr(t, "bds_")) {
+		size_t len = strspn(t, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
+		    "0123456789_"), keep = 0;
+
+		for (size_t i = 0; i < len && i < 24; i++)
+			if (t[i] == '_')
+				keep = i + 1;
+		for (size_t i = keep; i < len; i++)
+			if (isalnum((unsigned char)t[i]))
+				t[i] = 'x';
+		t += len > 0 ? len : 1;
+	}
+	return m;
+}
+
 static void mask_tree(struct json_object *o);
 
 static void
@@ -84,6 +114,13 @@ mask_member(struct json_object *parent, const char *key, struct json_object *v)
 
 			json_object_set_string(v, m);
 			free(m);
+		} else {
+			char *m = mask_embedded(s);
+
+			if (m != NULL) {
+				json_object_set_string(v, m);
+				free(m);
+			}
 		}
 	} else if (key != NULL && strcmp(key, "credentials") == 0 &&
 	    json_object_is_type(v, json_type_object)) {
@@ -227,7 +264,12 @@ record_exchange(const char *method, const char *host, const char *path,
 	hs = json_object_new_object();
 	json_object_object_add(line, "method", json_object_new_string(method));
 	json_object_object_add(line, "host", json_object_new_string(host ? host : ""));
-	json_object_object_add(line, "path", json_object_new_string(path));
+	{
+		char *m = mask_embedded(path);
+
+		json_object_object_add(line, "path", json_object_new_string(m ? m : path));
+		free(m);
+	}
 	json_object_object_add(line, "auth", json_object_new_string(auth_kind(headers)));
 	for (size_t i = 0; headers != NULL && headers[i] != NULL; i++)
 		if (strncasecmp(headers[i], "Content-Type:", 13) == 0)
