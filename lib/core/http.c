@@ -227,6 +227,7 @@ parse(struct arena *a, struct http_req *h, const char *const v[P__MAX], size_t b
 		uri = v[P_DOCUMENT_URI];
 	if (uri == NULL || uri[0] != '/')
 		return HTTP_PARSE_BAD;
+	h->uri = uri;
 	q = strchr(uri, '?');
 	h->path = http_pct_decode(a, uri, q ? (size_t)(q - uri) : strlen(uri), 0);
 	if (h->path == NULL)

@@ -28,6 +28,9 @@ struct http_req {
 	const char	*method_str;	/* as sent: "HEAD" for HEAD */
 	int		 head;		/* HEAD: answer as GET, without the body */
 	const char	*path;		/* percent-decoded path, no query */
+	const char	*uri;		/* the request URI as sent (set before the
+					 * path is decoded, so a malformed one still
+					 * tells which envelope answers it) */
 	const char	*query_raw;
 	struct http_kv	*query;		/* decoded pairs in order */
 	size_t		 nquery;

@@ -114,7 +114,8 @@ serve_one(FCGX_Request *fr, const struct config *cfg, struct db *db, struct aren
 	r.start_us = t0;
 	pr = http_parse_env(a, &r.http, (const char *const *)fr->envp,
 	    (size_t)cfg->body_limit);
-	r.iam = errors_iam_path(r.http.path);
+	/* the envelope by path; the raw URI's when the path did not decode */
+	r.iam = errors_iam_path(r.http.path != NULL ? r.http.path : r.http.uri);
 	if (pr == HTTP_PARSE_TOO_LARGE) {
 		drain_body(fr);
 		r.status = api_error(&r, 413, ERR_PAYLOAD_TOO_LARGE, "send a smaller body",

@@ -113,6 +113,8 @@ static const struct {
 	{ "POST", "api",     "/v1/iam/auth/signin", "{\"email\":1}", 400,
 	    ERR_VALIDATION_ERROR, 1, 1 },
 	{ "GET",  "api",     "/v1/iam/nope", NULL, 404, ERR_NOT_FOUND, 1, 1 },
+	/* a path that does not decode (a UTF-16 surrogate): still the /v1/iam envelope */
+	{ "GET",  "api",     "/v1/iam/clients/x%ED%A0%80", NULL, 400, ERR_INVALID_REQUEST, 1, 1 },
 	/* nginx's own envelope (no app): docs_url from the same base */
 	{ "GET",  "api",     "/nope", NULL, 404, ERR_NOT_FOUND, 0, 0 },
 	{ "GET",  "link",    "/v1/links", NULL, 404, ERR_NOT_FOUND, 0, 0 },
