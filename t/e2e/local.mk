@@ -45,3 +45,5 @@ E2E_SUITES += %reldir%/check_e2e_errors
 # the OpenAPI document served (/v1/openapi.json, .yaml) and the reference
 # page (/docs/, Redoc) in a real browser
 E2E_SUITES += %reldir%/check_e2e_reference
+# the OpenAPI document against the service: t/openapi/fuzz.py (hypothesis)
+E2E_SUITES += %reldir%/check_e2e_openapi_fuzz
