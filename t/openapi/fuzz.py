@@ -38,8 +38,9 @@ Environment (set by t/e2e/check_e2e_openapi_fuzz.c):
   BDS_FUZZ_ONLY           only operations whose operationId or "METHOD path"
                           contains this text
   BDS_FUZZ_REPORT         write the violations as JSON lines there too
-  BDS_FUZZ_BUDGET         seconds for the whole run (default 480): an
+  BDS_FUZZ_BUDGET         seconds for the whole run (default 600): an
                           operation started after it runs a tenth of N
+                          (said on its line)
 
 Keeping the real credentials alive. Operations that would spend what the
 other operations need run last (DESTRUCTIVE, in that order) and on things
@@ -61,6 +62,7 @@ import re
 import subprocess
 import sys
 import time
+import traceback
 import urllib.parse
 import uuid
 from datetime import datetime
@@ -71,7 +73,7 @@ from jsonschema import Draft202012Validator, FormatChecker
 from hypothesis import given, settings, HealthCheck, Phase, strategies as st
 
 CASES = int(os.environ.get("BDS_FUZZ_CASES", "200"))
-BUDGET = float(os.environ.get("BDS_FUZZ_BUDGET", "480"))
+BUDGET = float(os.environ.get("BDS_FUZZ_BUDGET", "600"))
 ONLY = os.environ.get("BDS_FUZZ_ONLY", "")
 METHODS = ("get", "put", "post", "delete", "patch")
 
@@ -371,12 +373,13 @@ def boundary(s):
 WRONG = st.sampled_from([None, True, 0, -1, 3.25, "", "x", [], {}, ["x"], {"a": 1}, 2**70])
 
 
-def mutate_object(s, pools):
-    """A body that breaks the schema in one place."""
+def mutate_object(s, pools, examples=None):
+    """A body that breaks the schema in one place (of a generated body, or
+    of one of the document's examples)."""
     s = merged(s)
     props = s.get("properties", {})
     req = [p for p in s.get("required", []) if p in props]
-    base = valid(s, pools)
+    base = st.sampled_from(examples) if examples else valid(s, pools)
     ops = [st.tuples(base, st.just("unknown"), st.sampled_from(["zz_unknown", "__proto__", "Id",
                                                                   "\u00e9t\u00e9"]), WRONG)]
     if req:
@@ -498,8 +501,14 @@ class State:
         tables = [r[0] for r in self.query(
             "SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY 1;")]
         self.tables = [t for t in tables if t not in STATE_IGNORED]
+        # an update shows in the newest updated_at where a table has one
+        stamped = {r[0] for r in self.query(
+            "SELECT table_name FROM information_schema.columns WHERE table_schema = 'public'"
+            " AND column_name = 'updated_at';")}
         self.sql = " UNION ALL ".join(
-            "SELECT '%s', count(*)::text FROM %s" % (t, t) for t in self.tables)
+            ("SELECT '%s', count(*) || ' rows, newest update ' ||"
+             " coalesce(max(updated_at)::text, '-') FROM %s" if t in stamped else
+             "SELECT '%s', count(*) || ' rows' FROM %s") % (t, t) for t in self.tables)
         if "jobs" in tables:
             # what bds-jobs did: a change here makes a diff inconclusive
             self.sql += (" UNION ALL SELECT '~jobs', coalesce(max(updated_at)::text, '') || '/'"
@@ -540,6 +549,7 @@ class Fuzzer:
         self.state = State(env("BDS_FUZZ_DSN"))
         self.violations = []
         self.inconclusive = []	# 4xx with a diff while bds-jobs worked
+        self.last_after = None
         self.pools = {}
         self.creds = {
             "jwt": env("BDS_FUZZ_JWT"), "sandbox_key": env("BDS_FUZZ_SANDBOX_KEY"),
@@ -710,8 +720,18 @@ class Fuzzer:
         body_schema = None
         rb = deref(doc, op.get("requestBody") or {})
         content = rb.get("content", {})
+        examples = []
         if "application/json" in content:
-            body_schema = content["application/json"].get("schema", {})
+            media = content["application/json"]
+            body_schema = media.get("schema", {})
+            # the document's own request examples are valid bodies to start from
+            if "example" in media:
+                examples.append(media["example"])
+            for ex in (media.get("examples") or {}).values():
+                if isinstance(ex, dict) and "value" in ex:
+                    examples.append(ex["value"])
+            examples += [e for e in merged(body_schema).get("examples", [])]
+            examples = [e for e in examples if isinstance(e, dict)]
         body_required = bool(rb.get("required"))
         security = op.get("security", doc.get("security", []))
         schemes = [k for alt in security for k in alt] or [None]
@@ -754,11 +774,13 @@ class Fuzzer:
         query_s = st.one_of(query_s, query_s, query_s,
                             query_s.map(lambda q: {**q, "zz_unknown": "1"}))
         if body_schema is not None:
+            ex_s = [st.sampled_from(examples).map(lambda b: ("example", b)),
+                    mutate_object(body_schema, pools, examples)] if examples else []
             body_s = st.one_of(
                 valid(body_schema, pools).map(lambda b: ("valid", b)),
                 valid(body_schema, pools).map(lambda b: ("valid", b)),
                 mutate_object(body_schema, pools),
-                mutate_object(body_schema, pools),
+                mutate_object(body_schema, pools), *ex_s,
                 st.sampled_from([("raw:not-json", b"{not json"), ("raw:array", b"[]"),
                                  ("raw:empty", b""), ("raw:null", b"null"),
                                  ("raw:deep", b"[" * 300 + b"]" * 300),
@@ -773,7 +795,7 @@ class Fuzzer:
         scheme_s = st.sampled_from(schemes)
         idem_s = st.sampled_from(["fresh"] * 8 + ["none", "long", "odd"])
         stats = {"cases": 0, "statuses": {}}
-        self.state_before = None
+        self.last_after = None
 
         @settings(max_examples=n, derandomize=True, database=None, deadline=None,
                   suppress_health_check=list(HealthCheck), phases=[Phase.generate],
@@ -828,7 +850,10 @@ class Fuzzer:
         case = {"url": url, "host": host, "auth": auth, "scheme": scheme, "body": how,
                 "sent": (data[:300].decode("utf-8", "replace") if data else None),
                 "idempotency": headers.get("Idempotency-Key", "")[:40]}
-        before = self.state.snapshot()
+        # the snapshot after a 4xx is the next case's "before": nothing of
+        # the fuzzer's ran in between (bds-jobs may have: see ~jobs)
+        before = self.last_after if self.last_after is not None else self.state.snapshot()
+        self.last_after = None
         try:
             status, rh, rbody = self.http.request(host, m, url, headers, data)
         except Exception as e:
@@ -836,7 +861,7 @@ class Fuzzer:
             return
         stats["statuses"][status] = stats["statuses"].get(status, 0) + 1
         text = rbody[:600].decode("utf-8", "replace")
-        if 200 <= status < 300 and how == "valid" and m in ("post", "put", "patch"):
+        if 200 <= status < 300 and how in ("valid", "example") and m in ("post", "put", "patch"):
             self.learn(path, rbody)
         if status >= 500:
             self.violate(m, path, case, status, "5xx", text)
@@ -850,9 +875,9 @@ class Fuzzer:
             self.check_body(m, path, case, status, spec, rh, rbody, text)
         if 400 <= status < 500:
             self.check_envelope(m, path, case, status, rbody, text)
-            after = self.state.snapshot()
+            after = self.last_after = self.state.snapshot()
             if before is not None and after is not None and before != after:
-                diff = ["%s %s->%s" % (t, before.get(t), after.get(t))
+                diff = ["%s: %s -> %s" % (t, before.get(t), after.get(t))
                         for t in sorted(set(before) | set(after))
                         if before.get(t) != after.get(t) and not t.startswith("~")]
                 busy = before.get("~jobs") != after.get("~jobs") or \
@@ -862,7 +887,7 @@ class Fuzzer:
                                               "status": status, "diff": diff, "case": case})
                 elif diff:
                     self.violate(m, path, case, status,
-                                 "a 4xx changed rows: " + ", ".join(diff), text)
+                                 "a 4xx changed rows: " + "; ".join(diff), text)
 
     def learn(self, path, rbody):
         """Ids a successful create or update answers join the pools."""
@@ -997,11 +1022,12 @@ def main():
         try:
             stats = f.run_op(m, p, op, common, servers, n)
         except Exception as e:
-            f.violate(m, p, {}, 0, "fuzzer error: %r" % e, "")
+            f.violate(m, p, {}, 0, "fuzzer error: %r" % e, traceback.format_exc()[-600:])
             stats = {"cases": 0, "statuses": {}}
         total += stats["cases"]
-        print("%-7s %-62s %4d cases %5.1fs  %s%s" % (
+        print("%-7s %-62s %4d cases %5.1fs%s  %s%s" % (
             m.upper(), p, stats["cases"], time.monotonic() - t0,
+            " (budget spent: N/10)" if n < CASES else "",
             " ".join("%d:%d" % kv for kv in sorted(stats["statuses"].items())),
             ("  VIOLATIONS %d" % (len(f.violations) - nv)) if len(f.violations) > nv else ""),
             flush=True)
