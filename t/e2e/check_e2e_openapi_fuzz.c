@@ -12,9 +12,11 @@
  * connect session — and hands it over in the environment with the base
  * URLs and the database's conninfo.
  *
- * BDS_FUZZ_CASES (cases per operation, default 200), BDS_FUZZ_ONLY and
- * BDS_FUZZ_DOC (default docs/openapi.yaml of the source tree) pass
- * through. The suite skips (77) when the python modules are missing.
+ * BDS_FUZZ_CASES (cases per operation, default 200), BDS_FUZZ_ONLY,
+ * BDS_FUZZ_BUDGET, BDS_FUZZ_TRACE, BDS_FUZZ_REPORT and BDS_FUZZ_DOC
+ * (default docs/openapi.yaml of the source tree) pass through (fuzz.py
+ * says what each does). The suite skips (77) when the python modules are
+ * missing.
  */
 #include <limits.h>
 #include <signal.h>
@@ -118,7 +120,8 @@ static int
 fuzz(void)
 {
 	const char *src = getenv("BDS_SRCDIR") ? getenv("BDS_SRCDIR") : ".";
-	const char *pass[] = { "BDS_FUZZ_CASES", "BDS_FUZZ_ONLY", "BDS_FUZZ_BUDGET" };
+	const char *pass[] = { "BDS_FUZZ_CASES", "BDS_FUZZ_ONLY", "BDS_FUZZ_BUDGET",
+	    "BDS_FUZZ_TRACE" };
 	char script[PATH_MAX], doc[PATH_MAX], report[PATH_MAX];
 	char *env[80];
 	size_t n = 0;
