@@ -157,22 +157,36 @@ def deref(doc, node, seen=()):
 
 def merged(schema):
     """allOf flattened into one schema, for generation (validation uses the
-    schema as written)."""
+    schema as written). A property named in two parts keeps the schema that
+    says more (`true` says nothing); every anyOf/oneOf met is kept in
+    x-choices, one of whose alternatives a valid value must satisfy."""
     if not isinstance(schema, dict):
         return {}
-    if "allOf" not in schema:
-        return schema
-    out = {k: v for k, v in schema.items() if k != "allOf"}
-    for part in schema["allOf"]:
+    out = {k: v for k, v in schema.items() if k not in ("allOf", "anyOf", "oneOf")}
+    choices = list(schema.get("x-choices", []))
+    for k in ("anyOf", "oneOf"):
+        if k in schema:
+            choices.append(schema[k])
+    for part in schema.get("allOf", []):
         part = merged(part)
         for k, v in part.items():
             if k == "properties":
-                out.setdefault("properties", {})
-                out["properties"] = {**out["properties"], **v}
+                props = dict(out.get("properties", {}))
+                for name, ps in v.items():
+                    old = props.get(name)
+                    if not isinstance(old, dict) or not old:
+                        props[name] = ps
+                    elif isinstance(ps, dict) and ps:
+                        props[name] = merged({"allOf": [old, ps]})
+                out["properties"] = props
             elif k == "required":
                 out["required"] = sorted(set(out.get("required", [])) | set(v))
+            elif k == "x-choices":
+                choices += v
             else:
                 out.setdefault(k, v)
+    if choices:
+        out["x-choices"] = choices
     return out
 
 
@@ -226,7 +240,7 @@ def validator(doc, schema):
 def types_of(s):
     t = s.get("type")
     if t is None:
-        if "properties" in s:
+        if "properties" in s or "required" in s or "additionalProperties" in s:
             return ["object"]
         if "items" in s:
             return ["array"]
@@ -280,7 +294,10 @@ def string_strategy(s, pools):
         return f
     if "pattern" in s:
         try:
-            return st.from_regex(s["pattern"]).filter(lambda x: lo <= len(x) <= hi)
+            # an anchored pattern is matched whole: Python's $ would let a
+            # trailing newline through, ECMA-262's does not
+            return st.from_regex(s["pattern"], fullmatch=s["pattern"].endswith("$")) \
+                .filter(lambda x: lo <= len(x) <= hi)
         except Exception:
             pass
     return st.text(min_size=lo, max_size=min(hi, lo + 40))
@@ -293,9 +310,21 @@ def valid(s, pools, name="", depth=0):
         return st.just(s["const"])
     if "enum" in s:
         return st.sampled_from(s["enum"])
-    if "oneOf" in s or "anyOf" in s:
-        alts = s.get("oneOf") or s.get("anyOf")
-        return st.one_of([valid(a, pools, name, depth + 1) for a in alts])
+    if s.get("x-choices"):
+        # one alternative of each anyOf/oneOf, with the schema's own keywords
+        # (properties beside anyOfs of required sets, as aliases are
+        # written); the first alternative, the one hypothesis favours, is the
+        # one without deprecated properties
+        base = {k: v for k, v in s.items() if k != "x-choices"}
+        props = base.get("properties", {})
+
+        def plain(a):
+            return any(isinstance(props.get(r), dict) and props[r].get("deprecated")
+                       for r in merged(a).get("required", []))
+        picks = [st.sampled_from(sorted(alts, key=plain)) for alts in s["x-choices"]]
+        return st.tuples(*picks).flatmap(
+            lambda chosen: valid(merged({"allOf": [base] + list(chosen)}), pools, name,
+                                 depth + 1))
     hint = pool_for(name, pools)
     choices = []
     for t in types_of(s):
@@ -785,9 +814,15 @@ class Fuzzer:
         if body_schema is not None:
             ex_s = [st.sampled_from(examples).map(lambda b: ("example", b)),
                     mutate_object(body_schema, pools, examples)] if examples else []
+            # generation is close, not exact (dependentSchemas, oneOf
+            # exclusivity): the document's validator names what is valid
+            body_v = validator(self.doc, body_schema)
+
+            def label(b):
+                return ("valid" if body_v.is_valid(b) else "near-valid", b)
             body_s = st.one_of(
-                valid(body_schema, pools).map(lambda b: ("valid", b)),
-                valid(body_schema, pools).map(lambda b: ("valid", b)),
+                valid(body_schema, pools).map(label),
+                valid(body_schema, pools).map(label),
                 mutate_object(body_schema, pools),
                 mutate_object(body_schema, pools), *ex_s,
                 st.sampled_from([("raw:not-json", b"{not json"), ("raw:array", b"[]"),
