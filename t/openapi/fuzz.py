@@ -45,7 +45,7 @@ Environment (set by t/e2e/check_e2e_openapi_fuzz.c):
 
 Keeping the real credentials alive. Operations that would spend what the
 other operations need run last (DESTRUCTIVE, in that order) and on things
-of their own: change-password and sign-out on the throwaway developer
+of their own: sign-out and change-password on the throwaway developer
 (a session each, signed in before the sign-in cases fill the address's
 throttle), client delete and secret revoke/rotate on a client the fuzzer
 creates for them, link delete and the sandbox link moves on the spare link; link tokens and connect sessions are minted per operation with
@@ -105,8 +105,8 @@ DESTRUCTIVE = [
     ("post", "/v1/iam/clients/{id}/client-secrets/{environment}/rotate"),
     ("delete", "/v1/iam/clients/{id}/client-secrets/{environment}"),
     ("delete", "/v1/iam/clients/{id}"),
-    ("post", "/v1/iam/auth/change-password"),
-    ("post", "/v1/iam/auth/signout"),
+    ("post", "/v1/iam/auth/signout"),		# its own session only
+    ("post", "/v1/iam/auth/change-password"),	# may end every session: last
 ]
 # ops on the throwaway client (path ids), the spare link, the throwaway developer
 ON_THROW_CLIENT = {d for d in DESTRUCTIVE if "/v1/iam/clients/{id}" in d[1]}
@@ -452,6 +452,9 @@ POOL_KEYS = {
     "link_token": "link_token", "request-to-links": "rtl", "request_to_link": "rtl",
     "biller-discoveries": "discovery", "discovery": "discovery",
     "client_user": "client_user",
+    # the developers' own, so sign-in and change-password can succeed
+    "email": "email", "password": "password",
+    "currentPassword": "throw_password", "current_password": "throw_password",
 }
 
 
@@ -594,6 +597,9 @@ class Fuzzer:
         self.add("client", env("BDS_FUZZ_CLIENT"))
         self.add("link", env("BDS_FUZZ_LINK"))
         self.add("client_user", "u-user_good")
+        self.add("email", env("BDS_FUZZ_DEV_EMAIL"))
+        self.add("password", env("BDS_FUZZ_DEV_PASSWORD"))
+        self.add("throw_password", env("BDS_FUZZ_THROW_PASSWORD"))
         self.throw = {}
         self.validators = {}
         err = doc.get("components", {}).get("schemas", {})
@@ -944,8 +950,13 @@ class Fuzzer:
             return
         seg = [x for x in path.split("/") if x and not x.startswith("{")][-1]
         key = POOL_KEYS.get(seg)
-        if key and isinstance(b, dict) and isinstance(b.get("id"), str):
-            self.add(key, b["id"])
+        if not key or not isinstance(b, dict):
+            return
+        # the id at the top, or in the one object the answer wraps it in
+        for o in [b] + [v for v in b.values() if isinstance(v, dict)]:
+            if isinstance(o.get("id"), str):
+                self.add(key, o["id"])
+                return
 
     def check_body(self, m, path, case, status, spec, rh, rbody, text):
         spec = self.resolve(spec)
