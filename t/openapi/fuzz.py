@@ -48,8 +48,17 @@ other operations need run last (DESTRUCTIVE, in that order) and on things
 of their own: sign-out and change-password on the throwaway developer
 (a session each, signed in before the sign-in cases fill the address's
 throttle), client delete and secret revoke/rotate on a client the fuzzer
-creates for them, link delete and the sandbox link moves on the spare link; link tokens and connect sessions are minted per operation with
-the sandbox key, so an exit or a completed login spends only that one.
+creates for them, link delete and the sandbox link moves on the spare
+link; link tokens and connect sessions are minted per operation with the
+sandbox key, so an exit or a completed login spends only that one.
+
+Reaching the handlers: real ids come from the env, from list operations
+at the start and from successful creates (pools, keyed by the path
+segment or the field name: link_id, biller_id...); the developers' e-mail
+and passwords are values sign-in and change-password can succeed with;
+the document's request examples seed bodies. The harness's nginx limits
+(10,000 r/s) let every case through; the app's own throttles (sign-in)
+still answer 429, a documented status.
 
 The run is deterministic: hypothesis is derandomized (its seed comes from
 each operation's test, the same each run) and keeps no database.
