@@ -190,6 +190,8 @@ START_TEST(fuzz_document)
 {
 	int rc = fuzz();
 
+	ck_assert_msg(rc != 2, "fuzz.py could not run (no document, no operation, no stack):"
+	    " see above");
 	ck_assert_msg(rc == 0, "fuzz.py exited %d: the violations are listed above", rc);
 }
 END_TEST
