@@ -146,6 +146,9 @@ fuzz(void)
 	env[n++] = env_pair("BDS_FUZZ_SANDBOX_URL", harness_base_url("sandbox"));
 	env[n++] = env_pair("BDS_FUZZ_LINK_URL", harness_base_url("link"));
 	env[n++] = env_pair("BDS_FUZZ_DSN", harness_database_url());
+	/* the harness's PostgreSQL binaries, psql among them */
+	env[n++] = env_pair("BDS_FUZZ_PSQL", harness_fmt("%s/psql", getenv("BDS_PG_BINDIR") ?
+	    getenv("BDS_PG_BINDIR") : "/usr/lib/postgresql/15/bin"));
 	env[n++] = env_pair("BDS_FUZZ_JWT", dev.access);
 	env[n++] = env_pair("BDS_FUZZ_DEV_EMAIL", dev.email);
 	env[n++] = env_pair("BDS_FUZZ_DEV_PASSWORD", dev.password);
