@@ -121,7 +121,7 @@ fuzz(void)
 {
 	const char *src = getenv("BDS_SRCDIR") ? getenv("BDS_SRCDIR") : ".";
 	const char *pass[] = { "BDS_FUZZ_CASES", "BDS_FUZZ_ONLY", "BDS_FUZZ_BUDGET",
-	    "BDS_FUZZ_TRACE" };
+	    "BDS_FUZZ_TRACE", "BDS_E2E_RECORD" };	/* the recorder: t/e2e/record.h */
 	char script[PATH_MAX], doc[PATH_MAX], report[PATH_MAX];
 	char *env[80];
 	size_t n = 0;

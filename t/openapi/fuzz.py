@@ -480,11 +480,84 @@ def pool_for(name, pools):
 # ------------------------------------------------------------------ #
 # HTTP                                                                #
 
+# The exchange recorder of the e2e harness (t/e2e/record.h), for the
+# document's coverage count: the same line format and the same masking.
+RECORD_SECRET_KEYS = {
+    "password", "new_password", "newPassword", "current_password", "currentPassword",
+    "old_password", "oldPassword", "access_token", "accessToken", "refresh_token",
+    "refreshToken", "id_token", "idToken", "client_secret", "clientSecret", "secret",
+    "api_key", "apiKey", "key", "public_token", "publicToken", "session_token",
+    "ticket", "token", "signing_secret", "webhook_secret", "username"}
+RECORD_HEADERS = {"content-type", "etag", "retry-after", "cache-control", "location",
+                  "ratelimit", "ratelimit-policy", "ratelimit-limit", "ratelimit-remaining",
+                  "ratelimit-reset", "access-control-allow-origin", "x-request-id",
+                  "idempotent-replayed", "content-disposition"}
+
+
+def record_mask(s):
+    keep = 0
+    for i, ch in enumerate(s[:24]):
+        if ch == "_":
+            keep = i + 1
+    return s[:keep] + re.sub(r"[A-Za-z0-9]", "x", s[keep:])
+
+
+def record_mask_embedded(s):
+    return re.sub(r"bds_[A-Za-z0-9_]*", lambda m: record_mask(m.group(0)), s)
+
+
+def record_masked(v, key=None):
+    if isinstance(v, dict):
+        if key == "credentials":
+            return {k: record_mask(x) if isinstance(x, str) else x for k, x in v.items()}
+        return {k: record_masked(x, k) for k, x in v.items()}
+    if isinstance(v, list):
+        return [record_masked(x) for x in v]
+    if isinstance(v, str):
+        if key in RECORD_SECRET_KEYS or v.startswith(("bds_", "eyJ", "whsec_")) or \
+                (key == "code" and v.isdigit()):
+            return record_mask(v)
+        return record_mask_embedded(v)
+    return v
+
+
+def record_auth(headers):
+    a = (headers or {}).get("Authorization", "")
+    if not a:
+        return "none"
+    if not a.startswith("Bearer "):
+        return "other"
+    t = a[7:]
+    for prefix, kind in (("eyJ", "jwt"), ("bds_lat_", "link_access_token"),
+                         ("bds_lst_", "session_token"), ("lt_", "link_token")):
+        if t.startswith(prefix):
+            return kind
+    return "key"
+
+
 class Http:
     def __init__(self):
         self.base = {"api": env("BDS_FUZZ_API_URL"), "sandbox": env("BDS_FUZZ_SANDBOX_URL"),
                      "link": env("BDS_FUZZ_LINK_URL") or env("BDS_FUZZ_SANDBOX_URL")}
         self.conns = {}
+        rec = env("BDS_E2E_RECORD")
+        self.record = open(os.path.join(rec, "openapi_fuzz.exchanges.jsonl"), "a") if rec else None
+
+    def record_exchange(self, host, method, path, headers, status, hdrs, data):
+        if self.record is None:
+            return
+        try:
+            body = json.loads(data) if data else None
+        except ValueError:
+            body = None
+        line = {"method": method.upper(), "host": host, "path": record_mask_embedded(path),
+                "auth": record_auth(headers), "request": None, "status": status,
+                "headers": {k: v for k, v in hdrs.items() if k in RECORD_HEADERS},
+                "body": record_masked(body)}
+        if body is None and data:
+            line["body_bytes"] = len(data)
+        self.record.write(json.dumps(line, ensure_ascii=False) + "\n")
+        self.record.flush()
 
     def conn(self, host):
         c = self.conns.get(host)
@@ -506,6 +579,7 @@ class Http:
                 if hdrs.get("connection", "").lower() == "close":
                     c.close()
                     self.conns.pop(host, None)
+                self.record_exchange(host, method, path, headers, r.status, hdrs, data)
                 return r.status, hdrs, data
             except (http.client.HTTPException, OSError):
                 c.close()
