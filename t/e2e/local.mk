@@ -41,3 +41,6 @@ E2E_SUITES += %reldir%/check_e2e_portal
 E2E_SUITES += %reldir%/check_e2e_fleet
 # the error catalogue's page and every docs_url pointing at it
 E2E_SUITES += %reldir%/check_e2e_errors
+# the TypeScript SDK generated from docs/openapi.yaml, and its quickstart run
+# with node against the stack (sdk/typescript)
+E2E_SUITES += %reldir%/check_e2e_sdk
