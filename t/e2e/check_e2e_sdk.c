@@ -7,8 +7,9 @@
  * quickstart sends and reads, fails here. Then node runs the compiled
  * examples/quickstart.js: sign-up with the code from the mail spool, a
  * client, a sandbox key, a webhook endpoint on its own receiver, a sandbox
- * account link, a verified Service-Signature and the bill sync loop. This
- * suite then checks what the service recorded.
+ * account link, a verified Service-Signature and the bill sync loop; once
+ * as it comes and once triggering its webhook. This suite then checks what
+ * the service recorded.
  *
  * The build happens in a copy under the stack's temp dir (sources, with
  * node_modules linked), so the source tree is never written to.
@@ -192,34 +193,50 @@ START_TEST(build)
 END_TEST
 
 /*
- * The compiled quickstart against the stack: it exits 0 only when every
- * step worked (the webhook's signature verified, the sync loop ended with
- * has_more false). Then the service's side: the developer confirmed, the
- * key's client holds one sandbox link of the quickstart's user, and a
- * delivery to its endpoint succeeded.
+ * The compiled quickstart against the stack, as it comes (it verifies the
+ * link's own connection.ready), and told not to wait for that (it triggers
+ * one with POST /v1/triggers/{event_type} and verifies that). It exits 0
+ * only when every step worked: the signature verified, the sync loop ended
+ * with has_more false. Then the service's side: the developer confirmed,
+ * the key's client holds one sandbox link of the quickstart's user and one
+ * endpoint, and a delivery to it succeeded.
  */
+static const struct {
+	const char	*name;
+	const char	*env;		/* one more "NAME=value", or NULL */
+	const char	*says;		/* a line its output must hold, or NULL */
+} runs[] = {
+	{ "quickstart",		NULL,				"webhook verified: connection.ready" },
+	{ "quickstart-trigger",	"BDS_WEBHOOK_WAIT_MS=0",	"no connection.ready yet; triggered" },
+};
+
 START_TEST(quickstart)
 {
 	const char *js = harness_fmt("%s/dist/examples/quickstart.js", sdk_dir());
 	const char *argv[] = { "node", "dist/examples/quickstart.js", NULL };
 	char email[128], log[PATH_MAX], e_api[128], e_sandbox[128], e_spool[PATH_MAX + 32],
 	    e_email[160], e_timeout[64];
-	const char *extra[] = { e_api, e_sandbox, e_spool, e_email, e_timeout, NULL };
-	char *client;
+	const char *extra[] = { e_api, e_sandbox, e_spool, e_email, e_timeout, runs[_i].env,
+	    NULL };
+	char *client, *out;
 	int rc;
 
 	ck_assert_msg(access(js, R_OK) == 0, "%s is missing: the build test failed", js);
-	snprintf(email, sizeof(email), "quickstart-%ld@example.test", (long)getpid());
+	snprintf(email, sizeof(email), "%s-%ld@example.test", runs[_i].name, (long)getpid());
 	snprintf(e_api, sizeof(e_api), "BDS_API_URL=%s", harness_base_url("api"));
 	snprintf(e_sandbox, sizeof(e_sandbox), "BDS_SANDBOX_URL=%s", harness_base_url("sandbox"));
 	snprintf(e_spool, sizeof(e_spool), "BDS_MAIL_SPOOL=%s", harness_mail_dir());
 	snprintf(e_email, sizeof(e_email), "BDS_EMAIL=%s", email);
 	snprintf(e_timeout, sizeof(e_timeout), "BDS_TIMEOUT_MS=%d", QUICKSTART_MS);
-	snprintf(log, sizeof(log), "%s/quickstart.log", sdk_dir());
+	snprintf(log, sizeof(log), "%s/%s.log", sdk_dir(), runs[_i].name);
 
 	rc = run(sdk_dir(), argv, extra, log, QUICKSTART_MS + RUN_MARGIN_MS);
-	show("quickstart", log);
-	ck_assert_msg(rc == 0, "the quickstart failed (exit %d; its output above)", rc);
+	show(runs[_i].name, log);
+	ck_assert_msg(rc == 0, "%s failed (exit %d; its output above)", runs[_i].name, rc);
+	out = harness_slurp(log);
+	ck_assert_msg(out != NULL && strstr(out, runs[_i].says) != NULL,
+	    "%s: its output has no \"%s\"", runs[_i].name, runs[_i].says);
+	free(out);
 
 	ck_assert_int_eq(devacct_sql_int("SELECT count(*) FROM users WHERE email = $1"
 	    " AND confirmed_at IS NOT NULL", email, NULL), 1);
@@ -259,7 +276,7 @@ sdk_suite(void)
 	tcase_add_checked_fixture(tc, harness_fixture_recover, NULL);
 	tcase_set_timeout(tc, (BUILD_MS * 3 + QUICKSTART_MS + RUN_MARGIN_MS) / 1000 + 30);
 	tcase_add_test(tc, build);
-	tcase_add_test(tc, quickstart);
+	tcase_add_loop_test(tc, quickstart, 0, (int)(sizeof(runs) / sizeof(runs[0])));
 	suite_add_tcase(s, tc);
 	return s;
 }

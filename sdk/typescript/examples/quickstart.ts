@@ -18,6 +18,8 @@
  *   BDS_MAIL_SPOOL    the directory the service's mail spool writes .eml to
  *   BDS_TIMEOUT_MS    the whole run's bound (default 60000)
  *   BDS_EMAIL         the developer's address (default a fresh one)
+ *   BDS_WEBHOOK_WAIT_MS  how long to wait for the link's connection.ready
+ *                     before triggering an event instead (default 20000)
  *
  * It prints each step and exits 0, or prints why and exits 1.
  */
@@ -32,7 +34,6 @@ import { createClient, verifySignature } from "../src/index.js";
 
 const CONFIRM_SUBJECT = "Confirm your Bill Data Service account";
 const SYNC_PAGE = 5;			/* small pages, so the loop follows next_cursor */
-const WEBHOOK_WAIT_MS = 20000;		/* for the sandbox link's own events */
 const TRIGGER_WAIT_MS = 10000;		/* for a triggered one */
 
 function env(name: string, fallback?: string): string {
@@ -168,6 +169,7 @@ async function main(): Promise<void> {
 	const email = env("BDS_EMAIL", `quickstart-${Date.now()}-${randomBytes(3).toString("hex")}@example.test`);
 	/* upper, lower, digits and specials, 12 or more */
 	const password = `Qs-${randomBytes(6).toString("hex")}-Pass!9`;
+	const webhookWait = Number(env("BDS_WEBHOOK_WAIT_MS", "20000"));
 
 	/* 1. sign-up: accept exactly the documents the registry returns */
 	const legal = expect("legal documents", 200, await api.GET("/v1/iam/auth/legal-documents"));
@@ -241,7 +243,7 @@ async function main(): Promise<void> {
 
 		/* 6. a webhook: the link's connection.ready when it comes in time
 		 * (the hint to sync), else one triggered on the sandbox host */
-		let delivery = await waitDelivery(rc, 0, Math.min(WEBHOOK_WAIT_MS, until - Date.now()),
+		let delivery = await waitDelivery(rc, 0, Math.min(webhookWait, until - Date.now()),
 		    (d) => d.event.type === "connection.ready" &&
 			d.event.data?.object?.["link_id"] === linkId);
 		if (delivery === undefined) {
