@@ -14,7 +14,8 @@
  * The build happens in a copy under the stack's temp dir (sources, with
  * node_modules linked), so the source tree is never written to.
  * node_modules come from `npm ci` in sdk/typescript (scripts/npm-tools):
- * without them the suite fails and says so.
+ * without them the suite fails and says so. BDS_SDK_NODE_MODULES names
+ * another node_modules (a distcheck's tree has none of its own).
  */
 #include <errno.h>
 #include <limits.h>
@@ -55,6 +56,20 @@ document(void)
 		snprintf(path, sizeof(path), "%s", o);
 	else
 		snprintf(path, sizeof(path), "%s/docs/openapi.yaml", srcdir());
+	return path;
+}
+
+/* The SDK's installed packages: $BDS_SDK_NODE_MODULES, else the tree's. */
+static const char *
+node_modules(void)
+{
+	static char path[PATH_MAX];
+	const char *o = getenv("BDS_SDK_NODE_MODULES");
+
+	if (o != NULL && *o != '\0')
+		snprintf(path, sizeof(path), "%s", o);
+	else
+		snprintf(path, sizeof(path), "%s/sdk/typescript/node_modules", srcdir());
 	return path;
 }
 
@@ -176,7 +191,7 @@ START_TEST(build)
 
 		build_step("copy", "copying the SDK's sources", argv, NULL);
 	}
-	ck_assert_msg(symlink(harness_fmt("%s/node_modules", from),
+	ck_assert_msg(symlink(node_modules(),
 	    harness_fmt("%s/node_modules", sdk_dir())) == 0 || errno == EEXIST,
 	    "node_modules link: %s", strerror(errno));
 	/* a schema.d.ts copied from a developer's tree must not stand in */
@@ -284,9 +299,7 @@ sdk_suite(void)
 int
 main(void)
 {
-	const char *modules = getenv("BDS_SRCDIR") != NULL ?
-	    harness_fmt("%s/sdk/typescript/node_modules", getenv("BDS_SRCDIR")) :
-	    "sdk/typescript/node_modules";
+	const char *modules = node_modules();
 	const char *const need[] = { "openapi-fetch/package.json",
 	    "openapi-typescript/bin/cli.js", "typescript/bin/tsc", NULL };
 
