@@ -166,15 +166,17 @@ build_step(const char *name, const char *what, const char *const argv[],
 
 /*
  * Build: copy the SDK's sources into the temp dir, link its node_modules,
- * generate src/schema.d.ts from the document, and compile.
+ * generate src/schema.d.ts from the document, compile, and run the SDK's
+ * own tests (its webhook signature check).
  */
 START_TEST(build)
 {
 	const char *src = harness_fmt("%s/sdk/typescript", srcdir());
 	char from[PATH_MAX], doc[PATH_MAX + 16];
-	const char *cp[] = { "cp", "-R", NULL, NULL, NULL, NULL, NULL };
+	const char *cp[] = { "cp", "-R", NULL, NULL, NULL, NULL, NULL, NULL };
 	const char *gen[] = { "npm", "run", "generate", NULL };
 	const char *tsc[] = { "node", "node_modules/typescript/bin/tsc", "-p", ".", NULL };
+	const char *unit[] = { "npm", "test", NULL };
 	const char *genv[] = { doc, NULL };
 
 	snprintf(from, sizeof(from), "%s", src);
@@ -185,9 +187,11 @@ START_TEST(build)
 	cp[3] = harness_fmt("%s/examples", from);
 	cp[4] = harness_fmt("%s/package.json", from);
 	cp[5] = harness_fmt("%s/tsconfig.json", from);
+	cp[6] = harness_fmt("%s/test", from);
 	/* cp into the build dir: its last argument */
 	{
-		const char *argv[] = { cp[0], cp[1], cp[2], cp[3], cp[4], cp[5], ".", NULL };
+		const char *argv[] = { cp[0], cp[1], cp[2], cp[3], cp[4], cp[5], cp[6], ".",
+		    NULL };
 
 		build_step("copy", "copying the SDK's sources", argv, NULL);
 	}
@@ -204,6 +208,7 @@ START_TEST(build)
 	build_step("tsc", "tsc (the SDK and its quickstart against the generated types)", tsc, NULL);
 	ck_assert_msg(access(harness_fmt("%s/dist/examples/quickstart.js", sdk_dir()), R_OK) == 0,
 	    "tsc wrote no dist/examples/quickstart.js");
+	build_step("test", "npm test (the SDK's own tests, node --test)", unit, NULL);
 }
 END_TEST
 
