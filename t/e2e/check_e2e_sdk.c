@@ -171,30 +171,21 @@ build_step(const char *name, const char *what, const char *const argv[],
  */
 START_TEST(build)
 {
-	const char *src = harness_fmt("%s/sdk/typescript", srcdir());
-	char from[PATH_MAX], doc[PATH_MAX + 16];
-	const char *cp[] = { "cp", "-R", NULL, NULL, NULL, NULL, NULL, NULL };
+	static const char *const sources[] = { "src", "examples", "test", "package.json",
+	    "tsconfig.json" };
+	const char *copy[] = { "cp", "-R", NULL, NULL, NULL, NULL, NULL, ".", NULL };
 	const char *gen[] = { "npm", "run", "generate", NULL };
 	const char *tsc[] = { "node", "node_modules/typescript/bin/tsc", "-p", ".", NULL };
 	const char *unit[] = { "npm", "test", NULL };
+	char doc[PATH_MAX + 16];
 	const char *genv[] = { doc, NULL };
 
-	snprintf(from, sizeof(from), "%s", src);
 	snprintf(doc, sizeof(doc), "BDS_OPENAPI=%s", document());
 	ck_assert_msg(mkdir(sdk_dir(), 0755) == 0 || errno == EEXIST, "%s: %s", sdk_dir(),
 	    strerror(errno));
-	cp[2] = harness_fmt("%s/src", from);
-	cp[3] = harness_fmt("%s/examples", from);
-	cp[4] = harness_fmt("%s/package.json", from);
-	cp[5] = harness_fmt("%s/tsconfig.json", from);
-	cp[6] = harness_fmt("%s/test", from);
-	/* cp into the build dir: its last argument */
-	{
-		const char *argv[] = { cp[0], cp[1], cp[2], cp[3], cp[4], cp[5], cp[6], ".",
-		    NULL };
-
-		build_step("copy", "copying the SDK's sources", argv, NULL);
-	}
+	for (size_t i = 0; i < sizeof(sources) / sizeof(sources[0]); i++)
+		copy[2 + i] = harness_fmt("%s/sdk/typescript/%s", srcdir(), sources[i]);
+	build_step("copy", "copying the SDK's sources", copy, NULL);
 	ck_assert_msg(symlink(node_modules(),
 	    harness_fmt("%s/node_modules", sdk_dir())) == 0 || errno == EEXIST,
 	    "node_modules link: %s", strerror(errno));
