@@ -270,8 +270,8 @@ async function main(): Promise<void> {
 			if (delivery === undefined)
 				throw new Error(`triggered event ${trig.event_id} never reached ${rc.url}`);
 		}
-		const check = verifySignature(headerValue(delivery.headers, "service-signature"),
-		    delivery.raw, signingSecret);
+		const check = verifySignature(delivery.headers["service-signature"], delivery.raw,
+		    signingSecret);
 		if (!check.ok)
 			throw new Error(`webhook ${delivery.event?.id}: bad Service-Signature: ${check.reason}`);
 		const event = delivery.event;
@@ -301,12 +301,6 @@ async function main(): Promise<void> {
 		rc.server.closeAllConnections();
 		rc.server.close();
 	}
-}
-
-function headerValue(h: IncomingHttpHeaders, name: string): string | undefined {
-	const v = h[name];
-
-	return Array.isArray(v) ? v.join(",") : v;
 }
 
 /*

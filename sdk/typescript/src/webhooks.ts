@@ -41,19 +41,22 @@ export function parseSignatureHeader(header: string): { t: number; v1: string[] 
 }
 
 /*
- * Check a delivery: header is the Service-Signature value, rawBody the
+ * Check a delivery: header is the Service-Signature value (as node's
+ * req.headers gives it: a repeated header's values are joined), rawBody the
  * request body exactly as received (before any JSON parsing), secret the
  * endpoint's signing secret. toleranceSeconds defaults to 300; now (Unix
  * seconds) to the clock.
  */
-export function verifySignature(header: string | undefined, rawBody: Buffer | string,
+export function verifySignature(header: string | string[] | undefined, rawBody: Buffer | string,
     secret: string, toleranceSeconds = 300, now = Math.floor(Date.now() / 1000)): SignatureCheck {
-	if (header === undefined || header === "")
+	const value = Array.isArray(header) ? header.join(",") : header;
+
+	if (value === undefined || value === "")
 		return { ok: false, reason: "no Service-Signature header" };
-	const parsed = parseSignatureHeader(header);
+	const parsed = parseSignatureHeader(value);
 
 	if (parsed === null)
-		return { ok: false, reason: `malformed Service-Signature: ${header}` };
+		return { ok: false, reason: `malformed Service-Signature: ${value}` };
 	if (Math.abs(now - parsed.t) > toleranceSeconds)
 		return { ok: false, reason: `timestamp ${parsed.t} is more than ${toleranceSeconds} s from now (${now})`,
 		    timestamp: parsed.t };
