@@ -47,3 +47,6 @@ E2E_SUITES += %reldir%/check_e2e_errors
 E2E_SUITES += %reldir%/check_e2e_reference
 # the OpenAPI document against the service: t/openapi/fuzz.py (hypothesis)
 E2E_SUITES += %reldir%/check_e2e_openapi_fuzz
+# the TypeScript SDK generated from docs/openapi.yaml, and its quickstart run
+# with node against the stack (sdk/typescript)
+E2E_SUITES += %reldir%/check_e2e_sdk
