@@ -14,7 +14,6 @@
  * installed; scripts/test installs both (BDS_PKGS).
  */
 #include <errno.h>
-#include <libgen.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -35,47 +34,10 @@
 #define PYTHON		"/usr/bin/python3"
 #define RUN_MS		150000	/* one scenario, chromium's start included */
 
-extern char **environ;
-
-static char artifacts[PATH_MAX];
-
-/* t/artifacts/<build dir name>/ in the source tree (gitignored), or in the
- * build tree when the source is read-only (distcheck). */
-static void
-artifacts_dir(void)
-{
-	const char *src = getenv("BDS_SRCDIR"), *build = getenv("BDS_BUILDDIR");
-	char b[PATH_MAX];
-
-	snprintf(b, sizeof(b), "%s", build ? build : "build");
-	snprintf(artifacts, sizeof(artifacts), "%s/t/artifacts", src ? src : ".");
-	if (mkdir(artifacts, 0755) == 0 || errno == EEXIST) {
-		snprintf(artifacts + strlen(artifacts), sizeof(artifacts) - strlen(artifacts),
-		    "/%s", basename(b));
-		if (mkdir(artifacts, 0755) == 0 || errno == EEXIST)
-			return;
-	}
-	snprintf(artifacts, sizeof(artifacts), "%s/t/artifacts", build ? build : ".");
-	ck_assert_msg(mkdir(artifacts, 0755) == 0 || errno == EEXIST, "%s: %s", artifacts,
-	    strerror(errno));
-}
-
 static void
 setup(void)
 {
 	webpage_start();
-	artifacts_dir();
-}
-
-/* "NAME=value" (malloc'ed) */
-static char *
-env_pair(const char *name, const char *value)
-{
-	char *s = malloc(strlen(name) + strlen(value) + 2);
-
-	ck_assert_ptr_nonnull(s);
-	sprintf(s, "%s=%s", name, value);
-	return s;
 }
 
 /*
@@ -89,59 +51,34 @@ browse(const struct webpage_tenant *t, const char *other, const char *scenario)
 {
 	const char *src = getenv("BDS_SRCDIR") ? getenv("BDS_SRCDIR") : ".";
 	char script[PATH_MAX], site[PATH_MAX], result[PATH_MAX];
-	char *env[64];
-	size_t n = 0;
+	const char *argv[] = { PYTHON, script, scenario, NULL };
+	const char *set[] = {
+		"BDS_API_URL", harness_base_url("sandbox"),
+		"BDS_LINK_URL", harness_base_url("link"),
+		"BDS_KEY", t->key,
+		"BDS_CLIENT", t->client,
+		"BDS_OTHER_CLIENT", other ? other : "",
+		"BDS_IAM_URL", harness_base_url("api"),
+		"BDS_JWT", webpage_dev.access,
+		"BDS_SITE", site,
+		"BDS_ARTIFACTS", harness_artifacts_dir(),
+		"BDS_RESULT", result,
+		NULL
+	};
+	struct harness_child child = { argv, set, NULL, NULL, RUN_MS };
 	struct json_object *out;
-	long long until = harness_now_ms() + RUN_MS;
-	int status = -1;
-	pid_t pid, w;
+	int rc;
 
 	snprintf(script, sizeof(script), "%s/t/browser/connect_flows.py", src);
 	snprintf(site, sizeof(site), "%s/t/browser/site", src);
 	snprintf(result, sizeof(result), "%s/browser-%s-%d.json", harness_dir(), scenario,
 	    (int)getpid());
-	/* the environment built before fork: the test may run threads */
-	for (char **e = environ; *e != NULL && n < 40; e++)
-		if (strncmp(*e, "BDS_", 4) != 0)
-			env[n++] = strdup(*e);
-	env[n++] = env_pair("BDS_API_URL", harness_base_url("sandbox"));
-	env[n++] = env_pair("BDS_LINK_URL", harness_base_url("link"));
-	env[n++] = env_pair("BDS_KEY", t->key);
-	env[n++] = env_pair("BDS_CLIENT", t->client);
-	env[n++] = env_pair("BDS_OTHER_CLIENT", other ? other : "");
-	env[n++] = env_pair("BDS_IAM_URL", harness_base_url("api"));
-	env[n++] = env_pair("BDS_JWT", webpage_dev.access);
-	env[n++] = env_pair("BDS_SITE", site);
-	env[n++] = env_pair("BDS_ARTIFACTS", artifacts);
-	env[n++] = env_pair("BDS_RESULT", result);
-	env[n] = NULL;
 	unlink(result);
-
-	fflush(NULL);
-	pid = fork();
-	ck_assert_int_ge(pid, 0);
-	if (pid == 0) {
-		char *argv[] = { PYTHON, script, (char *)scenario, NULL };
-
-		setpgid(0, 0);
-		execve(PYTHON, argv, env);
-		_exit(127);
-	}
-	setpgid(pid, pid);
-	while ((w = waitpid(pid, &status, WNOHANG)) == 0 && harness_now_ms() < until)
-		harness_sleep_ms(100);
-	if (w == 0) {
-		kill(-pid, SIGKILL);
-		waitpid(pid, &status, 0);
-		ck_abort_msg("%s: still running after %d s", scenario, RUN_MS / 1000);
-	}
-	for (size_t i = 0; i < n; i++)
-		free(env[i]);
-	/* chromium's own helpers, if any outlived the driver */
-	kill(-pid, SIGKILL);
-	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+	rc = harness_run_child(&child);
+	ck_assert_msg(rc != -1, "%s: still running after %d s", scenario, RUN_MS / 1000);
+	ck_assert_msg(rc == 0,
 	    "browser scenario %s failed (exit %d; screenshot %s/%s-failure.png)", scenario,
-	    WIFEXITED(status) ? WEXITSTATUS(status) : -1, artifacts, scenario);
+	    rc, harness_artifacts_dir(), scenario);
 	out = json_object_from_file(result);
 	ck_assert_msg(out != NULL, "%s: no result in %s", scenario, result);
 	return out;

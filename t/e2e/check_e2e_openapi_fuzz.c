@@ -36,8 +36,6 @@
 #define RUN_MS		900000	/* the whole fuzz run, bounded */
 #define IDLE_MS		120000
 
-extern char **environ;
-
 static struct devacct dev, throwaway;
 static char *client, *sandbox_key, *dev_key, *link_good, *link_spare, *lat;
 static char *link_token, *session_token;
@@ -104,88 +102,64 @@ stack_down(void)
 	harness_fixture_stop();
 }
 
-/* "NAME=value" (malloc'ed) */
-static char *
-env_pair(const char *name, const char *value)
-{
-	char *s = malloc(strlen(name) + strlen(value) + 2);
-
-	ck_assert_ptr_nonnull(s);
-	sprintf(s, "%s=%s", name, value);
-	return s;
-}
-
 /* Run fuzz.py in its own process group, at most RUN_MS; its exit status. */
 static int
 fuzz(void)
 {
 	const char *src = getenv("BDS_SRCDIR") ? getenv("BDS_SRCDIR") : ".";
+	/* settings a developer gives the suite, passed on; BDS_E2E_RECORD: the
+	 * recorder (t/e2e/record.h) */
 	const char *pass[] = { "BDS_FUZZ_CASES", "BDS_FUZZ_ONLY", "BDS_FUZZ_BUDGET",
-	    "BDS_FUZZ_TRACE", "BDS_E2E_RECORD" };	/* the recorder: t/e2e/record.h */
-	char script[PATH_MAX], doc[PATH_MAX], report[PATH_MAX];
-	char *env[80];
+	    "BDS_FUZZ_TRACE", "BDS_E2E_RECORD" };
+	char script[PATH_MAX], doc[PATH_MAX], report[PATH_MAX], psql[PATH_MAX];
+	const char *argv[] = { PYTHON, script, NULL };
+	const char *set[80] = {
+		"BDS_FUZZ_DOC", doc,
+		"BDS_FUZZ_REPORT", report,
+		"BDS_FUZZ_API_URL", harness_base_url("api"),
+		"BDS_FUZZ_SANDBOX_URL", harness_base_url("sandbox"),
+		"BDS_FUZZ_LINK_URL", harness_base_url("link"),
+		"BDS_FUZZ_DSN", harness_database_url(),
+		/* the harness's PostgreSQL binaries, psql among them */
+		"BDS_FUZZ_PSQL", psql,
+		"BDS_FUZZ_JWT", dev.access,
+		"BDS_FUZZ_DEV_EMAIL", dev.email,
+		"BDS_FUZZ_DEV_PASSWORD", dev.password,
+		"BDS_FUZZ_THROW_EMAIL", throwaway.email,
+		"BDS_FUZZ_THROW_PASSWORD", throwaway.password,
+		"BDS_FUZZ_CLIENT", client,
+		"BDS_FUZZ_SANDBOX_KEY", sandbox_key,
+		"BDS_FUZZ_API_KEY", dev_key,
+		"BDS_FUZZ_LINK", link_good,
+		"BDS_FUZZ_SPARE_LINK", link_spare,
+		"BDS_FUZZ_LAT", lat,
+		"BDS_FUZZ_LINK_TOKEN", link_token,
+		"BDS_FUZZ_SESSION", session_token,
+		NULL
+	};
+	struct harness_child child = { argv, set, NULL, NULL, RUN_MS };
 	size_t n = 0;
-	long long until = harness_now_ms() + RUN_MS;
-	int status = -1;
-	pid_t pid, w;
+	int rc;
 
 	snprintf(script, sizeof(script), "%s/t/openapi/fuzz.py", src);
 	snprintf(doc, sizeof(doc), "%s", getenv("BDS_FUZZ_DOC") ? getenv("BDS_FUZZ_DOC") :
 	    harness_fmt("%s/docs/openapi.yaml", src));
 	snprintf(report, sizeof(report), "%s", getenv("BDS_FUZZ_REPORT") ?
 	    getenv("BDS_FUZZ_REPORT") : harness_fmt("%s/fuzz-violations.jsonl", harness_dir()));
-	for (char **e = environ; *e != NULL && n < 40; e++)
-		if (strncmp(*e, "BDS_", 4) != 0)
-			env[n++] = strdup(*e);
+	snprintf(psql, sizeof(psql), "%s/psql", getenv("BDS_PG_BINDIR") ?
+	    getenv("BDS_PG_BINDIR") : "/usr/lib/postgresql/15/bin");
+	while (set[n] != NULL)
+		n++;
 	for (size_t i = 0; i < sizeof(pass) / sizeof(pass[0]); i++)
-		if (getenv(pass[i]) != NULL)
-			env[n++] = env_pair(pass[i], getenv(pass[i]));
-	env[n++] = env_pair("BDS_FUZZ_DOC", doc);
-	env[n++] = env_pair("BDS_FUZZ_REPORT", report);
-	env[n++] = env_pair("BDS_FUZZ_API_URL", harness_base_url("api"));
-	env[n++] = env_pair("BDS_FUZZ_SANDBOX_URL", harness_base_url("sandbox"));
-	env[n++] = env_pair("BDS_FUZZ_LINK_URL", harness_base_url("link"));
-	env[n++] = env_pair("BDS_FUZZ_DSN", harness_database_url());
-	/* the harness's PostgreSQL binaries, psql among them */
-	env[n++] = env_pair("BDS_FUZZ_PSQL", harness_fmt("%s/psql", getenv("BDS_PG_BINDIR") ?
-	    getenv("BDS_PG_BINDIR") : "/usr/lib/postgresql/15/bin"));
-	env[n++] = env_pair("BDS_FUZZ_JWT", dev.access);
-	env[n++] = env_pair("BDS_FUZZ_DEV_EMAIL", dev.email);
-	env[n++] = env_pair("BDS_FUZZ_DEV_PASSWORD", dev.password);
-	env[n++] = env_pair("BDS_FUZZ_THROW_EMAIL", throwaway.email);
-	env[n++] = env_pair("BDS_FUZZ_THROW_PASSWORD", throwaway.password);
-	env[n++] = env_pair("BDS_FUZZ_CLIENT", client);
-	env[n++] = env_pair("BDS_FUZZ_SANDBOX_KEY", sandbox_key);
-	env[n++] = env_pair("BDS_FUZZ_API_KEY", dev_key);
-	env[n++] = env_pair("BDS_FUZZ_LINK", link_good);
-	env[n++] = env_pair("BDS_FUZZ_SPARE_LINK", link_spare);
-	env[n++] = env_pair("BDS_FUZZ_LAT", lat);
-	env[n++] = env_pair("BDS_FUZZ_LINK_TOKEN", link_token);
-	env[n++] = env_pair("BDS_FUZZ_SESSION", session_token);
-	env[n] = NULL;
-
-	fflush(NULL);
-	pid = fork();
-	ck_assert_int_ge(pid, 0);
-	if (pid == 0) {
-		char *argv[] = { PYTHON, script, NULL };
-
-		setpgid(0, 0);
-		execve(PYTHON, argv, env);
-		_exit(127);
-	}
-	setpgid(pid, pid);
-	while ((w = waitpid(pid, &status, WNOHANG)) == 0 && harness_now_ms() < until)
-		harness_sleep_ms(200);
-	for (size_t i = 0; i < n; i++)
-		free(env[i]);
-	if (w == 0) {
-		kill(-pid, SIGKILL);
-		waitpid(pid, &status, 0);
-		ck_abort_msg("fuzz.py still running after %d s", RUN_MS / 1000);
-	}
+		if (getenv(pass[i]) != NULL) {
+			set[n++] = pass[i];
+			set[n++] = getenv(pass[i]);
+		}
+	set[n] = NULL;
+	rc = harness_run_child(&child);
+	ck_assert_msg(rc != -1, "fuzz.py still running after %d s", RUN_MS / 1000);
 	fprintf(stderr, "fuzz.py: violations (if any) in %s\n", report);
-	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+	return rc;
 }
 
 /* Every documented operation, every case within the document's word. */

@@ -16,7 +16,6 @@
  * chromium-driver is missing; scripts/test installs both (BDS_PKGS).
  */
 #include <errno.h>
-#include <libgen.h>
 #include <limits.h>
 #include <signal.h>
 #include <stdio.h>
@@ -39,37 +38,10 @@
 /* the error page's policy (nginx/bds-api-host.conf) */
 #define CSP_STATIC	"default-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 
-extern char **environ;
-
-static char artifacts[PATH_MAX];
-
-/* t/artifacts/<build dir name>/ in the source tree (gitignored), or in the
- * build tree when the source is read-only (distcheck): as
- * check_e2e_browser.c. */
-static void
-artifacts_dir(void)
-{
-	const char *src = getenv("BDS_SRCDIR"), *build = getenv("BDS_BUILDDIR");
-	char b[PATH_MAX];
-
-	snprintf(b, sizeof(b), "%s", build ? build : "build");
-	snprintf(artifacts, sizeof(artifacts), "%s/t/artifacts", src ? src : ".");
-	if (mkdir(artifacts, 0755) == 0 || errno == EEXIST) {
-		snprintf(artifacts + strlen(artifacts), sizeof(artifacts) - strlen(artifacts),
-		    "/%s", basename(b));
-		if (mkdir(artifacts, 0755) == 0 || errno == EEXIST)
-			return;
-	}
-	snprintf(artifacts, sizeof(artifacts), "%s/t/artifacts", build ? build : ".");
-	ck_assert_msg(mkdir(artifacts, 0755) == 0 || errno == EEXIST, "%s: %s", artifacts,
-	    strerror(errno));
-}
-
 static void
 setup(void)
 {
 	harness_fixture_start_default();
-	artifacts_dir();
 }
 
 /* The document at each of its URLs. */
@@ -212,47 +184,19 @@ static int
 script(const char *mode)
 {
 	const char *src = getenv("BDS_SRCDIR") ? getenv("BDS_SRCDIR") : ".";
-	char path[4096], *env[64];
-	size_t n = 0;
-	long long until = harness_now_ms() + RUN_MS;
-	int status = -1;
-	pid_t pid, w;
+	char path[4096];
+	const char *argv[] = { PYTHON, path, mode, NULL };
+	const char *set[] = {
+		"BDS_API_URL", harness_base_url("api"),
+		"BDS_SANDBOX_URL", harness_base_url("sandbox"),
+		"BDS_SRCDIR", src,
+		"BDS_ARTIFACTS", harness_artifacts_dir(),
+		NULL
+	};
+	struct harness_child child = { argv, set, NULL, NULL, RUN_MS };
 
 	snprintf(path, sizeof(path), "%s/t/browser/reference_page.py", src);
-	/* the environment built before fork: the test may run threads */
-	for (char **e = environ; *e != NULL && n < 56; e++)
-		if (strncmp(*e, "BDS_", 4) != 0)
-			env[n++] = strdup(*e);
-	env[n++] = strdup(harness_fmt("BDS_API_URL=%s", harness_base_url("api")));
-	env[n++] = strdup(harness_fmt("BDS_SANDBOX_URL=%s", harness_base_url("sandbox")));
-	env[n++] = strdup(harness_fmt("BDS_SRCDIR=%s", src));
-	env[n++] = strdup(harness_fmt("BDS_ARTIFACTS=%s", artifacts));
-	env[n] = NULL;
-
-	fflush(NULL);
-	pid = fork();
-	ck_assert_int_ge(pid, 0);
-	if (pid == 0) {
-		char *argv[] = { PYTHON, path, (char *)mode, NULL };
-
-		setpgid(0, 0);
-		execve(PYTHON, argv, env);
-		_exit(127);
-	}
-	setpgid(pid, pid);
-	while ((w = waitpid(pid, &status, WNOHANG)) == 0 && harness_now_ms() < until)
-		harness_sleep_ms(100);
-	if (w == 0) {
-		kill(-pid, SIGKILL);
-		waitpid(pid, &status, 0);
-		status = -1;
-	}
-	for (size_t i = 0; i < n; i++)
-		free(env[i]);
-	kill(-pid, SIGKILL);	/* chromium's helpers, if any outlived the driver */
-	if (status == -1)
-		return -1;
-	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+	return harness_run_child(&child);
 }
 
 /* JSON and YAML, api and sandbox: one document. */
@@ -274,7 +218,7 @@ START_TEST(page_renders)
 	}
 	rc = script("page");
 	ck_assert_msg(rc == 0, "the reference page failed (exit %d; screenshot %s/"
-	    "reference-failure.png)", rc, artifacts);
+	    "reference-failure.png)", rc, harness_artifacts_dir());
 }
 END_TEST
 

@@ -37,8 +37,6 @@
 #define RUN_MARGIN_MS	15000	/* node's start and exit around that */
 #define SDK_USER	"quickstart-user"
 
-extern char **environ;
-
 static const char *
 srcdir(void)
 {
@@ -80,63 +78,6 @@ sdk_dir(void)
 	return harness_fmt("%s/sdk", harness_dir());
 }
 
-/*
- * Run argv (argv[0] looked up in PATH) in dir with the environment less
- * BDS_* plus extra (NULL-terminated "NAME=value"), its stdout and stderr
- * into log, in its own process group, at most ms. Returns the exit status,
- * or -1 when it could not run, was killed or ran out of time (the group is
- * killed then).
- */
-static int
-run(const char *dir, const char *const argv[], const char *const extra[], const char *log,
-    int ms)
-{
-	char *env[128];
-	size_t n = 0;
-	long long until = harness_now_ms() + ms;
-	int status = -1;
-	pid_t pid, w;
-
-	/* the environment built before fork: the test may run threads */
-	for (char **e = environ; *e != NULL && n < 100; e++)
-		if (strncmp(*e, "BDS_", 4) != 0)
-			env[n++] = strdup(*e);
-	for (size_t i = 0; extra != NULL && extra[i] != NULL && n < 127; i++)
-		env[n++] = strdup(extra[i]);
-	env[n] = NULL;
-
-	fflush(NULL);
-	pid = fork();
-	ck_assert_int_ge(pid, 0);
-	if (pid == 0) {
-		FILE *f;
-
-		setpgid(0, 0);
-		if (chdir(dir) != 0 || (f = freopen(log, "w", stdout)) == NULL ||
-		    dup2(fileno(stdout), STDERR_FILENO) < 0)
-			_exit(126);
-		environ = env;
-		execvp(argv[0], (char *const *)argv);
-		fprintf(stderr, "%s: %s\n", argv[0], strerror(errno));
-		_exit(127);
-	}
-	setpgid(pid, pid);
-	while ((w = waitpid(pid, &status, WNOHANG)) == 0 && harness_now_ms() < until)
-		harness_sleep_ms(100);
-	if (w == 0) {
-		kill(-pid, SIGKILL);
-		waitpid(pid, &status, 0);
-		status = -1;
-	} else {
-		/* whatever it left behind */
-		kill(-pid, SIGKILL);
-		status = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-	}
-	for (size_t i = 0; i < n; i++)
-		free(env[i]);
-	return status;
-}
-
 /* Print a log to stderr, under a title. */
 static void
 show(const char *title, const char *log)
@@ -148,17 +89,19 @@ show(const char *title, const char *log)
 	free(text);
 }
 
-/* One step of the build, its output in <sdk dir>/<name>.log: the test
- * fails with that output unless it exits 0. */
+/* One step of the build in the SDK's copy, its output in <sdk dir>/<name>.log
+ * (set: more environment, harness_run_child's): the test fails with that
+ * output unless it exits 0. */
 static void
 build_step(const char *name, const char *what, const char *const argv[],
-    const char *const extra[])
+    const char *const set[])
 {
 	char logbuf[PATH_MAX];
+	struct harness_child child = { argv, set, sdk_dir(), logbuf, BUILD_MS };
 	int rc;
 
 	snprintf(logbuf, sizeof(logbuf), "%s/%s.log", sdk_dir(), name);
-	rc = run(sdk_dir(), argv, extra, logbuf, BUILD_MS);
+	rc = harness_run_child(&child);
 	if (rc != 0)
 		show(what, logbuf);
 	ck_assert_msg(rc == 0, "%s failed (exit %d; output above, in %s)", what, rc, logbuf);
@@ -177,10 +120,8 @@ START_TEST(build)
 	const char *gen[] = { "npm", "run", "generate", NULL };
 	const char *tsc[] = { "node", "node_modules/typescript/bin/tsc", "-p", ".", NULL };
 	const char *unit[] = { "npm", "test", NULL };
-	char doc[PATH_MAX + 16];
-	const char *genv[] = { doc, NULL };
+	const char *genv[] = { "BDS_OPENAPI", document(), NULL };
 
-	snprintf(doc, sizeof(doc), "BDS_OPENAPI=%s", document());
 	ck_assert_msg(mkdir(sdk_dir(), 0755) == 0 || errno == EEXIST, "%s: %s", sdk_dir(),
 	    strerror(errno));
 	for (size_t i = 0; i < sizeof(sources) / sizeof(sources[0]); i++)
@@ -214,34 +155,39 @@ END_TEST
  */
 static const struct {
 	const char	*name;
-	const char	*env;		/* one more "NAME=value", or NULL */
+	const char	*env;		/* one more variable's name and value, or NULL */
+	const char	*value;
 	const char	*says;		/* a line its output must hold, or NULL */
 } runs[] = {
-	{ "quickstart",		NULL,				"webhook verified: connection.ready" },
-	{ "quickstart-trigger",	"BDS_WEBHOOK_WAIT_MS=0",	"no connection.ready yet; triggered" },
+	{ "quickstart",		NULL, NULL,			"webhook verified: connection.ready" },
+	{ "quickstart-trigger",	"BDS_WEBHOOK_WAIT_MS", "0",	"no connection.ready yet; triggered" },
 };
 
 START_TEST(quickstart)
 {
 	const char *js = harness_fmt("%s/dist/examples/quickstart.js", sdk_dir());
 	const char *argv[] = { "node", "dist/examples/quickstart.js", NULL };
-	char email[128], log[PATH_MAX], e_api[128], e_sandbox[128], e_spool[PATH_MAX + 32],
-	    e_email[160], e_timeout[64];
-	const char *extra[] = { e_api, e_sandbox, e_spool, e_email, e_timeout, runs[_i].env,
-	    NULL };
+	char email[128], log[PATH_MAX], timeout[32];
+	const char *set[] = {
+		"BDS_API_URL", harness_base_url("api"),
+		"BDS_SANDBOX_URL", harness_base_url("sandbox"),
+		"BDS_MAIL_SPOOL", harness_mail_dir(),
+		"BDS_EMAIL", email,
+		"BDS_TIMEOUT_MS", timeout,
+		runs[_i].env, runs[_i].value,
+		NULL
+	};
+	struct harness_child child = { argv, set, sdk_dir(), log,
+	    QUICKSTART_MS + RUN_MARGIN_MS };
 	char *client, *out;
 	int rc;
 
 	ck_assert_msg(access(js, R_OK) == 0, "%s is missing: the build test failed", js);
 	snprintf(email, sizeof(email), "%s-%ld@example.test", runs[_i].name, (long)getpid());
-	snprintf(e_api, sizeof(e_api), "BDS_API_URL=%s", harness_base_url("api"));
-	snprintf(e_sandbox, sizeof(e_sandbox), "BDS_SANDBOX_URL=%s", harness_base_url("sandbox"));
-	snprintf(e_spool, sizeof(e_spool), "BDS_MAIL_SPOOL=%s", harness_mail_dir());
-	snprintf(e_email, sizeof(e_email), "BDS_EMAIL=%s", email);
-	snprintf(e_timeout, sizeof(e_timeout), "BDS_TIMEOUT_MS=%d", QUICKSTART_MS);
+	snprintf(timeout, sizeof(timeout), "%d", QUICKSTART_MS);
 	snprintf(log, sizeof(log), "%s/%s.log", sdk_dir(), runs[_i].name);
 
-	rc = run(sdk_dir(), argv, extra, log, QUICKSTART_MS + RUN_MARGIN_MS);
+	rc = harness_run_child(&child);
 	show(runs[_i].name, log);
 	ck_assert_msg(rc == 0, "%s failed (exit %d; its output above)", runs[_i].name, rc);
 	out = harness_slurp(log);

@@ -3164,6 +3164,95 @@ harness_slurp(const char *path)
 	return buf;
 }
 
+int
+harness_run_child(const struct harness_child *c)
+{
+	extern char **environ;
+	size_t n = 0, cap = 1;
+	long long until = harness_now_ms() + c->timeout_ms;
+	char **env;
+	int status = 0, rc;
+	pid_t pid, w;
+
+	/* the environment built before fork: the test may run threads */
+	for (char **e = environ; *e != NULL; e++)
+		cap++;
+	for (size_t i = 0; c->set != NULL && c->set[i] != NULL; i += 2)
+		cap++;
+	env = xmalloc(cap * sizeof(*env));
+	for (char **e = environ; *e != NULL; e++)
+		if (strncmp(*e, "BDS_", 4) != 0)
+			env[n++] = xstrndup(*e, strlen(*e));
+	for (size_t i = 0; c->set != NULL && c->set[i] != NULL; i += 2) {
+		const char *v = c->set[i + 1] != NULL ? c->set[i + 1] : "";
+
+		env[n] = xmalloc(strlen(c->set[i]) + strlen(v) + 2);
+		sprintf(env[n++], "%s=%s", c->set[i], v);
+	}
+	env[n] = NULL;
+
+	fflush(NULL);
+	if ((pid = fork()) < 0) {
+		rc = set_err("fork: %s", strerror(errno));
+		goto out;
+	}
+	if (pid == 0) {
+		int fd;
+
+		setpgid(0, 0);
+		if (c->dir != NULL && chdir(c->dir) != 0)
+			_exit(126);
+		if (c->log != NULL) {
+			if ((fd = open(c->log, O_WRONLY | O_CREAT | O_TRUNC, 0644)) < 0 ||
+			    dup2(fd, STDOUT_FILENO) < 0 || dup2(fd, STDERR_FILENO) < 0)
+				_exit(126);
+			close(fd);
+		}
+		environ = env;
+		execvp(c->argv[0], (char *const *)c->argv);
+		fprintf(stderr, "%s: %s\n", c->argv[0], strerror(errno));
+		_exit(127);
+	}
+	setpgid(pid, pid);
+	while ((w = waitpid(pid, &status, WNOHANG)) == 0 && harness_now_ms() < until)
+		harness_sleep_ms(100);
+	if (w == 0) {
+		kill(-pid, SIGKILL);
+		waitpid(pid, &status, 0);
+		rc = -1;
+	} else {
+		rc = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+	}
+	kill(-pid, SIGKILL);	/* whatever it left behind */
+out:
+	for (size_t i = 0; i < n; i++)
+		free(env[i]);
+	free(env);
+	return rc;
+}
+
+const char *
+harness_artifacts_dir(void)
+{
+	static char dir[PATH_MAX];
+	const char *src = getenv("BDS_SRCDIR"), *build = getenv("BDS_BUILDDIR");
+	const char *name;
+
+	if (dir[0] != '\0')
+		return dir;
+	name = strrchr(build ? build : "build", '/');
+	name = name != NULL ? name + 1 : (build ? build : "build");
+	snprintf(dir, sizeof(dir), "%s/t/artifacts", src ? src : ".");
+	if ((mkdir(dir, 0755) == 0 || errno == EEXIST) &&
+	    snprintf(dir + strlen(dir), sizeof(dir) - strlen(dir), "/%s", name) > 0 &&
+	    (mkdir(dir, 0755) == 0 || errno == EEXIST))
+		return dir;
+	snprintf(dir, sizeof(dir), "%s/t/artifacts", build ? build : ".");
+	if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+		ck_abort_msg("%s: %s", dir, strerror(errno));
+	return dir;
+}
+
 /* ---- iam slice ---------------------------------------------------- */
 
 struct harness_resp *

@@ -430,6 +430,28 @@ const char *harness_idem_header(void);
  * when it cannot be opened. */
 char	*harness_slurp(const char *path);
 
+/*
+ * A program a suite drives (a browser script, the fuzzer, node): argv[0]
+ * (looked up in PATH when it has no '/') runs with the suite's environment
+ * less BDS_* (the harness's own settings) plus set, NAME and value in
+ * turn, NULL-terminated; in dir (NULL: here), its stdout and stderr into
+ * log (NULL: the suite's), in its own process group, at most timeout_ms.
+ * The group is killed after it (helpers that outlived it). Returns the exit
+ * status, 128 + the signal that ended it, or -1 when it ran out of time.
+ */
+struct harness_child {
+	const char *const	*argv;
+	const char *const	*set;
+	const char		*dir;
+	const char		*log;
+	int			 timeout_ms;
+};
+int	 harness_run_child(const struct harness_child *);
+/* Where a suite leaves screenshots and the like: t/artifacts/<build dir
+ * name>/ in the source tree (gitignored), or t/artifacts in the build tree
+ * when the source is read-only (distcheck). Made on first use. */
+const char *harness_artifacts_dir(void);
+
 /* Milliseconds on a monotonic clock; sleep for ms. */
 long long harness_now_ms(void);
 void	 harness_sleep_ms(int ms);
