@@ -191,6 +191,19 @@ kept_header(const char *name)
 	return 0;
 }
 
+/* One header into the line's headers object, its name in lower case. */
+static void
+add_header(struct json_object *hs, const char *name, const char *value)
+{
+	char lower[64];
+	size_t j;
+
+	for (j = 0; name[j] != '\0' && j + 1 < sizeof(lower); j++)
+		lower[j] = (char)tolower((unsigned char)name[j]);
+	lower[j] = '\0';
+	json_object_object_add(hs, lower, json_object_new_string(value));
+}
+
 /* Append one line to DIR/<suite>.<kind>.jsonl in one write. */
 static void
 write_line(const char *kind, struct json_object *line)
@@ -277,17 +290,9 @@ record_exchange(const char *method, const char *host, const char *path,
 			    json_object_new_string(headers[i] + 13 + strspn(headers[i] + 13, " ")));
 	add_body(line, "request", body, body_len);
 	json_object_object_add(line, "status", json_object_new_int((int)r->status));
-	for (size_t i = 0; i < r->nheaders; i++) {
-		char lower[64];
-		size_t j;
-
-		if (!kept_header(r->headers[i].name))
-			continue;
-		for (j = 0; r->headers[i].name[j] != '\0' && j + 1 < sizeof(lower); j++)
-			lower[j] = (char)tolower((unsigned char)r->headers[i].name[j]);
-		lower[j] = '\0';
-		json_object_object_add(hs, lower, json_object_new_string(r->headers[i].value));
-	}
+	for (size_t i = 0; i < r->nheaders; i++)
+		if (kept_header(r->headers[i].name))
+			add_header(hs, r->headers[i].name, r->headers[i].value);
 	json_object_object_add(line, "headers", hs);
 	add_body(line, "body", r->body, r->body_len);
 	write_line("exchanges", line);
@@ -306,15 +311,8 @@ record_delivery(const struct receiver_req *q)
 	hs = json_object_new_object();
 	json_object_object_add(line, "method", json_object_new_string(q->method));
 	json_object_object_add(line, "target", json_object_new_string(q->target));
-	for (size_t i = 0; i < q->nheaders; i++) {
-		char lower[64];
-		size_t j;
-
-		for (j = 0; q->headers[i].name[j] != '\0' && j + 1 < sizeof(lower); j++)
-			lower[j] = (char)tolower((unsigned char)q->headers[i].name[j]);
-		lower[j] = '\0';
-		json_object_object_add(hs, lower, json_object_new_string(q->headers[i].value));
-	}
+	for (size_t i = 0; i < q->nheaders; i++)
+		add_header(hs, q->headers[i].name, q->headers[i].value);
 	json_object_object_add(line, "headers", hs);
 	add_body(line, "body", q->body, q->body_len);
 	write_line("deliveries", line);
