@@ -75,11 +75,10 @@ import time
 import traceback
 import urllib.parse
 import uuid
-from datetime import datetime
 
 import yaml
-import jsonschema
-from jsonschema import Draft202012Validator, FormatChecker
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from oaschema import load_doc, validator  # noqa: E402  (shared with scripts/openapi-check)
 from hypothesis import given, settings, HealthCheck, Phase, strategies as st
 
 CASES = int(os.environ.get("BDS_FUZZ_CASES", "200"))
@@ -138,11 +137,6 @@ def env(name, default=""):
 # ------------------------------------------------------------------ #
 # The document                                                        #
 
-def load_doc(path):
-    with open(path) as f:
-        return yaml.safe_load(f)
-
-
 def deref(doc, node, seen=()):
     """node with every local $ref inlined (a cycle is cut to {})."""
     if isinstance(node, dict):
@@ -197,50 +191,6 @@ def merged(schema):
     if choices:
         out["x-choices"] = choices
     return out
-
-
-# ------------------------------------------------------------------ #
-# Formats: jsonschema 4.10 checks date-time and uri only with extra
-# packages, so small checkers of their own.
-
-RFC3339 = re.compile(r"^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$")
-URI = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:[^\s]*$")
-
-FORMATS = FormatChecker()
-
-
-@FORMATS.checks("date-time", raises=ValueError)
-def _datetime(s):
-    if not isinstance(s, str):
-        return True
-    if not RFC3339.match(s):
-        raise ValueError("not RFC 3339")
-    datetime.fromisoformat(s[:19])
-    return True
-
-
-@FORMATS.checks("uri", raises=ValueError)
-def _uri(s):
-    if not isinstance(s, str):
-        return True
-    if not URI.match(s):
-        raise ValueError("not an absolute URI")
-    return True
-
-
-@FORMATS.checks("date", raises=ValueError)
-def _date(s):
-    if not isinstance(s, str):
-        return True
-    if not re.match(r"^\d{4}-\d{2}-\d{2}$", s):
-        raise ValueError("not a full-date")
-    datetime.strptime(s, "%Y-%m-%d")
-    return True
-
-
-def validator(doc, schema):
-    resolver = jsonschema.RefResolver.from_schema(doc)
-    return Draft202012Validator(schema, resolver=resolver, format_checker=FORMATS)
 
 
 # ------------------------------------------------------------------ #
