@@ -102,7 +102,7 @@ mask_embedded(const char *s)
 static void mask_tree(struct json_object *o);
 
 static void
-mask_member(struct json_object *parent, const char *key, struct json_object *v)
+mask_member(const char *key, struct json_object *v)
 {
 	if (json_object_is_type(v, json_type_string)) {
 		const char *s = json_object_get_string(v);
@@ -137,7 +137,6 @@ mask_member(struct json_object *parent, const char *key, struct json_object *v)
 	} else {
 		mask_tree(v);
 	}
-	(void)parent;
 }
 
 static void
@@ -145,10 +144,10 @@ mask_tree(struct json_object *o)
 {
 	if (json_object_is_type(o, json_type_object)) {
 		json_object_object_foreach(o, k, v)
-			mask_member(o, k, v);
+			mask_member(k, v);
 	} else if (json_object_is_type(o, json_type_array)) {
 		for (size_t i = 0; i < json_object_array_length(o); i++)
-			mask_member(o, NULL, json_object_array_get_idx(o, i));
+			mask_member(NULL, json_object_array_get_idx(o, i));
 	}
 }
 
