@@ -43,18 +43,26 @@ srcdir(void)
 	return getenv("BDS_SRCDIR") != NULL ? getenv("BDS_SRCDIR") : ".";
 }
 
+/* The path in the environment variable name, else the tree's rel. */
+static const char *
+tree_path(char path[PATH_MAX], const char *name, const char *rel)
+{
+	const char *o = getenv(name);
+
+	if (o != NULL && *o != '\0')
+		snprintf(path, PATH_MAX, "%s", o);
+	else
+		snprintf(path, PATH_MAX, "%s/%s", srcdir(), rel);
+	return path;
+}
+
 /* The document the SDK is generated from: $BDS_OPENAPI, else the tree's. */
 static const char *
 document(void)
 {
 	static char path[PATH_MAX];
-	const char *o = getenv("BDS_OPENAPI");
 
-	if (o != NULL && *o != '\0')
-		snprintf(path, sizeof(path), "%s", o);
-	else
-		snprintf(path, sizeof(path), "%s/docs/openapi.yaml", srcdir());
-	return path;
+	return tree_path(path, "BDS_OPENAPI", "docs/openapi.yaml");
 }
 
 /* The SDK's installed packages: $BDS_SDK_NODE_MODULES, else the tree's. */
@@ -62,13 +70,8 @@ static const char *
 node_modules(void)
 {
 	static char path[PATH_MAX];
-	const char *o = getenv("BDS_SDK_NODE_MODULES");
 
-	if (o != NULL && *o != '\0')
-		snprintf(path, sizeof(path), "%s", o);
-	else
-		snprintf(path, sizeof(path), "%s/sdk/typescript/node_modules", srcdir());
-	return path;
+	return tree_path(path, "BDS_SDK_NODE_MODULES", "sdk/typescript/node_modules");
 }
 
 /* Where the SDK is built: <temp dir>/sdk. */
