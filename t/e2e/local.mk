@@ -50,3 +50,5 @@ E2E_SUITES += %reldir%/check_e2e_openapi_fuzz
 # the TypeScript SDK generated from docs/openapi.yaml, and its quickstart run
 # with node against the stack (sdk/typescript)
 E2E_SUITES += %reldir%/check_e2e_sdk
+# the README's quickstart blocks ("sh quickstart"), extracted and run as written
+E2E_SUITES += %reldir%/check_e2e_readme
