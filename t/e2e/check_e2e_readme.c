@@ -4,11 +4,13 @@
  * one bash script under `set -euo pipefail` and run against this suite's
  * stack, the README's variables pointing at it: API (the api host),
  * SANDBOX (the sandbox host), SPOOL (the mail spool) and HOOK_PORT (the
- * webhook receiver's port, a free one). A block that fails fails the test,
+ * webhook receiver's port, a free one) and BDSCTL (the operator CLI with
+ * the stack's config). A block that fails fails the test,
  * which then checks what the blocks should have achieved: a hosted link
  * URL printed, the link's bills listed, the sync loop paged to has_more
  * false with one file per bill, a statement PDF downloaded, and webhooks
- * that the README's receiver verified (none rejected). After the blocks the
+ * that the README's receiver verified (none rejected); then, going live, a
+ * verified e-mail and a development key. After the blocks the
  * script writes the variables they set (EMAIL, KEY, LINK, BILL) to a file,
  * so the test can look at the same link through the API.
  *
@@ -34,7 +36,8 @@
 #include "harness.h"
 
 #define MARKER		"```sh quickstart"
-#define MIN_BLOCKS	6	/* set-up, five commands, receiver, link, bills, sync */
+#define MIN_BLOCKS	8	/* set-up, five commands, receiver, link, bills, sync,
+				 * statement, going live */
 #define RUN_MS		240000	/* the blocks' own waits are bounded well below */
 
 static const char *
@@ -155,14 +158,17 @@ nth_line(const char *text, int n, char *buf, size_t size)
 START_TEST(quickstart)
 {
 	const char *readme = harness_fmt("%s/README.md", srcdir());
-	const char *script = work_file("quickstart.sh"), *log = work_file("quickstart.log");
 	const char *argv[] = { "bash", "quickstart.sh", NULL };
-	char port[16], email[256], key[512], link[128], bill[128];
+	const char *bdsctl = harness_fmt("%s/app/bdsctl --config %s",
+	    getenv("BDS_BUILDDIR") != NULL ? getenv("BDS_BUILDDIR") : ".", harness_config_path());
+	char script[PATH_MAX], log[PATH_MAX], port[16], email[256], key[512], link[128],
+	    bill[128];
 	const char *set[] = {
 		"API", harness_base_url("api"),
 		"SANDBOX", harness_base_url("sandbox"),
 		"SPOOL", harness_mail_dir(),
 		"HOOK_PORT", port,
+		"BDSCTL", bdsctl,
 		NULL
 	};
 	struct harness_child child = { argv, set, NULL, log, RUN_MS };
@@ -170,6 +176,8 @@ START_TEST(quickstart)
 	struct harness_resp *r;
 	int blocks, rc, files;
 
+	snprintf(script, sizeof(script), "%s", work_file("quickstart.sh"));
+	snprintf(log, sizeof(log), "%s", work_file("quickstart.log"));
 	ck_assert_msg(mkdir(work_dir(), 0755) == 0 || errno == EEXIST, "%s: %s", work_dir(),
 	    strerror(errno));
 	blocks = write_script(readme, script);
@@ -239,6 +247,13 @@ START_TEST(quickstart)
 	ck_assert_msg(r->status == 200, "GET /v1/bills/%s/statement: %ld %s", bill, r->status,
 	    r->body);
 	harness_resp_free(r);
+
+	/* going live: the e-mail verified, a development key */
+	ck_assert_int_eq(devacct_sql_int("SELECT count(*) FROM users WHERE email = $1"
+	    " AND email_verified", email, NULL), 1);
+	ck_assert_int_eq(devacct_sql_int("SELECT count(*) FROM client_secrets s"
+	    " JOIN clients c ON c.id = s.client_id JOIN users u ON u.id = c.user_id"
+	    " WHERE u.email = $1 AND s.environment = $2", email, "development"), 1);
 
 	free(ids);
 	free(pdf);
