@@ -31,6 +31,7 @@
 #include <unistd.h>
 
 #include <check.h>
+#include <json-c/json.h>
 
 #include "devacct.h"
 #include "harness.h"
@@ -242,6 +243,16 @@ START_TEST(quickstart)
 	harness_resp_free(r);
 	ck_assert_int_eq(devacct_sql_int("SELECT count(*) FROM links WHERE id = $1"
 	    " AND client_user_id = $2", link, "me"), 1);
+	r = devacct_call("GET", "sandbox", harness_fmt("/v1/bills?account_link_id=%s", link),
+	    devacct_bearer(key), NULL, NULL);
+	ck_assert_msg(r->status == 200, "GET /v1/bills: %ld %s", r->status, r->body);
+	ck_assert_int_eq((int)json_object_array_length(devacct_json(r, "bills")), files);
+	harness_resp_free(r);
+	r = devacct_call("GET", "sandbox", harness_fmt("/v1/account-links/%s/bills/sync?limit=5",
+	    link), devacct_bearer(key), NULL, NULL);
+	ck_assert_msg(r->status == 200, "the sync: %ld %s", r->status, r->body);
+	ck_assert_int_eq(devacct_bool(r, "data.has_more"), 1);
+	harness_resp_free(r);
 	r = devacct_call("GET", "sandbox", harness_fmt("/v1/bills/%s/statement", bill),
 	    devacct_bearer(key), NULL, NULL);
 	ck_assert_msg(r->status == 200, "GET /v1/bills/%s/statement: %ld %s", bill, r->status,
