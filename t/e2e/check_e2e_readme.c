@@ -236,13 +236,13 @@ START_TEST(quickstart)
 	ck_assert_msg(pdf != NULL && strncmp(pdf, "%PDF-", 5) == 0,
 	    "statement.pdf is not a PDF: %.40s", pdf != NULL ? pdf : "(missing)");
 
-	/* the same link through the API: a link of the README's user "me" */
+	/* the same link through the API: a link of the README's user-2 */
 	r = devacct_call("GET", "sandbox", harness_fmt("/v1/links/%s", link),
 	    devacct_bearer(key), NULL, NULL);
 	ck_assert_msg(r->status == 200, "GET /v1/links/%s: %ld %s", link, r->status, r->body);
 	harness_resp_free(r);
 	ck_assert_int_eq(devacct_sql_int("SELECT count(*) FROM links WHERE id = $1"
-	    " AND client_user_id = $2", link, "me"), 1);
+	    " AND client_user_id = $2", link, "user-2"), 1);
 	r = devacct_call("GET", "sandbox", harness_fmt("/v1/bills?account_link_id=%s", link),
 	    devacct_bearer(key), NULL, NULL);
 	ck_assert_msg(r->status == 200, "GET /v1/bills: %ld %s", r->status, r->body);
