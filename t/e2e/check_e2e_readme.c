@@ -113,16 +113,6 @@ free_port(void)
 	return port;
 }
 
-static void
-show(const char *title, const char *path)
-{
-	char *text = harness_slurp(path);
-
-	fprintf(stderr, "---- %s (%s) ----\n%s---- end ----\n", title, path,
-	    text != NULL ? text : "(nothing)\n");
-	free(text);
-}
-
 /* The number of *.json files in dir. */
 static int
 count_json(const char *dir)
@@ -188,8 +178,8 @@ START_TEST(quickstart)
 	child.dir = work_dir();
 
 	rc = harness_run_child(&child);
-	show("the README's quickstart blocks", log);
-	show("webhooks.log", work_file("webhooks.log"));
+	harness_show_file("the README's quickstart blocks", log);
+	harness_show_file("webhooks.log", work_file("webhooks.log"));
 	ck_assert_msg(rc == 0, "the README's quickstart failed (exit %d; its output above; the"
 	    " script is %s)", rc, script);
 

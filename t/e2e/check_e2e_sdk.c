@@ -81,17 +81,6 @@ sdk_dir(void)
 	return harness_fmt("%s/sdk", harness_dir());
 }
 
-/* Print a log to stderr, under a title. */
-static void
-show(const char *title, const char *log)
-{
-	char *text = harness_slurp(log);
-
-	fprintf(stderr, "---- %s (%s) ----\n%s---- end ----\n", title, log,
-	    text != NULL ? text : "(no output)\n");
-	free(text);
-}
-
 /* One step of the build in the SDK's copy, its output in <sdk dir>/<name>.log
  * (set: more environment, harness_run_child's): the test fails with that
  * output unless it exits 0. */
@@ -106,7 +95,7 @@ build_step(const char *name, const char *what, const char *const argv[],
 	snprintf(logbuf, sizeof(logbuf), "%s/%s.log", sdk_dir(), name);
 	rc = harness_run_child(&child);
 	if (rc != 0)
-		show(what, logbuf);
+		harness_show_file(what, logbuf);
 	ck_assert_msg(rc == 0, "%s failed (exit %d; output above, in %s)", what, rc, logbuf);
 }
 
@@ -191,7 +180,7 @@ START_TEST(quickstart)
 	snprintf(log, sizeof(log), "%s/%s.log", sdk_dir(), runs[_i].name);
 
 	rc = harness_run_child(&child);
-	show(runs[_i].name, log);
+	harness_show_file(runs[_i].name, log);
 	ck_assert_msg(rc == 0, "%s failed (exit %d; its output above)", runs[_i].name, rc);
 	out = harness_slurp(log);
 	ck_assert_msg(out != NULL && strstr(out, runs[_i].says) != NULL,

@@ -3269,3 +3269,13 @@ harness_request_from(const char *src, const char *method, const char *host,
 		rc = curl_easy_perform(x.c);
 	return xfer_finish(&x, rc);
 }
+
+void
+harness_show_file(const char *title, const char *path)
+{
+	char *text = harness_slurp(path);
+
+	fprintf(stderr, "---- %s (%s) ----\n%s---- end ----\n", title, path,
+	    text != NULL && *text != '\0' ? text : "(nothing)\n");
+	free(text);
+}

@@ -467,4 +467,8 @@ struct harness_resp *harness_request_from(const char *src, const char *method,
 	    const char *host, const char *path, const char *const headers[],
 	    const void *body, size_t body_len);
 
+/* Print a file (a child's log, say) to stderr between lines naming title
+ * and path; "(nothing)" when it is empty or cannot be read. */
+void	 harness_show_file(const char *title, const char *path);
+
 #endif
