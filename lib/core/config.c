@@ -308,22 +308,57 @@ count_key(void *base, const struct config_key *e, void *arg)
 	return 0;
 }
 
+#define REF_DEPTH	8	/* ${a} naming ${b} naming ...: deeper is a loop */
+
+/* Write s, the value of key (klen bytes), to f with each ${name} replaced
+ * by that setting's value, whose own references are replaced in turn. 0,
+ * or -1 with x->err naming the key whose value holds the bad reference. */
+static int
+put_expanded(struct expand *x, const char *key, int klen, const char *s, int depth, FILE *f)
+{
+	const char *ref, *end;
+
+	for (; (ref = strstr(s, "${")) != NULL; s = end + 1) {
+		struct lookup l = { ref + 2, 0, NULL };
+
+		if ((end = strchr(ref, '}')) == NULL) {
+			snprintf(x->err, x->errlen, "%.*s: \"${\" without \"}\"", klen, key);
+			return -1;
+		}
+		l.len = (size_t)(end - l.key);
+		if (walk(x->c, find_str, &l) <= 0 || l.val == NULL) {
+			snprintf(x->err, x->errlen, "%.*s: ${%.*s} names no string setting",
+			    klen, key, (int)l.len, l.key);
+			return -1;
+		}
+		if (depth >= REF_DEPTH) {
+			snprintf(x->err, x->errlen, "%.*s: its references loop", klen, key);
+			return -1;
+		}
+		fwrite(s, 1, (size_t)(ref - s), f);
+		if (put_expanded(x, l.key, (int)l.len, l.val, depth + 1, f) != 0)
+			return -1;
+	}
+	fputs(s, f);
+	return 0;
+}
+
 /*
  * A string value holding ${name} gets the value of the string setting
  * name in its place, once every source is read: a default can follow
- * another key (docs_url's is ${api_url}/docs), and so can a file. One
- * level: the named value may not hold a reference itself. Every value is
- * expanded from the values as read (x->out), then all are set
- * (assign_ref), so the order of the keys does not matter.
+ * another key (docs_url's is ${api_url}/docs), and so can a file. Every
+ * value is expanded from the values as read (into x->out), then all are
+ * set (assign_ref), so the order of the keys does not matter.
  */
 static int
 expand_ref(void *base, const struct config_key *e, void *arg)
 {
 	struct expand *x = arg;
 	const char *s = *(char **)((char *)base + e->off);
-	char *out = NULL, *ref, *end;
+	char *out = NULL;
 	size_t n = 0, at = x->i++;
 	FILE *f;
+	int rc;
 
 	if (e->type != CONFIG_STR || s == NULL || strstr(s, "${") == NULL)
 		return 0;
@@ -331,39 +366,17 @@ expand_ref(void *base, const struct config_key *e, void *arg)
 		snprintf(x->err, x->errlen, "out of memory");
 		return -1;
 	}
-	for (; (ref = strstr(s, "${")) != NULL; s = end + 1) {
-		struct lookup l = { ref + 2, 0, NULL };
-
-		if ((end = strchr(ref, '}')) == NULL) {
-			snprintf(x->err, x->errlen, "%s: \"${\" without \"}\"", e->key);
-			goto bad;
-		}
-		l.len = (size_t)(end - l.key);
-		if (walk(x->c, find_str, &l) <= 0 || l.val == NULL) {
-			snprintf(x->err, x->errlen, "%s: ${%.*s} names no string setting",
-			    e->key, (int)l.len, l.key);
-			goto bad;
-		}
-		if (strstr(l.val, "${") != NULL) {
-			snprintf(x->err, x->errlen, "%s: ${%.*s} holds a reference itself",
-			    e->key, (int)l.len, l.key);
-			goto bad;
-		}
-		fwrite(s, 1, (size_t)(ref - s), f);
-		fputs(l.val, f);
-	}
-	fputs(s, f);
-	if (fclose(f) != 0) {
+	rc = put_expanded(x, e->key, (int)strlen(e->key), s, 0, f);
+	if (fclose(f) != 0 && rc == 0) {
 		snprintf(x->err, x->errlen, "out of memory");
+		rc = -1;
+	}
+	if (rc != 0) {
 		free(out);
 		return -1;
 	}
 	x->out[at] = out;
 	return 0;
-bad:
-	fclose(f);
-	free(out);
-	return -1;
 }
 
 static int

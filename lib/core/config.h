@@ -3,8 +3,8 @@
 /*
  * Configuration: defaults, then one file of "key = value" lines ('#'
  * comments), then environment overrides BDS_<KEY> (key upper-cased); then
- * ${name} in a string value becomes the string setting name's value (one
- * level: docs_url's default is ${api_url}/docs).
+ * ${name} in a string value becomes the string setting name's value, its
+ * own references expanded in turn (docs_url's default is ${api_url}/docs).
  * struct config holds what the request path and every module share; a
  * module's own keys live in its settings block (its descriptor's settings,
  * core/module.h), read with config_module().

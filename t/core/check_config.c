@@ -11,6 +11,7 @@
 #include <check.h>
 
 #include "core/config.h"
+#include "iam/iam.h"
 #include "jobs/jobs.h"
 #include "links/links.h"
 #include "mail/mail.h"
@@ -83,6 +84,8 @@ view(const struct config *c, const char *key, char *buf, size_t len)
 		return c->api_url;
 	if (strcmp(key, "link_url") == 0)
 		return links_settings(c)->link_url;
+	if (strcmp(key, "legal_url") == 0)
+		return iam_settings(c)->legal_url;
 	if (strcmp(key, "log_path") == 0)
 		return c->log_path;
 	if (strcmp(key, "api_version") == 0)
@@ -232,9 +235,14 @@ static const struct {
 	{ "docs_url = ${link_url}/d?${api_url}\nlink_url = https://l\napi_url = https://a\n"
 	  "cursor_key = " KEY "\n", { { NULL } }, {
 	    { "docs_url", "https://l/d?https://a" } } },
+	/* a named value may name another in turn */
 	{ "link_url = ${api_url}:1\napi_url = https://a\ncursor_key = " KEY "\n", { { NULL } }, {
 	    { "link_url", "https://a:1" },
+	    { "legal_url", "https://a:1/legal" },
 	    { "docs_url", "https://a/docs" } } },
+	{ "api_url = ${sandbox_url}\nsandbox_url = ${socket_path}\nsocket_path = /s\n"
+	  "cursor_key = " KEY "\n", { { NULL } }, {
+	    { "docs_url", "/s/docs" } } },
 	/* "$" alone and "{...}" are plain text */
 	{ "docs_url = https://d/$x{api_url}$\ncursor_key = " KEY "\n", { { NULL } }, {
 	    { "docs_url", "https://d/$x{api_url}$" } } },
@@ -357,9 +365,9 @@ static const struct {
 	{ "docs_url = ${api_url\ncursor_key = " KEY "\n", { { NULL } },
 	    "docs_url: \"${\" without \"}\"" },
 	{ "api_url = ${docs_url}\ncursor_key = " KEY "\n", { { NULL } },	/* the first key's */
-	    "docs_url: ${api_url} holds a reference itself" },
+	    "docs_url: its references loop" },
 	{ "docs_url = ${docs_url}\ncursor_key = " KEY "\n", { { NULL } },
-	    "docs_url: ${docs_url} holds a reference itself" },
+	    "docs_url: its references loop" },
 	{ "cursor_key = " KEY "\n", { { "BDS_LINK_URL", "${}" } },
 	    "link_url: ${} names no string setting" },
 	/* the first bad line stops the load */
@@ -396,6 +404,8 @@ START_TEST(test_module_settings)
 	ck_assert_int_eq(rtl_settings(&cfg)->rtl_expiry_days, 7);
 	ck_assert_str_eq(rtl_settings(&cfg)->discovery_hosts, "");
 	ck_assert_str_eq(links_settings(&cfg)->link_url, "https://l.example");
+	/* a module's default naming another module's key (${link_url}/legal) */
+	ck_assert_str_eq(iam_settings(&cfg)->legal_url, "https://l.example/legal");
 	ck_assert_int_eq(links_settings(&cfg)->refresh_interval_s, 86400);
 	ck_assert_int_eq(jobs_settings(&cfg)->jobs_conversations, 5);
 	ck_assert_int_eq(jobs_settings(&cfg)->biller_max_sessions, 4);
