@@ -200,8 +200,11 @@ START_TEST(legal_pages_served)
 	ck_assert_msg(strstr(r->body, "<html lang=\"en\">") && strstr(r->body, "<title>") &&
 	    strstr(r->body, "<h1>") && strstr(r->body, "<main>") &&
 	    strstr(r->body, "href=\"mailto:"), "%s: %.200s", legal_pages[_i], r->body);
-	ck_assert_msg(strstr(r->body, "<script") == NULL && strstr(r->body, "style=") == NULL,
+	ck_assert_msg(strstr(r->body, "<script") == NULL && strstr(r->body, "style=") == NULL &&
+	    strstr(r->body, "<style") == NULL,
 	    "%s: a script or an inline style the policy would block", legal_pages[_i]);
+	ck_assert_msg(strstr(r->body, "http://") == NULL && strstr(r->body, "https://") == NULL,
+	    "%s: names another host", legal_pages[_i]);
 	harness_resp_free(r);
 }
 END_TEST
