@@ -354,13 +354,16 @@ static int
 expand_ref(void *base, const struct config_key *e, void *arg)
 {
 	struct expand *x = arg;
-	const char *s = *(char **)((char *)base + e->off);
+	const char *s;
 	char *out = NULL;
 	size_t n = 0, at = x->i++;
 	FILE *f;
 	int rc;
 
-	if (e->type != CONFIG_STR || s == NULL || strstr(s, "${") == NULL)
+	if (e->type != CONFIG_STR)
+		return 0;
+	s = *(char **)((char *)base + e->off);
+	if (s == NULL || strstr(s, "${") == NULL)
 		return 0;
 	if ((f = open_memstream(&out, &n)) == NULL) {
 		snprintf(x->err, x->errlen, "out of memory");
