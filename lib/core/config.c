@@ -25,7 +25,8 @@ static const struct config_key entries[] = {
 	{ "workers", CONFIG_INT, F(workers), "8" },
 	{ "body_limit", CONFIG_LL, F(body_limit), "1048576" },
 	{ "deployment", CONFIG_STR, F(deployment), "development", deployments },
-	{ "docs_url", CONFIG_STR, F(docs_url), "https://docs.bds.example" },
+	/* the error catalogue the api host serves (nginx/bds-api-host.conf) */
+	{ "docs_url", CONFIG_STR, F(docs_url), "${api_url}/docs" },
 	{ "log_path", CONFIG_STR, F(log_path), "" },
 	{ "api_version", CONFIG_STR, F(api_version), "2026-11-01" },
 	{ "cursor_key", CONFIG_KEY32, F(cursor_key), NULL, NULL, F(cursor_key_set) },
@@ -270,6 +271,154 @@ oom:
 	return -1;
 }
 
+/* ---- ${key}: a string setting that names another ---- */
+
+struct lookup {
+	const char	*key;
+	size_t		 len;
+	const char	*val;	/* out: the string setting named key */
+};
+
+static int
+find_str(void *base, const struct config_key *e, void *arg)
+{
+	struct lookup *l = arg;
+
+	if (e->type != CONFIG_STR || strlen(e->key) != l->len ||
+	    strncmp(e->key, l->key, l->len) != 0)
+		return 0;
+	l->val = *(char **)((char *)base + e->off);
+	return 1;
+}
+
+struct expand {
+	struct config	*c;
+	char		**out;	/* per key in walk order: its expanded value */
+	size_t		 i;
+	char		*err;
+	size_t		 errlen;
+};
+
+static int
+count_key(void *base, const struct config_key *e, void *arg)
+{
+	(void)base;
+	(void)e;
+	++*(size_t *)arg;
+	return 0;
+}
+
+#define REF_DEPTH	8	/* ${a} naming ${b} naming ...: deeper is a loop */
+
+/* Write s, the value of key (klen bytes), to f with each ${name} replaced
+ * by that setting's value, whose own references are replaced in turn. 0,
+ * or -1 with x->err naming the key whose value holds the bad reference. */
+static int
+put_expanded(struct expand *x, const char *key, int klen, const char *s, int depth, FILE *f)
+{
+	const char *ref, *end;
+
+	for (; (ref = strstr(s, "${")) != NULL; s = end + 1) {
+		struct lookup l = { ref + 2, 0, NULL };
+
+		if ((end = strchr(ref, '}')) == NULL) {
+			snprintf(x->err, x->errlen, "%.*s: \"${\" without \"}\"", klen, key);
+			return -1;
+		}
+		l.len = (size_t)(end - l.key);
+		if (walk(x->c, find_str, &l) <= 0 || l.val == NULL) {
+			snprintf(x->err, x->errlen, "%.*s: ${%.*s} names no string setting",
+			    klen, key, (int)l.len, l.key);
+			return -1;
+		}
+		if (depth >= REF_DEPTH) {
+			snprintf(x->err, x->errlen, "%.*s: its references loop", klen, key);
+			return -1;
+		}
+		fwrite(s, 1, (size_t)(ref - s), f);
+		if (put_expanded(x, l.key, (int)l.len, l.val, depth + 1, f) != 0)
+			return -1;
+	}
+	fputs(s, f);
+	return 0;
+}
+
+/*
+ * A string value holding ${name} gets the value of the string setting
+ * name in its place, once every source is read: a default can follow
+ * another key (docs_url's is ${api_url}/docs), and so can a file. Every
+ * value is expanded from the values as read (into x->out), then all are
+ * set (assign_ref), so the order of the keys does not matter.
+ */
+static int
+expand_ref(void *base, const struct config_key *e, void *arg)
+{
+	struct expand *x = arg;
+	const char *s;
+	char *out = NULL;
+	size_t n = 0, at = x->i++;
+	FILE *f;
+	int rc;
+
+	if (e->type != CONFIG_STR)
+		return 0;
+	s = *(char **)((char *)base + e->off);
+	if (s == NULL || strstr(s, "${") == NULL)
+		return 0;
+	if ((f = open_memstream(&out, &n)) == NULL) {
+		snprintf(x->err, x->errlen, "out of memory");
+		return -1;
+	}
+	rc = put_expanded(x, e->key, (int)strlen(e->key), s, 0, f);
+	if (fclose(f) != 0 && rc == 0) {
+		snprintf(x->err, x->errlen, "out of memory");
+		rc = -1;
+	}
+	if (rc != 0) {
+		free(out);
+		return -1;
+	}
+	x->out[at] = out;
+	return 0;
+}
+
+static int
+assign_ref(void *base, const struct config_key *e, void *arg)
+{
+	struct expand *x = arg;
+	char **p = (char **)((char *)base + e->off);
+
+	if (x->out[x->i] != NULL) {
+		free(*p);
+		*p = x->out[x->i];
+		x->out[x->i] = NULL;
+	}
+	x->i++;
+	return 0;
+}
+
+static int
+expand_refs(struct config *c, char *err, size_t errlen)
+{
+	struct expand x = { c, NULL, 0, err, errlen };
+	size_t n = 0;
+	int rc;
+
+	walk(c, count_key, &n);
+	if ((x.out = calloc(n, sizeof(*x.out))) == NULL) {
+		snprintf(err, errlen, "out of memory");
+		return -1;
+	}
+	if ((rc = walk(c, expand_ref, &x)) == 0) {
+		x.i = 0;
+		walk(c, assign_ref, &x);
+	}
+	for (size_t i = 0; i < n; i++)
+		free(x.out[i]);
+	free(x.out);
+	return rc;
+}
+
 int
 config_load(struct config *c, const char *path, char *err, size_t errlen)
 {
@@ -281,6 +430,8 @@ config_load(struct config *c, const char *path, char *err, size_t errlen)
 	if (path != NULL && load_file(c, path, err, errlen) != 0)
 		return -1;
 	if (walk(c, set_from_env, &l) != 0)
+		return -1;
+	if (expand_refs(c, err, errlen) != 0)
 		return -1;
 	/* Keys are never generated per process: workers must agree on them. */
 	if (!c->cursor_key_set || !c->jwt_seed_set || !c->secret_key_set) {

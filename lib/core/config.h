@@ -2,7 +2,9 @@
 #define BDS_CONFIG_H
 /*
  * Configuration: defaults, then one file of "key = value" lines ('#'
- * comments), then environment overrides BDS_<KEY> (key upper-cased).
+ * comments), then environment overrides BDS_<KEY> (key upper-cased); then
+ * ${name} in a string value becomes the string setting name's value, its
+ * own references expanded in turn (docs_url's default is ${api_url}/docs).
  * struct config holds what the request path and every module share; a
  * module's own keys live in its settings block (its descriptor's settings,
  * core/module.h), read with config_module().
@@ -46,7 +48,8 @@ struct config {
 	int		 workers;		/* prefork workers, default 8 */
 	long long	 body_limit;		/* bytes, default 1 MiB */
 	char		*deployment;		/* development | staging | production */
-	char		*docs_url;		/* docs site; errors link <docs_url>/errors#<code> */
+	char		*docs_url;		/* errors link <docs_url>/errors#<code>; default
+						 * ${api_url}/docs, the page the api host serves */
 	char		*log_path;		/* request log; "" or "-" = stderr */
 	char		*api_version;		/* webhook envelope api_version */
 	unsigned char	 cursor_key[32];	/* hex in the file: cursor_key */

@@ -157,6 +157,8 @@ struct iam_settings {
 	char	*billing;	/* manual (bdsctl billing done) | none (done at once) */
 	int	 cookie_secure;	/* Secure attribute on the developer auth cookie */
 	int	 clients_max;	/* clients per developer */
+	char	*legal_url;	/* the legal texts: <legal_url>/<kind>; default
+				 * ${link_url}/legal, the link host's pages */
 };
 
 /* The module (iam_module.c) and its settings block (core/config.h). */

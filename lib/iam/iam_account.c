@@ -89,6 +89,24 @@ const struct vfield iam_verification_fields[] = {
 
 /* ---- legal registry ---- */
 
+/* A kind's title (the kinds legal_documents allows). */
+static const struct {
+	const char	*kind, *title;
+} legal_titles[] = {
+	{ "dpa", "Data Processing Agreement" },
+	{ "privacy", "Privacy Policy" },
+	{ "terms", "Terms of Service" },
+};
+
+static const char *
+legal_title(const char *kind)
+{
+	for (size_t i = 0; i < sizeof(legal_titles) / sizeof(legal_titles[0]); i++)
+		if (strcmp(legal_titles[i].kind, kind) == 0)
+			return legal_titles[i].title;
+	return kind;
+}
+
 int
 iam_legal_current(struct req *r, struct iam_legal **docs, size_t *n)
 {
@@ -140,6 +158,10 @@ iam_legal_documents(struct req *r, struct json_object *out)
 		json_set_str(d, "document_kind", docs[i].kind);
 		json_set_str(d, "document_version", docs[i].version);
 		json_set_str(d, "document_effective_date", docs[i].effective_date);
+		/* where to read it: the link host's page of its kind */
+		json_set_str(d, "title", legal_title(docs[i].kind));
+		json_set_str(d, "url", arena_printf(r->arena, "%s/%s",
+		    iam_settings(r->cfg)->legal_url, docs[i].kind));
 		json_object_array_add(arr, d);
 	}
 	json_set_bool(out, "success", 1);

@@ -24,6 +24,7 @@ const struct module iam_module = {
 		CONFIG_ONEOF_KEY(S, billing, "manual", billings),
 		CONFIG_BOOL_KEY(S, cookie_secure, "1"),
 		CONFIG_INT_KEY(S, clients_max, "25", 0, 0),
+		CONFIG_STR_KEY(S, legal_url, "${link_url}/legal"),
 		{ NULL }
 	},
 	.settings_size = sizeof(S),

@@ -11,6 +11,7 @@
 #include <check.h>
 
 #include "core/config.h"
+#include "iam/iam.h"
 #include "jobs/jobs.h"
 #include "links/links.h"
 #include "mail/mail.h"
@@ -26,6 +27,7 @@ static const char *const env_names[] = {
 	"BDS_BODY_LIMIT", "BDS_DEPLOYMENT", "BDS_DOCS_URL", "BDS_LOG_PATH",
 	"BDS_API_VERSION", "BDS_CURSOR_KEY", "BDS_ALLOW_PRIVATE_TARGETS",
 	"BDS_DRAIN_TIMEOUT", "BDS_SQL_DIR", "BDS_REFRESH_JITTER_PCT", "BDS_SMTP_TIMEOUT",
+	"BDS_API_URL", "BDS_LINK_URL",
 };
 
 static char dir[64];
@@ -78,6 +80,12 @@ view(const struct config *c, const char *key, char *buf, size_t len)
 		return c->deployment;
 	if (strcmp(key, "docs_url") == 0)
 		return c->docs_url;
+	if (strcmp(key, "api_url") == 0)
+		return c->api_url;
+	if (strcmp(key, "link_url") == 0)
+		return links_settings(c)->link_url;
+	if (strcmp(key, "legal_url") == 0)
+		return iam_settings(c)->legal_url;
 	if (strcmp(key, "log_path") == 0)
 		return c->log_path;
 	if (strcmp(key, "api_version") == 0)
@@ -128,7 +136,7 @@ static const struct {
 	    { "workers", "8" },
 	    { "body_limit", "1048576" },
 	    { "deployment", "development" },
-	    { "docs_url", "https://docs.bds.example" },
+	    { "docs_url", "https://api.bds.example/docs" },
 	    { "log_path", "" },
 	    { "api_version", "2026-11-01" },
 	    { "cursor_key", KEY },
@@ -212,6 +220,32 @@ static const struct {
 	    { "cursor_key", KEY2 },
 	    { "allow_private_targets", "1" },
 	    { "socket_mode", "0640" } } },
+	/* docs_url follows api_url (${api_url}/docs) wherever api_url is set */
+	{ "api_url = https://api.example.org\ncursor_key = " KEY "\n", { { NULL } }, {
+	    { "api_url", "https://api.example.org" },
+	    { "docs_url", "https://api.example.org/docs" } } },
+	{ "api_url = https://file\ncursor_key = " KEY "\n",
+	  { { "BDS_API_URL", "http://127.0.0.1:8080" } }, {
+	    { "docs_url", "http://127.0.0.1:8080/docs" } } },
+	/* ... until docs_url itself is set */
+	{ "docs_url = https://docs.example.org\napi_url = https://a\ncursor_key = " KEY "\n",
+	  { { NULL } }, {
+	    { "docs_url", "https://docs.example.org" } } },
+	/* a file may name a setting too, of a module, on either side, more than once */
+	{ "docs_url = ${link_url}/d?${api_url}\nlink_url = https://l\napi_url = https://a\n"
+	  "cursor_key = " KEY "\n", { { NULL } }, {
+	    { "docs_url", "https://l/d?https://a" } } },
+	/* a named value may name another in turn */
+	{ "link_url = ${api_url}:1\napi_url = https://a\ncursor_key = " KEY "\n", { { NULL } }, {
+	    { "link_url", "https://a:1" },
+	    { "legal_url", "https://a:1/legal" },
+	    { "docs_url", "https://a/docs" } } },
+	{ "api_url = ${sandbox_url}\nsandbox_url = ${socket_path}\nsocket_path = /s\n"
+	  "cursor_key = " KEY "\n", { { NULL } }, {
+	    { "docs_url", "/s/docs" } } },
+	/* "$" alone and "{...}" are plain text */
+	{ "docs_url = https://d/$x{api_url}$\ncursor_key = " KEY "\n", { { NULL } }, {
+	    { "docs_url", "https://d/$x{api_url}$" } } },
 	{ "database_url = dbname=file\n",
 	  { { "BDS_DATABASE_URL", "dbname=env" }, { "BDS_CURSOR_KEY", KEY },
 	    { "BDS_DRAIN_TIMEOUT", "0" }, { "BDS_SQL_DIR", "" } }, {
@@ -323,6 +357,19 @@ static const struct {
 	    "workers must be 0..256, body_limit positive and api_lock_timeout_ms 1..60000" },
 	{ NULL, { { "BDS_CURSOR_KEY", KEY }, { "BDS_BODY_LIMIT", "-5" } },
 	    "bad value for body_limit" },
+	/* a ${name} must name a string setting that names none itself */
+	{ "docs_url = ${nope}/docs\ncursor_key = " KEY "\n", { { NULL } },
+	    "docs_url: ${nope} names no string setting" },
+	{ "docs_url = ${workers}\ncursor_key = " KEY "\n", { { NULL } },
+	    "docs_url: ${workers} names no string setting" },
+	{ "docs_url = ${api_url\ncursor_key = " KEY "\n", { { NULL } },
+	    "docs_url: \"${\" without \"}\"" },
+	{ "api_url = ${docs_url}\ncursor_key = " KEY "\n", { { NULL } },	/* the first key's */
+	    "docs_url: its references loop" },
+	{ "docs_url = ${docs_url}\ncursor_key = " KEY "\n", { { NULL } },
+	    "docs_url: its references loop" },
+	{ "cursor_key = " KEY "\n", { { "BDS_LINK_URL", "${}" } },
+	    "link_url: ${} names no string setting" },
 	/* the first bad line stops the load */
 	{ "colour = red\nworkers = x\n", { { NULL } }, ":1: unknown setting colour" },
 };
@@ -357,6 +404,8 @@ START_TEST(test_module_settings)
 	ck_assert_int_eq(rtl_settings(&cfg)->rtl_expiry_days, 7);
 	ck_assert_str_eq(rtl_settings(&cfg)->discovery_hosts, "");
 	ck_assert_str_eq(links_settings(&cfg)->link_url, "https://l.example");
+	/* a module's default naming another module's key (${link_url}/legal) */
+	ck_assert_str_eq(iam_settings(&cfg)->legal_url, "https://l.example/legal");
 	ck_assert_int_eq(links_settings(&cfg)->refresh_interval_s, 86400);
 	ck_assert_int_eq(jobs_settings(&cfg)->jobs_conversations, 5);
 	ck_assert_int_eq(jobs_settings(&cfg)->biller_max_sessions, 4);

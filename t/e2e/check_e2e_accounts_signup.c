@@ -24,6 +24,9 @@
 #define CONFIRM_SIGNIN	"/v1/iam/auth/confirm-and-signin"
 #define SIGNIN_PATH	"/v1/iam/auth/signin"
 #define ME_PATH		"/v1/iam/auth/me"
+/* legal_url's default, ${link_url}/legal, with link_url's default: where the
+ * link host's /legal/ pages are in production; here the harness's link host */
+#define LEGAL_BASE	"https://link.bds.example/legal"
 
 /* A code that is not `code` (k = 1..9 give different ones). */
 static void
@@ -106,14 +109,34 @@ START_TEST(legal_not_yet_effective_is_503)
 }
 END_TEST
 
-/* 1 to 3 documents, each echoing exactly what was registered. */
+/* 1 to 3 documents, each echoing exactly what was registered, with its
+ * title and the url of its text. */
 static const struct {
-	const char	*kind, *version, *date;
+	const char	*kind, *version, *date, *title;
 } legal_docs[] = {
-	{ "terms", "2025-11", "2025-11-01" },
-	{ "privacy", "p-7", "2024-02-29" },
-	{ "dpa", "3.1.4", "2026-06-30" },
+	{ "terms", "2025-11", "2025-11-01", "Terms of Service" },
+	{ "privacy", "p-7", "2024-02-29", "Privacy Policy" },
+	{ "dpa", "3.1.4", "2026-06-30", "Data Processing Agreement" },
 };
+
+/* The document's url resolves: the same path on the stack's link host is
+ * the text, an HTML page whose title starts with the document's. */
+static void
+assert_legal_text(const char *url, const char *kind, const char *title)
+{
+	struct harness_resp *r;
+	const char *path;
+
+	ck_assert_pstr_eq(url, harness_fmt(LEGAL_BASE "/%s", kind));
+	path = url + strlen("https://link.bds.example");
+	r = harness_get("link", path);
+	harness_assert_status(r, 200);
+	ck_assert_pstr_eq(harness_header(r, "Content-Type"), "text/html; charset=utf-8");
+	ck_assert_msg(strstr(r->body, harness_fmt("<title>%s", title)) != NULL &&
+	    strstr(r->body, harness_fmt("<h1>%s</h1>", title)) != NULL,
+	    "%s: not the text of \"%s\": %.200s", path, title, r->body);
+	harness_resp_free(r);
+}
 
 START_TEST(legal_documents_echo)
 {
@@ -137,15 +160,22 @@ START_TEST(legal_documents_echo)
 
 		for (j = 0; j < n; j++) {
 			struct json_object *d = json_object_array_get_idx(docs, j), *k, *v, *e;
+			struct json_object *t, *u;
 
 			ck_assert(json_object_object_get_ex(d, "document_kind", &k));
 			ck_assert(json_object_object_get_ex(d, "document_version", &v));
 			ck_assert(json_object_object_get_ex(d, "document_effective_date", &e));
+			ck_assert(json_object_object_get_ex(d, "title", &t));
+			ck_assert(json_object_object_get_ex(d, "url", &u));
+			ck_assert_int_eq(json_object_object_length(d), 5);
 			if (strcmp(json_object_get_string(k), legal_docs[i].kind) != 0)
 				continue;
 			found++;
 			ck_assert_str_eq(json_object_get_string(v), legal_docs[i].version);
 			ck_assert_str_eq(json_object_get_string(e), legal_docs[i].date);
+			ck_assert_str_eq(json_object_get_string(t), legal_docs[i].title);
+			assert_legal_text(json_object_get_string(u), legal_docs[i].kind,
+			    legal_docs[i].title);
 		}
 		ck_assert_msg(found == 1, "%s listed %d times: %s", legal_docs[i].kind, found,
 		    r->body);

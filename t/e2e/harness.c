@@ -1383,7 +1383,7 @@ write_config(const struct harness_opts *o)
 	    "workers = %d\n"
 	    "body_limit = %lld\n"
 	    "deployment = development\n"
-	    "docs_url = %s\n"
+	    "%s%s%s"	/* docs_url when given; else the default, api_url's /docs */
 	    "log_path = %s\n"
 	    "cursor_key = 00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff\n"
 	    "jwt_seed = 0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0\n"
@@ -1399,7 +1399,9 @@ write_config(const struct harness_opts *o)
 	    "%s%s",
 	    H->dburl, H->sock,
 	    /* nginx's workers run as nobody:nogroup when we are root */
-	    geteuid() == 0 ? "socket_group = nogroup\n" : "", o->workers, o->body_limit, H->docs_url, H->reqlog,
+	    geteuid() == 0 ? "socket_group = nogroup\n" : "", o->workers, o->body_limit,
+	    o->docs_url ? "docs_url = " : "", o->docs_url ? o->docs_url : "",
+	    o->docs_url ? "\n" : "", H->reqlog,
 	    o->drain_timeout, H->srcdir, H->dir, H->base_url[HOST_API],
 	    H->base_url[HOST_SANDBOX], mail,
 	    o->extra_config ? o->extra_config : "",

@@ -88,9 +88,11 @@ struct harness_opts {
 	const char	*rate_key;	/* nginx @RATE_KEY@ (default "10000r/s") */
 	const char	*burst_key;	/* nginx @BURST_KEY@ (default "10000") */
 	const char	*docs_url;	/* config docs_url and @DOCS_URL@, no
-					 * trailing slash (default NULL: the
-					 * api host's /docs, which serves
-					 * /docs/errors) */
+					 * trailing slash (default NULL: no
+					 * docs_url in the config, so the
+					 * app's default, api_url's /docs,
+					 * which serves /docs/errors; nginx's
+					 * the same) */
 	const char	*extra_config;	/* appended verbatim to the config file */
 	const char	*mail;		/* mail_transport: NULL or "spool" (.eml
 					 * files in harness_mail_dir()), or "smtp"
