@@ -39,6 +39,24 @@ login_as(const char *user, const char *pass, struct connector_session *s)
 	return c->login(&a, s, user, pass);
 }
 
+/* A statement's money (docs/DECISIONS.md "A bill's money"): previous
+ * balance - payments received + current charges = amount due = total, and
+ * what is still owed follows the status. */
+static void
+money_holds(const struct bills_statement *b)
+{
+	ck_assert(b->has_figures && b->has_balance);
+	ck_assert_int_eq(b->previous_balance.minor - b->payments_received.minor +
+	    b->current_charges.minor, b->amount_due.minor);
+	ck_assert_int_eq(b->total.minor, b->amount_due.minor);
+	if (strcmp(b->status, "PAID") == 0)
+		ck_assert_int_eq(b->balance.minor, 0);
+	else if (strcmp(b->status, "PENDING") == 0)
+		ck_assert_int_eq(b->balance.minor, b->amount_due.minor);
+	else
+		ck_assert(b->balance.minor > 0 && b->balance.minor < b->amount_due.minor);
+}
+
 /* The statements of an account at a refresh, as the bills they make. */
 static enum connector_status
 stmts(struct connector_session *s, const char *ref, int refresh, struct bills_statement **out,
@@ -52,7 +70,8 @@ stmts(struct connector_session *s, const char *ref, int refresh, struct bills_st
 	for (size_t i = 0; i < *n; i++) {
 		(*out)[i] = cs[i].b;
 		ck_assert(cs[i].structured);
-		ck_assert_int_eq(cs[i].balance.minor, cs[i].b.amount_due.minor);
+		money_holds(&cs[i].b);
+		ck_assert_int_eq(cs[i].balance.minor, cs[i].b.balance.minor);
 	}
 	return rc;
 }
@@ -194,14 +213,19 @@ START_TEST(user_good_figures)
 	ck_assert_str_eq(st[0].items[2].category, "tax");
 	ck_assert_uint_eq(st[0].nusage, 1);
 	ck_assert(st[0].usage[0].quantity == (double)e0);
-	ck_assert_int_eq(st[0].previous_balance.minor, st[1].total.minor);
+	ck_assert_int_eq(st[0].previous_balance.minor, st[1].amount_due.minor);
+	ck_assert_int_eq(st[0].payments_received.minor, st[1].amount_due.minor);
+	ck_assert_int_eq(st[0].current_charges.minor, st[0].total.minor);
 	ck_assert_ptr_null(st[0].paid_at);
 	/* the oldest: October 2025; February has 28 days in 2026 */
 	ck_assert_str_eq(st[11].ref, "sbx-user_good-1-2025-10");
 	ck_assert_str_eq(st[7].period_end, "2026-02-28");
 	ck_assert_str_eq(st[1].paid_at, "2026-09-15T12:00:00Z");
-	ck_assert_int_eq(st[1].amount_due.minor, 0);
+	/* paid in full: the statement still asked for its total */
+	ck_assert_int_eq(st[1].amount_due.minor, st[1].total.minor);
+	ck_assert_int_eq(st[1].balance.minor, 0);
 	ck_assert_int_eq(st[11].previous_balance.minor, 0);
+	ck_assert_int_eq(st[11].payments_received.minor, 0);
 	/* every total is the sum of its items */
 	for (i = 0; i < n; i++) {
 		long long sum = 0;
@@ -244,7 +268,8 @@ START_TEST(next_refresh_fixtures)
 	ck_assert_int_eq(stmts(&s, "sbx-user_partial-1", 0, &before, &nb), CONN_OK);
 	ck_assert_int_eq(stmts(&s, "sbx-user_partial-1", 1, &st, &n), CONN_OK);
 	ck_assert_str_eq(st[0].ref, before[0].ref);	/* the same statement */
-	ck_assert_int_eq(st[0].amount_due.minor, st[0].total.minor - st[0].total.minor / 2);
+	ck_assert_int_eq(st[0].amount_due.minor, st[0].total.minor);
+	ck_assert_int_eq(st[0].balance.minor, st[0].total.minor - st[0].total.minor / 2);
 	ck_assert_str_eq(st[0].paid_at, "2026-10-15T12:00:00Z");
 	/* the partial payment is observed: one more payment, of total / 2 */
 	ck_assert_int_eq(pays(&s, "sbx-user_partial-1", 1, &p, &np), CONN_OK);
@@ -266,8 +291,10 @@ START_TEST(next_refresh_fixtures)
 	/* the portal still reads September paid: the reconciliation reverts it */
 	ck_assert_str_eq(st[1].status, "PAID");
 	ck_assert_str_eq(st[1].paid_reason, "portal_balance_zero");
-	ck_assert_int_eq(st[0].previous_balance.minor, st[1].total.minor);
-	ck_assert_int_eq(st[0].amount_due.minor, st[0].total.minor + st[1].total.minor);
+	ck_assert_int_eq(st[0].previous_balance.minor, st[1].amount_due.minor);
+	ck_assert_int_eq(st[0].payments_received.minor, 0);
+	ck_assert_int_eq(st[0].amount_due.minor,
+	    st[0].current_charges.minor + st[1].amount_due.minor);
 }
 END_TEST
 

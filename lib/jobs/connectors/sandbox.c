@@ -18,16 +18,22 @@
  *   Energy E(i) = 400 + (seed(u) + 37 i + 11 k) % 300 kWh.
  *   Line items: "Energy charge" usage = 15 * E(i), quantity E(i) kWh;
  *   "Service charge" fee = 1200; "Sales tax" tax = (energy + 1200) * 5 / 100
- *   (integer division); E(-1) = E(0). total = the sum of the items; usage
- *   [{electricity, E(i), kWh}]. previous_balance = total of statement i+1
- *   (0 for the oldest). has_document 1.
- *   Status: i = 0 PENDING (amount_due = total, paid_* NULL); i >= 1 PAID
- *   (amount_due 0, paid_at the 15th of the month after M(i) 12:00:00Z,
- *   paid_reason portal_payment_observed).
+ *   (integer division); E(-1) = E(0). current_charges = the sum of the
+ *   items; usage [{electricity, E(i), kWh}]. has_document 1.
+ *   The statement's figures (docs/DECISIONS.md "A bill's money"), oldest
+ *   first: previous_balance = statement i+1's amount_due, payments_received
+ *   = what its observed payment paid (0 for the oldest), amount_due =
+ *   previous_balance - payments_received + current_charges, total =
+ *   amount_due; balance (balance_remaining) = amount_due less what was paid
+ *   of it. Every statement is paid in full before the next, so amount_due =
+ *   current_charges unless said below.
+ *   Status: i = 0 PENDING (balance = amount_due, paid_* NULL); i >= 1 PAID
+ *   (balance 0, paid_at the 15th of the month after M(i) 12:00:00Z, before
+ *   the due date, paid_reason portal_payment_observed).
  *   Payments: one per statement paid by an observed payment (paid_reason
  *   portal_payment_observed; a portal_balance_zero statement has none),
  *   ref "<statement ref>-pay", statement_ref the statement's, amount the
- *   amount paid (total - amount_due), paid_at as the statement's, status
+ *   amount paid (amount_due - balance), paid_at as the statement's, status
  *   "posted", newest first.
  *
  * Fixtures (refresh = the link's refreshes before this retrieval):
@@ -43,15 +49,16 @@
  *   user_rejects_later  as user_good; at refresh >= 1: INVALID_CREDENTIALS,
  *                  until update mode repairs the link.
  *   user_degraded  login OK; statements DEGRADED at every retrieval.
- *   user_paid      refresh >= 1: statement 0 PAID, amount_due 0, paid_reason
+ *   user_paid      refresh >= 1: statement 0 PAID, balance 0, paid_reason
  *                  portal_balance_zero, paid_at as the formula's.
- *   user_partial   refresh >= 1: statement 0 PARTIALLY_PAID: paid total / 2,
- *                  amount_due total - total / 2, paid_reason
+ *   user_partial   refresh >= 1: statement 0 PARTIALLY_PAID: paid
+ *                  amount_due / 2, balance the rest, paid_reason
  *                  portal_payment_observed; a posted payment of total / 2.
  *   user_reverted  refresh 1: as user_paid. refresh >= 2: a new newest
  *                  statement for October 2026 (i = -1, PENDING) whose
- *                  previous_balance is statement 0's total and amount_due
- *                  its own total + that balance; statement 0 still as at
+ *                  previous_balance is statement 0's amount due, no
+ *                  payments received, and amount_due (and total) its own
+ *                  charges + that balance; statement 0 still as at
  *                  refresh 1 (the portal shows it PAID, balance zero, and
  *                  no payment): the service's reconciliation finds the
  *                  balance carried and reverts it (status_reverted
@@ -291,9 +298,9 @@ statement(struct arena *a, const struct sbx_state *st, const char *acct, int i, 
 	item(&b->items[n++], "Sales tax", "tax", tax, 0, NULL);
 	b->nitems = n;
 	total = charge * (extra ? 2 : 1) + SBX_FEE + (extra ? SBX_LATE_FEE : 0) + tax;
-	b->total = usd(total);
-	b->amount_due = usd(total);
-	b->previous_balance = usd(0);
+	b->current_charges = usd(total);
+	b->has_figures = 1;
+	b->has_balance = 1;
 	b->usage = arena_alloc(a, sizeof(*b->usage));
 	b->usage[0].type = "electricity";
 	b->usage[0].unit = "kWh";
@@ -302,14 +309,24 @@ statement(struct arena *a, const struct sbx_state *st, const char *acct, int i, 
 	b->has_document = 1;
 }
 
+/* Paid (paid of its amount due): PAID when all of it, else PARTIALLY_PAID. */
 static void
 set_paid(struct arena *a, struct bills_statement *b, long long paid, const char *reason)
 {
-	b->status = paid >= b->total.minor ? "PAID" : "PARTIALLY_PAID";
-	b->amount_due = usd(b->total.minor - paid);
-	/* the 15th of the statement's month, at noon UTC */
+	b->status = paid >= b->amount_due.minor ? "PAID" : "PARTIALLY_PAID";
+	b->balance = usd(b->amount_due.minor - paid);
+	/* the 15th of the statement's month, at noon UTC: before its due date */
 	b->paid_at = arena_printf(a, "%.8s15T12:00:00Z", b->statement_date);
 	b->paid_reason = reason;
+}
+
+/* What an observed payment paid of b (the sandbox's payments list). */
+static long long
+observed_paid(const struct bills_statement *b)
+{
+	if (b->paid_reason == NULL || strcmp(b->paid_reason, "portal_payment_observed") != 0)
+		return 0;
+	return b->amount_due.minor - b->balance.minor;
 }
 
 /* Every statement of account k at refresh, newest first (arena). */
@@ -322,29 +339,36 @@ all_statements(struct arena *a, const struct connector_session *s, int k, int re
 	int count = st->f == SBX_EMPTY ? 0 : st->f == SBX_MANY_F ? SBX_MANY : SBX_MONTHS;
 	int first = st->f == SBX_REVERTED && refresh >= 2 ? -1 : 0;
 	struct bills_statement *b;
-	size_t n = 0;
+	size_t n;
 	int i;
 
 	*out = NULL;
 	if (count == 0)
 		return 0;
-	b = arena_alloc(a, (size_t)(count - first) * sizeof(*b));
-	for (i = first; i < count; i++, n++) {
-		statement(a, st, acct, i, k, &b[n]);
+	n = (size_t)(count - first);
+	b = arena_alloc(a, n * sizeof(*b));
+	/* oldest first: each statement carries the one before it (its amount
+	 * due as the previous balance, what was paid of it as payments) */
+	for (i = count - 1; i >= first; i--) {
+		struct bills_statement *c = &b[i - first], *older = i + 1 < count ? c + 1 : NULL;
+		long long prev = older != NULL ? older->amount_due.minor : 0;
+		long long recv = older != NULL ? observed_paid(older) : 0;
+
+		statement(a, st, acct, i, k, c);
+		c->previous_balance = usd(prev);
+		c->payments_received = usd(recv);
+		c->amount_due = usd(prev - recv + c->current_charges.minor);
+		c->total = c->amount_due;
+		c->balance = c->amount_due;
 		if (i >= 1)
-			set_paid(a, &b[n], b[n].total.minor, "portal_payment_observed");
+			set_paid(a, c, c->amount_due.minor, "portal_payment_observed");
+		/* statement 0 at a later refresh; user_reverted: it reads paid,
+		 * balance zero and no payment, while the new one carries it */
+		else if (i == 0 && refresh >= 1 && (st->f == SBX_PAID || st->f == SBX_REVERTED))
+			set_paid(a, c, c->amount_due.minor, "portal_balance_zero");
+		else if (i == 0 && refresh >= 1 && st->f == SBX_PARTIAL)
+			set_paid(a, c, c->amount_due.minor / 2, "portal_payment_observed");
 	}
-	/* previous balances: the next older statement's total */
-	for (i = 0; (size_t)i + 1 < n; i++)
-		b[i].previous_balance = usd(b[i + 1].total.minor);
-	/* statement 0 went unpaid: the new one carries its balance, while
-	 * statement 0 itself still reads paid */
-	if (first == -1)
-		b[0].amount_due = usd(b[0].total.minor + b[1].total.minor);
-	if (refresh >= 1 && (st->f == SBX_PAID || st->f == SBX_REVERTED))
-		set_paid(a, &b[-first], b[-first].total.minor, "portal_balance_zero");
-	else if (refresh >= 1 && st->f == SBX_PARTIAL)
-		set_paid(a, &b[0], b[0].total.minor / 2, "portal_payment_observed");
 	*out = b;
 	return n;
 }
@@ -388,7 +412,7 @@ sbx_statements(struct arena *a, struct connector_session *s, const char *account
 	for (i = 0; i < *n; i++) {
 		memset(&cs[i], 0, sizeof(cs[i]));
 		cs[i].b = b[i];
-		cs[i].balance = b[i].amount_due;
+		cs[i].balance = b[i].balance;
 		cs[i].structured = 1;
 		cs[i].document = b[i].has_document;
 	}
@@ -415,14 +439,13 @@ sbx_payments(struct arena *a, struct connector_session *s, const char *account_r
 	ns = all_statements(a, s, k, q->refresh, &st);
 	p = arena_alloc(a, (ns + 1) * sizeof(*p));
 	for (i = 0; i < ns; i++) {
-		if (st[i].paid_reason == NULL ||
-		    strcmp(st[i].paid_reason, "portal_payment_observed") != 0)
+		if (observed_paid(&st[i]) == 0)
 			continue;
 		p[np].ref = arena_printf(a, "%s-pay", st[i].ref);
 		p[np].account_ref = st[i].account_ref;
 		p[np].statement_ref = st[i].ref;
 		p[np].paid_at = st[i].paid_at;
-		p[np].amount = usd(st[i].total.minor - st[i].amount_due.minor);
+		p[np].amount = usd(observed_paid(&st[i]));
 		p[np].status = "posted";
 		np++;
 	}
