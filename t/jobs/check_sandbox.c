@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <check.h>
 
@@ -322,6 +323,75 @@ START_TEST(user_insights_anomalies)
 }
 END_TEST
 
+/*
+ * Histories dated from the basis day (the link's creation day): the newest
+ * statement is on or before it and due on or after it, within 20 days;
+ * every paid one is paid before its due date, before the next statement
+ * and not after the basis day; periods end the day before their statement.
+ */
+static const char *const bases[] = {
+	"2026-11-28", "2026-03-05", "2026-10-15", "2026-12-16", "2027-01-31", "2028-02-29",
+	"2028-03-01",
+};
+
+static long
+day_no(const char *ymd)
+{
+	struct tm tm = { 0 };
+
+	ck_assert_ptr_nonnull(strptime(ymd, "%Y-%m-%d", &tm));
+	return (long)(timegm(&tm) / 86400);
+}
+
+START_TEST(dated_from_basis)
+{
+	static const char *const users[] = { "user_good", "user_paid", "user_partial",
+		"user_reverted" };
+	const char *b = bases[_i];
+
+	for (size_t u = 0; u < sizeof(users) / sizeof(users[0]); u++) {
+		struct connector_session s;
+		struct connector_statement *cs;
+		struct connector_query q = { .refresh = 1, .basis = b };
+		size_t n, i;
+
+		login(users[u], &s);
+		ck_assert_int_eq(c->statements(&a, &s, arena_printf(&a, "sbx-%s-1", users[u]), &q,
+		    &cs, &n), CONN_OK);
+		ck_assert_uint_eq(n, 12);
+		ck_assert_int_le(day_no(cs[0].b.statement_date), day_no(b));
+		ck_assert_int_ge(day_no(cs[0].b.due_date), day_no(b));
+		ck_assert_int_le(day_no(cs[0].b.due_date) - day_no(b), 20);
+		for (i = 0; i < n; i++) {
+			const struct bills_statement *st = &cs[i].b;
+
+			money_holds(st);
+			ck_assert_int_eq(day_no(st->period_end) + 1, day_no(st->statement_date));
+			ck_assert_int_lt(day_no(st->period_start), day_no(st->period_end));
+			if (i + 1 < n)	/* periods follow one another */
+				ck_assert_str_eq(cs[i + 1].b.statement_date, st->period_start);
+			if (st->paid_at == NULL)
+				continue;
+			ck_assert_int_lt(day_no(st->paid_at), day_no(st->due_date));
+			ck_assert_int_le(day_no(st->paid_at), day_no(b));
+			ck_assert_int_ge(day_no(st->paid_at), day_no(st->statement_date));
+			if (i > 0)
+				ck_assert_int_lt(day_no(st->paid_at), day_no(cs[i - 1].b.statement_date));
+		}
+		/* the same day, the same history */
+		{
+			struct connector_statement *again;
+			size_t n2;
+
+			ck_assert_int_eq(c->statements(&a, &s, arena_printf(&a, "sbx-%s-1",
+			    users[u]), &q, &again, &n2), CONN_OK);
+			ck_assert_str_eq(again[3].b.ref, cs[3].b.ref);
+			ck_assert_str_eq(again[3].b.due_date, cs[3].b.due_date);
+		}
+	}
+}
+END_TEST
+
 static Suite *
 sandbox_suite(void)
 {
@@ -334,6 +404,7 @@ sandbox_suite(void)
 	tcase_add_test(tc, user_good_figures);
 	tcase_add_test(tc, next_refresh_fixtures);
 	tcase_add_test(tc, user_insights_anomalies);
+	tcase_add_loop_test(tc, dated_from_basis, 0, (int)(sizeof(bases) / sizeof(bases[0])));
 	suite_add_tcase(s, tc);
 	return s;
 }
