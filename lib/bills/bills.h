@@ -40,7 +40,14 @@ struct bills_statement {
 	const char	*ref;			/* the biller's statement id: stable */
 	const char	*account_ref;
 	const char	*status;		/* PENDING, PAID, PARTIALLY_PAID */
+	/* the statement's figures (docs/DECISIONS.md "A bill's money"):
+	 * amount_due = previous_balance - payments_received + current_charges
+	 * when all are given; total is amount_due */
 	struct bills_money total, amount_due, previous_balance;
+	struct bills_money payments_received, current_charges;	/* has_figures */
+	struct bills_money balance;	/* what is still owed on it now (has_balance) */
+	int		 has_figures;	/* payments_received, current_charges given */
+	int		 has_balance;
 	const char	*due_date, *statement_date, *period_start, *period_end; /* YYYY-MM-DD */
 	const char	*bill_number, *paid_at, *paid_reason;	/* paid_* may be NULL */
 	struct bills_line_item *items;
@@ -125,6 +132,10 @@ struct bills_move {
 	const char	*match_status;	/* match_status; with another change: set
 					 * in the same write; NULL: unchanged */
 	const char	*matched_payment_ref;
+	const char	*remaining;	/* partially_paid: what is still owed, in
+					 * minor units; NULL: as the source last said.
+					 * paid makes it 0, status_reverted the amount
+					 * due (balance_remaining) */
 	const char	*seq;		/* the number the write already took, or NULL */
 	int		 fold;		/* match_status only: a bill written after
 					 * since_seq (announced in this transaction)

@@ -196,8 +196,11 @@ payment_apply(struct req *r, const struct bills_link *l, const char *bill,
 	m.match_status = "MATCHED";
 	m.matched_payment_ref = p->ref;
 	if (bills_is(PQgetvalue(res, 0, PB_STATUS), "PENDING")) {
-		m.change = strtoll(PQgetvalue(res, 0, PB_PAID), NULL, 10) >=
-		    strtoll(PQgetvalue(res, 0, PB_OWED), NULL, 10) ? "paid" : "partially_paid";
+		long long paid = strtoll(PQgetvalue(res, 0, PB_PAID), NULL, 10),
+		    owed = strtoll(PQgetvalue(res, 0, PB_OWED), NULL, 10);
+
+		m.change = paid >= owed ? "paid" : "partially_paid";
+		m.remaining = arena_printf(r->arena, "%lld", owed - paid);
 		m.paid_at = p->paid_at;
 		m.paid_reason = "portal_payment_observed";
 	} else {

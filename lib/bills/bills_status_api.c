@@ -155,6 +155,7 @@ bills_mark_paid(struct req *r, struct json_object *out)
 	    &minor)) != 0)
 		return rc;
 	m.change = minor >= owed ? "paid" : "partially_paid";
+	m.remaining = arena_printf(r->arena, "%lld", owed - minor);
 	m.paid_at = paid_at;
 	m.paid_reason = "client_reported";
 	if (PQgetvalue(res, 0, MB_LINK)[0] != '\0')

@@ -38,7 +38,8 @@ static struct db_stmt stmts[BS__MAX] = {
 	    " WHERE " BILLS_BY_ID " AND deleted_at IS NULL FOR UPDATE", 0 },
 	/* $3 the change; $4 paid_at, $5 paid_reason, $6 revert_reason,
 	 * $7 reverted_by, $8 match_status (NULL: unchanged), $9 its ref,
-	 * $10 the number (NULL: keep) */
+	 * $10 the number (NULL: keep), $11 what is still owed after a
+	 * partially_paid (NULL: keep) */
 	[BS_MOVE] = { "bills_status_move",
 	    "UPDATE bills SET"
 	    " status = CASE $3::text WHEN 'paid' THEN 'PAID' WHEN 'partially_paid' THEN"
@@ -60,6 +61,9 @@ static struct db_stmt stmts[BS__MAX] = {
 	    " match_status = coalesce($8::text, match_status),"
 	    " matched_payment_ref = CASE WHEN $8::text IS NULL THEN matched_payment_ref"
 	    "   ELSE $9::text END,"
+	    " balance_minor = CASE $3::text WHEN 'paid' THEN 0 WHEN 'status_reverted' THEN NULL"
+	    "   WHEN 'partially_paid' THEN coalesce($11::bigint, balance_minor)"
+	    "   ELSE balance_minor END,"
 	    " changed_seq = coalesce($10::bigint, changed_seq), updated_at = now()"
 	    " WHERE " BILLS_BY_ID
 	    " RETURNING id, client_user_id, biller_id, environment, status, bds_iso(paid_at),"
@@ -115,7 +119,7 @@ int
 bills_status_move(struct req *r, const char *client_id, const char *bill_id,
     const struct bills_move *m)
 {
-	const char *p[10] = { client_id, bill_id };
+	const char *p[11] = { client_id, bill_id };
 	const char *link, *seq = m->seq;
 	PGresult *res;
 	int quiet;
@@ -149,7 +153,8 @@ bills_status_move(struct req *r, const char *client_id, const char *bill_id,
 	p[7] = m->match_status;
 	p[8] = m->matched_payment_ref;
 	p[9] = quiet ? NULL : seq;
-	if ((res = db_exec(r->db, r->arena, &stmts[BS_MOVE], 10, p)) == NULL ||
+	p[10] = m->remaining;
+	if ((res = db_exec(r->db, r->arena, &stmts[BS_MOVE], 11, p)) == NULL ||
 	    PQntuples(res) != 1)
 		return -1;
 	if (!quiet && emit_updated(r, client_id, res, m->change) != 0)

@@ -34,23 +34,26 @@ enum bills_stmt {
 	BILLS__MAX
 };
 
-/* The figures a statement sets, $4..$18, in one order for find, insert,
+/* The figures a statement sets, $4..$20, in one order for find, insert,
  * update: currency, total, amount_due, previous_balance, due_date,
  * statement_date, period_start, period_end, bill_number, mask, line_items,
- * usage, has_statement, account_id, revision. Then $19 the status the
- * portal reports, $20 the seq, $21 paid_at, $22 paid_reason (the report's;
- * the bill's own status, paid_at and paid_reason move in bills_status.c). */
+ * usage, has_statement, account_id, revision, payments_received,
+ * current_charges. Then $21 the status the portal reports, $22 the seq,
+ * $23 the balance the source reports (not a figure: it moves with the
+ * status), $24 paid_at, $25 paid_reason (the report's; the bill's own
+ * status, paid_at and paid_reason move in bills_status.c). */
 #define BILLS_FIGS \
 	"currency, total_minor, amount_due_minor, previous_balance_minor," \
 	" due_date, statement_date, period_start, period_end, bill_number," \
-	" account_number_mask, line_items, usage, has_statement, account_id, revision"
+	" account_number_mask, line_items, usage, has_statement, account_id, revision," \
+	" payments_received_minor, current_charges_minor"
 #define BILLS_VALS \
 	"$4::text, $5::bigint, $6::bigint, $7::bigint, $8::date, $9::date," \
 	" $10::date, $11::date, $12::text, $13::text, $14::jsonb, $15::jsonb," \
-	" $16::boolean, $17::text, $18::integer"
-#define BILLS_NFIGS	18
-#define BILLS_NUPDATE	20
-#define BILLS_NINSERT	30
+	" $16::boolean, $17::text, $18::integer, $19::bigint, $20::bigint"
+#define BILLS_NFIGS	20
+#define BILLS_NUPDATE	23
+#define BILLS_NINSERT	33
 
 enum bills_find_col { BF_ID, BF_STATUS, BF_PORTAL, BF_CHANGED, BF_DELETED, BF_REVISION, BF__MAX };
 
@@ -68,30 +71,31 @@ static struct db_stmt stmts[BILLS__MAX] = {
 	[BILLS_SEQ] = { "bills_seq",
 	    "UPDATE bill_seq SET last_seq = last_seq + 1"
 	    " WHERE client_id = $1 AND link_id = $2 RETURNING last_seq", 0 },
-	/* $29: the answer's posted payment naming a new PAID or PARTIALLY_PAID
+	/* $32: the answer's posted payment naming a new PAID or PARTIALLY_PAID
 	 * statement; its match is written with the bill unless that payment
 	 * is known already matched or reversed (bills_payment_store then
 	 * finds the match made and writes nothing) */
 	[BILLS_INSERT] = { "bills_insert",
 	    "WITH m AS (SELECT CASE WHEN NOT EXISTS (SELECT 1 FROM observed_payments"
-	    "   WHERE link_id = $2 AND payment_ref = $29::text AND " DB_ROW_CHECK("client_id = $1")
-	    "   AND (bill_id IS NOT NULL OR status <> 'posted')) THEN $29::text END AS ref)"
+	    "   WHERE link_id = $2 AND payment_ref = $32::text AND " DB_ROW_CHECK("client_id = $1")
+	    "   AND (bill_id IS NOT NULL OR status <> 'posted')) THEN $32::text END AS ref)"
 	    " INSERT INTO bills (client_id, link_id, statement_ref, " BILLS_FIGS ","
 	    "                   status, portal_status, paid_at, paid_reason, status_at,"
 	    "                   id, environment, client_user_id, biller_id, biller_name,"
 	    "                   created_seq, changed_seq, source, statement_sha256,"
-	    "                   match_status, matched_payment_ref)"
-	    " VALUES ($1, $2, $3, " BILLS_VALS ", $19::text, $19::text, $21::timestamptz,"
-	    "         $22::text, CASE WHEN $19::text <> 'PENDING' THEN now() END,"
-	    "         $23, $24, $25, $26, $27, $20::bigint, $20::bigint,"
-	    "         coalesce($30::text, CASE WHEN $24 = 'sandbox' THEN 'sandbox'"
-	    "          ELSE 'connector' END), $28,"
+	    "                   match_status, matched_payment_ref, balance_minor)"
+	    " VALUES ($1, $2, $3, " BILLS_VALS ", $21::text, $21::text, $24::timestamptz,"
+	    "         $25::text, CASE WHEN $21::text <> 'PENDING' THEN now() END,"
+	    "         $26, $27, $28, $29, $30, $22::bigint, $22::bigint,"
+	    "         coalesce($33::text, CASE WHEN $27 = 'sandbox' THEN 'sandbox'"
+	    "          ELSE 'connector' END), $31,"
 	    "         (SELECT CASE WHEN ref IS NOT NULL THEN 'MATCHED' END FROM m),"
-	    "         (SELECT ref FROM m))", 0 },
+	    "         (SELECT ref FROM m), $23::bigint)", 0 },
 	[BILLS_UPDATE] = { "bills_update",
 	/* a tombstone listed again is the bill again */
-	    "UPDATE bills SET (" BILLS_FIGS ") = (" BILLS_VALS "), portal_status = $19::text,"
-	    "       changed_seq = $20::bigint, deleted_at = NULL, deleted_seq = NULL,"
+	    "UPDATE bills SET (" BILLS_FIGS ") = (" BILLS_VALS "), portal_status = $21::text,"
+	    "       balance_minor = $23::bigint,"
+	    "       changed_seq = $22::bigint, deleted_at = NULL, deleted_seq = NULL,"
 	    "       updated_at = now()"
 	    " WHERE " BILLS_BY_STATEMENT, 0 },
 	[BILLS_COUNT] = { "bills_count",
@@ -242,7 +246,7 @@ int
 bills_store(struct req *r, const struct bills_link *l, const char *account_id,
     const char *account_mask, const struct bills_statement *st, int *created)
 {
-	char total[24], due[24], prev[24], rev[16];
+	char total[24], due[24], prev[24], rev[16], recv[24], chg[24], bal[24];
 	const char *p[BILLS_NINSERT], *id, *seq;
 	PGresult *res;
 
@@ -251,6 +255,9 @@ bills_store(struct req *r, const struct bills_link *l, const char *account_id,
 	snprintf(due, sizeof(due), "%lld", st->amount_due.minor);
 	snprintf(prev, sizeof(prev), "%lld", st->previous_balance.minor);
 	snprintf(rev, sizeof(rev), "%d", st->revision > 0 ? st->revision : 1);
+	snprintf(recv, sizeof(recv), "%lld", st->payments_received.minor);
+	snprintf(chg, sizeof(chg), "%lld", st->current_charges.minor);
+	snprintf(bal, sizeof(bal), "%lld", st->balance.minor);
 	p[0] = l->client_id;
 	p[1] = l->link_id;
 	p[2] = st->ref;
@@ -269,7 +276,10 @@ bills_store(struct req *r, const struct bills_link *l, const char *account_id,
 	p[15] = st->has_document ? "true" : "false";
 	p[16] = account_id;
 	p[17] = rev;
-	p[18] = st->status;
+	p[18] = st->has_figures ? recv : NULL;
+	p[19] = st->has_figures ? chg : NULL;
+	p[20] = st->status;
+	p[22] = st->has_balance ? bal : NULL;
 
 	if ((!l->locked && bills_link_lock(r, l->client_id, l->link_id) == NULL) ||
 	    (res = db_exec(r->db, r->arena, &stmts[BILLS_FIND], BILLS_NFIGS, p)) == NULL)
@@ -288,7 +298,7 @@ bills_store(struct req *r, const struct bills_link *l, const char *account_id,
 		id = PQgetvalue(res, 0, BF_ID);
 		if ((seq = bills_link_next(r, l->client_id, l->link_id)) == NULL)
 			return -1;
-		p[19] = seq;
+		p[21] = seq;
 		if (db_exec(r->db, r->arena, &stmts[BILLS_UPDATE], BILLS_NUPDATE, p) == NULL)
 			return -1;
 		/* deleted (withdrawn or unlisted) and listed again: the bill is
@@ -318,17 +328,17 @@ bills_store(struct req *r, const struct bills_link *l, const char *account_id,
 	if ((seq = bills_link_next(r, l->client_id, l->link_id)) == NULL)
 		return -1;
 	id = crypto_id_new(r->arena, "bill");
-	p[19] = seq;
-	p[20] = st->paid_at;
-	p[21] = st->paid_reason;
-	p[22] = id;
-	p[23] = l->environment;
-	p[24] = l->client_user_id;
-	p[25] = l->biller_id;
-	p[26] = l->biller_name != NULL ? l->biller_name : "";
-	p[27] = st->sha256;
-	p[28] = strcmp(st->status, "PENDING") != 0 ? st->matched_payment_ref : NULL;
-	p[29] = l->source;
+	p[21] = seq;
+	p[23] = st->paid_at;
+	p[24] = st->paid_reason;
+	p[25] = id;
+	p[26] = l->environment;
+	p[27] = l->client_user_id;
+	p[28] = l->biller_id;
+	p[29] = l->biller_name != NULL ? l->biller_name : "";
+	p[30] = st->sha256;
+	p[31] = strcmp(st->status, "PENDING") != 0 ? st->matched_payment_ref : NULL;
+	p[32] = l->source;
 	if (db_exec(r->db, r->arena, &stmts[BILLS_INSERT], BILLS_NINSERT, p) == NULL)
 		return -1;
 	*created = 1;

@@ -199,6 +199,7 @@ bills_sync(struct req *r, struct json_object *out)
 				struct json_object *o = json_obj(r->arena);
 
 				json_set_str(o, "id", PQgetvalue(res, i, PG_ID));
+				json_set_str(o, "bill_id", PQgetvalue(res, i, PG_ID));
 				json_object_array_add(removed, json_object_get(o));
 			}
 			continue;

@@ -92,6 +92,9 @@ struct jobs_settings {
 	int	 portal_connect_timeout_ms;	/* TCP + TLS connect, per request */
 	int	 portal_timeout_ms;	/* a whole request, answer included */
 	int	 portal_since_days;	/* the since window before the last success */
+	/* the day (YYYY-MM-DD) every sandbox history is dated from; "": each
+	 * link's own creation day (sandbox.c). Tests pin it. */
+	char	*sandbox_basis_day;
 };
 
 /* The module (jobs_module.c) and its settings block (core/config.h). */

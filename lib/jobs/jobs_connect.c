@@ -33,6 +33,7 @@
 #include "jobs/jobs.h"
 #include "links/links.h"
 #include "links/links_connect.h"
+#include "links/links_same.h"
 
 #define CONNECT_MARGIN_S	20	/* no biller call starts this close to the lease's end */
 
@@ -223,7 +224,10 @@ jobs_connect_apply(struct req *r, struct jobs_job *job)
 			cs->device_token_new ? cs->device_token : NULL };
 		struct links_row row;
 
-		if (links_create(r, &n, &row) != 0 ||
+		/* the same login linked again by the same end user: its ACTIVE
+		 * link, not a second one (links_same.h) */
+		if ((rc = links_same(r, &n, &row)) < 0 ||
+		    (rc == 0 && links_create(r, &n, &row) != 0) ||
 		    links_completed(r, j.client_id, row.id) != 0)
 			return retry(job, "cannot create the link");
 		link_id = row.id;

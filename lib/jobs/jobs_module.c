@@ -36,6 +36,7 @@ const struct module jobs_module = {
 		CONFIG_INT_KEY(S, portal_connect_timeout_ms, "5000", 0, 0),
 		CONFIG_INT_KEY(S, portal_timeout_ms, "30000", 0, 0),
 		CONFIG_INT_KEY(S, portal_since_days, "35", 0, 0),
+		CONFIG_STR_KEY(S, sandbox_basis_day, ""),
 		{ NULL }
 	},
 	.settings_size = sizeof(S),

@@ -620,8 +620,11 @@ jobs_retrieval_fetch(struct req *r, struct jobs_job *job)
 	}
 	u->q.refresh = cred.refresh_count;
 	u->q.repairs = cred.repairs;
+	u->q.basis = jobs_settings(r->cfg)->sandbox_basis_day;
 	if (connector_since(r, job->client_id, job->subject_id, jobs_settings(r->cfg)->portal_since_days,
 	    &u->q.since) != 0 ||
+	    ((u->q.basis == NULL || u->q.basis[0] == '\0') &&
+	    connector_basis(r, job->client_id, job->subject_id, &u->q.basis) != 0) ||
 	    connector_known_load(r, job->client_id, job->subject_id, &u->known,
 	    &u->nknown) != 0) {
 		links_credentials_wipe(&cred);

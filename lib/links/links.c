@@ -21,7 +21,9 @@
 #include "core/req.h"
 #include "events/events.h"
 #include "links/links.h"
+#include "links/links_attempts.h"
 #include "links/links_entity.h"
+#include "links/links_same.h"
 
 #define ROW_COLS "id, client_id, environment, client_user_id, biller_id, status," \
 	" disconnect_reason, credential_rejection_reason, link_token_id"
@@ -41,15 +43,15 @@ enum retrieval_col { RL_STATUS, RL_ENVIRONMENT, RL_USER_ID, RL_BILLER_ID, RL_BIL
 
 enum {
 	L_INSERT, L_REPAIR, L_TOKEN, L_GET, L_ENTITY, L_COMPLETED, L_DISCONNECT,
-	L_ACCOUNT_UPSERT, L_SYNC_DONE, L_RETRIEVAL, L_RETRIEVAL_LOCK, L__MAX
+	L_ACCOUNT_UPSERT, L_SYNC_DONE, L_RETRIEVAL, L_RETRIEVAL_LOCK, L_SAME, L__MAX
 };
 static struct db_stmt stmts[L__MAX] = {
 	[L_INSERT] = { "links_insert",
 	    "INSERT INTO links (client_id, id, environment, client_user_id, biller_id, scopes,"
-	    " link_token_id, credentials, credentials_key_id)"
+	    " link_token_id, credentials, credentials_key_id, login_hash)"
 	    " VALUES ($1, $2, $3, $4, $5,"
 	    "  ARRAY(SELECT jsonb_array_elements_text(coalesce($6::jsonb, '[]'))),"
-	    "  $7, decode($8, 'hex'), $9)"
+	    "  $7, decode($8, 'hex'), $9, decode($10, 'hex'))"
 	    " RETURNING " ROW_COLS },
 	/* Update mode: a REVOKED link is terminal. */
 	[L_REPAIR] = { "links_repair",
@@ -62,6 +64,15 @@ static struct db_stmt stmts[L__MAX] = {
 	    " expires_at) VALUES (decode($1, 'hex'), $2, $3, $4,"
 	    " CASE WHEN $5::int > 0 THEN now() + make_interval(secs => $5::int) END)"
 	    " RETURNING " TOKEN_COLS },
+	/* the ACTIVE link of the same biller login for the same end user;
+	 * the lock (until the transaction ends) makes a second linking of
+	 * the same login wait for the first and find its link */
+	[L_SAME] = { "links_same",
+	    "WITH lk AS (SELECT pg_advisory_xact_lock(hashtextextended("
+	    "  'links_same/' || $1 || '/' || $2 || '/' || $3 || '/' || $4 || '/' || $5, 0)))"
+	    " SELECT " ROW_COLS " FROM lk, links WHERE client_id = $1 AND environment = $2"
+	    "  AND client_user_id = $3 AND biller_id = $4 AND login_hash = decode($5, 'hex')"
+	    "  AND status = 'ACTIVE' ORDER BY created_at, id LIMIT 1" },
 	[L_GET] = { "links_get",
 	    "SELECT " ROW_COLS " FROM links WHERE " LINKS_BY_ID("", "") },
 	/* The entity as stored (LINKS_JSON_SQL, links.h's neighbour). */
@@ -154,18 +165,34 @@ links_create(struct req *r, const struct links_new *n, struct links_row *row)
 {
 	const char *id = crypto_id_new(r->arena, "link");
 	const char *sealed = links_vault_seal(r, id, n->username, n->password, n->device_token);
-	const char *p[9] = { n->client_id, id, n->environment, n->client_user_id, n->biller_id,
+	const char *p[10] = { n->client_id, id, n->environment, n->client_user_id, n->biller_id,
 	    n->scopes != NULL && json_object_array_length(n->scopes) > 0 ?
 	    json_object_to_json_string_ext(n->scopes, JSON_C_TO_STRING_PLAIN) :
-	    LINKS_DEFAULT_SCOPES, n->link_token_id, sealed, links_vault_key_id(r) };
+	    LINKS_DEFAULT_SCOPES, n->link_token_id, sealed, links_vault_key_id(r),
+	    links_username_hash(r, n->username) };
 	PGresult *res;
 
 	if (sealed == NULL)
 		return -1;
-	if ((res = db_query(r, &stmts[L_INSERT], 9, p)) == NULL || PQntuples(res) != 1)
+	if ((res = db_query(r, &stmts[L_INSERT], 10, p)) == NULL || PQntuples(res) != 1)
 		return -1;
 	row_fill(res, 0, row);
 	return jobq_add(r, "retrieval", n->client_id, n->environment, id, NULL, 0);
+}
+
+int
+links_same(struct req *r, const struct links_new *n, struct links_row *row)
+{
+	const char *p[5] = { n->client_id, n->environment, n->client_user_id, n->biller_id,
+	    links_username_hash(r, n->username) };
+	PGresult *res;
+
+	if ((res = db_query(r, &stmts[L_SAME], 5, p)) == NULL)
+		return -1;
+	if (PQntuples(res) != 1)
+		return 0;
+	row_fill(res, 0, row);
+	return 1;
 }
 
 int

@@ -22,6 +22,7 @@
 #include "core/req.h"
 #include "core/validate.h"
 #include "links/links.h"
+#include "links/links_same.h"
 
 #define BILLER_COLS "connector"
 enum biller_col { B_CONNECTOR, B__MAX };
@@ -77,7 +78,12 @@ fixture_biller_or_reply(struct req *r, const char *biller, const char *field,
 	return 0;
 }
 
-/* POST /v1/sandbox/account-links: 201 {link_id, access_token, link}. */
+/*
+ * POST /v1/sandbox/account-links: 201 {link_id, access_token, link}. The
+ * same fixture (username) at the same biller for the same client_user_id
+ * while its link is ACTIVE: 200 with that link (a new access token for it),
+ * "duplicate": true, no retrieval and no event (links_same.h).
+ */
 int
 links_sandbox_create(struct req *r, struct json_object *out)
 {
@@ -102,14 +108,17 @@ links_sandbox_create(struct req *r, struct json_object *out)
 	n.scopes = consents;
 	n.username = username != NULL ? username : "user_good";
 	n.password = LINKS_SANDBOX_PASSWORD;
-	if (links_create(r, &n, &row) != 0 ||
+	if ((rc = links_same(r, &n, &row)) < 0)
+		return api_db_error(r);
+	if ((rc == 0 && links_create(r, &n, &row) != 0) ||
 	    (tok = links_access_token_new(r, r->client_id, r->env, row.id, 0)) == NULL ||
 	    (link = links_json_by_id(r, r->client_id, row.id)) == NULL)
 		return api_db_error(r);
 	json_set_str(out, "link_id", row.id);
 	json_set_str(out, "access_token", tok);
 	json_set(out, "link", json_object_get(link));
-	return 201;
+	json_set_bool(out, "duplicate", rc == 1);
+	return rc == 1 ? 200 : 201;
 }
 
 /* The key's sandbox link (links on the sandbox host are sandbox links) to

@@ -23,3 +23,5 @@ lib_libbds_a_SOURCES += \
 	%reldir%/links_page.c
 # the module's descriptor (core/module.h)
 lib_libbds_a_SOURCES += %reldir%/links_module.c
+# the same biller login linked again
+lib_libbds_a_SOURCES += %reldir%/links_same.h

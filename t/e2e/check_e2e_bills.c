@@ -98,7 +98,12 @@ tenant_new(struct tenant *t)
 static void
 stack_up(void)
 {
-	harness_fixture_start_default();
+	struct harness_opts o;
+
+	harness_opts_defaults(&o);
+	/* the sandbox's dates as its header documents them for that day */
+	o.extra_config = "sandbox_basis_day = 2026-10-15\n";
+	harness_fixture_start(&o);
 	devacct_legal();
 	devacct_new(&dev, "bills");
 	devacct_verify_email(&dev);	/* development keys */

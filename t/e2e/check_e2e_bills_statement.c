@@ -168,6 +168,8 @@ stack_up(void)
 	struct harness_opts o;
 
 	harness_opts_defaults(&o);
+	/* the sandbox's dates as its header documents them for that day */
+	o.extra_config = "sandbox_basis_day = 2026-10-15\n";
 	harness_fixture_start(&o);
 	devacct_legal();
 	devacct_new(&dev, "stmt");

@@ -56,7 +56,8 @@ stack_up(void)
 	struct harness_opts o;
 
 	harness_opts_defaults(&o);
-	o.extra_config = "webhook_concurrency = 1\n";
+	/* and the sandbox's dates as its header documents them for that day */
+	o.extra_config = "webhook_concurrency = 1\n" "sandbox_basis_day = 2026-10-15\n";
 	harness_fixture_start(&o);
 	devacct_legal();
 	devacct_new(&dev, "bst");

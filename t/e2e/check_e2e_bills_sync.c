@@ -451,11 +451,14 @@ client_apply(struct client *c, struct map *seen, struct json_object *arr, int re
 		struct json_object *o = json_object_array_get_idx(arr, i), *v;
 		const char *id;
 
-		ck_assert(json_object_object_get_ex(o, "id", &v));
+		/* the spec's loop upserts by bill_id: the same value as id */
+		ck_assert(json_object_object_get_ex(o, "bill_id", &v));
 		id = json_object_get_string(v);
+		ck_assert(json_object_object_get_ex(o, "id", &v));
+		ck_assert_str_eq(json_object_get_string(v), id);
 		seen_once(seen, id);
 		if (removed) {
-			ck_assert_uint_eq(json_object_object_length(o), 1);
+			ck_assert_uint_eq(json_object_object_length(o), 2);
 			map_del(&c->bills, id);
 		} else {
 			char *s = canon(o);
@@ -730,7 +733,8 @@ START_TEST(buckets)
 	ck_assert_pstr_eq(devacct_str(r, "data.added.1.status"), "PAID");
 	ck_assert_uint_eq(json_object_array_length(devacct_json(r, "data.modified")), 1);
 	ck_assert_pstr_eq(devacct_str(r, "data.modified.0.bill_number"), a);
-	ck_assert_pstr_eq(devacct_text(r, "data.removed"), harness_fmt("[{\"id\":\"%s\"}]", b));
+	ck_assert_pstr_eq(devacct_text(r, "data.removed"),
+	    harness_fmt("[{\"id\":\"%s\",\"bill_id\":\"%s\"}]", b, b));
 	ck_assert_ptr_null(strstr(r->body, d));
 	harness_resp_free(r);
 
@@ -904,7 +908,7 @@ START_TEST(cursor_property)
 	tenant_new(&t, "sandbox");
 	tenant_new(&other, "sandbox");
 	link = sandbox_link(&t, "user_good");
-	link2 = sandbox_link(&t, "user_good");
+	link2 = sandbox_link(&t, "user_multi");	/* another login: another link */
 	olink = sandbox_link(&other, "user_good");
 	r = sync_get(t.key, link, NULL, "limit=5");
 	harness_expect(r, 200);

@@ -511,9 +511,14 @@ START_TEST(list_pages_and_filters)
 	char *ids[5], *cursor = NULL;
 	size_t seen = 0;
 
+	static const char *const logins[N(ids)] = { "user_good", "user_empty", "user_paid",
+		"user_partial", "user_insights" };
+
 	tenant_new(&dev_a, &t, "sandbox");
+	/* each its own login: the same one again is the same link */
 	for (size_t i = 0; i < N(ids); i++)
-		ids[i] = sandbox_link(t.key, i % 2 ? "odd" : "even", NULL);
+		ids[i] = sandbox_link(t.key, i % 2 ? "odd" : "even",
+		    harness_fmt(",\"username\":\"%s\"", logins[i]));
 	for (int page = 0; page < 5; page++) {
 		r = key_call(t.key, "GET", cursor ? harness_fmt("/v1/links?limit=2&cursor=%s",
 		    cursor) : "/v1/links?limit=2", NULL, NULL);
@@ -959,6 +964,35 @@ START_TEST(sandbox_tools_portal_link)
 }
 END_TEST
 
+/*
+ * A sandbox history is dated from the link's creation day (this stack
+ * does not pin it): the newest bill is PENDING, dated on or before that
+ * day and due on or after it within 20 days; every paid one was paid
+ * before its due date; every bill's money reconciles.
+ */
+START_TEST(sandbox_history_current)
+{
+	struct tenant t;
+	char *id;
+
+	tenant_new(&dev_a, &t, "sandbox");
+	id = sandbox_link(t.key, "u-now", NULL);
+	ck_assert_int_eq(harness_jobs_wait_settled("retrieval", id, 60000), 0);
+	ck_assert_int_eq(devacct_sql_int("SELECT count(*) FROM bills b JOIN links l ON"
+	    " l.id = b.link_id WHERE b.link_id = $1 AND b.status = 'PENDING'"
+	    " AND b.statement_date <= (l.created_at AT TIME ZONE 'UTC')::date"
+	    " AND b.due_date >= (l.created_at AT TIME ZONE 'UTC')::date"
+	    " AND b.due_date <= (l.created_at AT TIME ZONE 'UTC')::date + 20"
+	    " AND b.statement_date = (SELECT max(statement_date) FROM bills"
+	    "  WHERE link_id = $1)", id, NULL), 1);
+	ck_assert_int_eq(devacct_sql_int("SELECT count(*) FROM bills WHERE link_id = $1"
+	    " AND status = 'PAID' AND paid_at < due_date", id, NULL), 11);
+	ck_assert_int_eq(devacct_bills_unreconciled(id), 0);
+	free(id);
+	tenant_free(&t);
+}
+END_TEST
+
 static Suite *
 links_suite(void)
 {
@@ -970,6 +1004,7 @@ links_suite(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, statements_prepare);
 	tcase_add_test(tc, sandbox_create_shape);
+	tcase_add_test(tc, sandbox_history_current);
 	tcase_add_test(tc, sandbox_idempotent_replay);
 	tcase_add_test(tc, sandbox_parallel_identical);
 	tcase_add_test(tc, sandbox_revoke_drops_replay);

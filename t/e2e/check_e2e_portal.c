@@ -379,6 +379,7 @@ refresh_done(const char *link)
 	s = wait_done(link);
 	ck_assert_msg(strncmp(s, "done ", 5) == 0, "retrieval of %s: %s", link, s);
 	free(s);
+	ck_assert_int_eq(devacct_bills_unreconciled(link), 0);
 }
 
 /* Link the biller's customer user through the connect flow: the link id
@@ -417,6 +418,9 @@ linked(struct tenant *t, int webhook, const char *biller, const char *user)
 static void
 finish(struct tenant *t, char *user, char *link, char *bill)
 {
+	/* whatever the test did, every bill's money reconciles */
+	if (link != NULL)
+		ck_assert_int_eq(devacct_bills_unreconciled(link), 0);
 	free(bill);
 	free(link);
 	free(user);
@@ -1730,6 +1734,41 @@ wanted(const char *name)
 }
 #define ADD(tc, t) do { if (wanted(#t)) tcase_add_test((tc), t); } while (0)
 
+/*
+ * The end user links the same portal login again through the connect flow
+ * while its link is ACTIVE: the session ends connected with that link (its
+ * public token exchanges for it), no second link, no second retrieval's
+ * bills, link.completed once. Another end user: a link of its own.
+ */
+START_TEST(same_login_twice)
+{
+	struct tenant t;
+	char *user = user_of(40), *link, *again, *lt, *st, *other;
+	long long bills;
+
+	link = linked(&t, 0, POWER, user);
+	bills = sqln("SELECT count(*) FROM bills WHERE link_id = $1", link, NULL, NULL);
+	ck_assert_int_gt(bills, 0);
+	again = connect_link(&t, POWER, user);
+	ck_assert_str_eq(again, link);
+	ck_assert_int_eq(sqln("SELECT count(*) FROM links WHERE client_id = $1", t.client, NULL,
+	    NULL), 1);
+	ck_assert_int_eq(sqln("SELECT count(*) FROM bills WHERE client_id = $1", t.client, NULL,
+	    NULL), bills);
+	ck_assert_int_eq(sqln("SELECT count(*) FROM events WHERE client_id = $1"
+	    " AND type = 'link.completed'", t.client, NULL, NULL), 1);
+	/* another end user of the client with the same login: its own link */
+	st = session_open(&t, "someone-else", NULL, &lt);
+	other = exchange(&t, connect_as(st, POWER, user, pass_of(user)), lt);
+	ck_assert_str_ne(other, link);
+	free(st);
+	free(lt);
+	free(other);
+	free(again);
+	finish(&t, user, link, NULL);
+}
+END_TEST
+
 static Suite *
 portal_suite(void)
 {
@@ -1766,6 +1805,7 @@ portal_suite(void)
 	ADD(tc, sim_killed_mid_retrieval);
 	ADD(tc, slow_biller_holds_no_worker_and_no_lock);
 	ADD(tc, sandbox_portal_flag);
+	ADD(tc, same_login_twice);
 	suite_add_tcase(s, tc);
 	return s;
 }

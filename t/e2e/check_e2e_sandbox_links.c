@@ -194,7 +194,8 @@ stack_up(void)
 
 	harness_opts_defaults(&o);
 	/* one delivery at a time: the receiver sees creation order */
-	o.extra_config = "webhook_concurrency = 1\n";
+	/* and the sandbox's dates as its header documents them for that day */
+	o.extra_config = "webhook_concurrency = 1\n" "sandbox_basis_day = 2026-10-15\n";
 	harness_fixture_start(&o);
 	devacct_legal();
 	devacct_new(&dev, "sbxl");
@@ -602,12 +603,15 @@ START_TEST(advance_pays_newest)
 	    " type = 'bill.updated' AND data->'object'->>'id' = $2", t.client, bill);
 	ck_assert_pstr_eq(v, harness_fmt("%s %s", paid_moves[_i].change, paid_moves[_i].status));
 	free(v);
+	/* the statement's amount due stays; what is still owed moves */
 	if (strcmp(paid_moves[_i].status, "PARTIALLY_PAID") == 0)
 		ck_assert_int_eq(devacct_sql_int("SELECT count(*) FROM bills WHERE id = $1 AND"
-		    " amount_due_minor = total_minor - total_minor / 2", bill, NULL), 1);
+		    " amount_due_minor = total_minor AND"
+		    " balance_minor = total_minor - total_minor / 2", bill, NULL), 1);
 	else
 		ck_assert_int_eq(devacct_sql_int("SELECT count(*) FROM bills WHERE id = $1 AND"
-		    " amount_due_minor = 0 AND paid_at IS NOT NULL", bill, NULL), 1);
+		    " amount_due_minor = total_minor AND balance_minor = 0 AND"
+		    " paid_at IS NOT NULL", bill, NULL), 1);
 	/* the receiver: that bill.updated, then (user_partial) payment.observed */
 	deliver_all(rc, 35 + paid_moves[_i].more);
 	delivery(rc, 35, type, sizeof(type), "change", val, sizeof(val));
@@ -631,7 +635,8 @@ END_TEST
 /*
  * user_reverted: advance once → the newest (September) bill PAID; twice →
  * an October statement appears (PENDING, previous_balance September's
- * total, amount_due its own total plus that) and September is PENDING
+ * total, no payments received, amount_due its own charges plus that) and
+ * September is PENDING
  * again (next_statement_shows_balance), as sandbox.c documents.
  */
 START_TEST(reverted_twice)
@@ -661,8 +666,9 @@ START_TEST(reverted_twice)
 	ck_assert_str_ne(v, sept);
 	ck_assert_int_eq(devacct_sql_int("SELECT count(*) FROM bills WHERE id = $1 AND"
 	    " status = 'PENDING' AND period_start = '2026-10-01' AND"
-	    " previous_balance_minor = $2::bigint AND amount_due_minor = total_minor + $2::bigint",
-	    v, harness_fmt("%lld", total0)), 1);
+	    " previous_balance_minor = $2::bigint AND payments_received_minor = 0 AND"
+	    " amount_due_minor = current_charges_minor + $2::bigint AND"
+	    " total_minor = amount_due_minor", v, harness_fmt("%lld", total0)), 1);
 	free(v);
 	ck_assert_int_eq(devacct_sql_int("SELECT refresh_count FROM links WHERE id = $1", id,
 	    NULL), 3);
@@ -810,6 +816,129 @@ START_TEST(kill_mid_retrieval)
 }
 END_TEST
 
+/*
+ * The money of every bill of every fixture that has bills, at the refreshes
+ * that move them (docs/DECISIONS.md "A bill's money"): the identity on each
+ * stored entity, then one bill read over HTTP (bill_id, the figures, its
+ * statement_url answering the signed URL).
+ */
+static const struct {
+	const char *user;
+	int advances;
+	long long bills;
+} money_cases[] = {
+	{ "user_good", 0, 12 }, { "user_mfa", 0, 12 }, { "user_multi", 0, 36 },
+	{ "user_many", 0, 1000 }, { "user_expiring", 0, 12 }, { "user_rejects_later", 0, 12 },
+	{ "user_paid", 1, 12 }, { "user_partial", 1, 12 }, { "user_reverted", 1, 12 },
+	{ "user_reverted", 2, 13 }, { "user_insights", 0, 12 }, { "user_empty", 0, 0 },
+};
+
+/* a Money member's value as minor units (USD: two decimals) */
+static long long
+cents(const struct harness_resp *r, const char *member)
+{
+	const char *v = devacct_str(r, member);
+	long long whole, frac;
+
+	ck_assert_msg(v != NULL && sscanf(v, "%lld.%2lld", &whole, &frac) == 2, "%s: %s", member,
+	    v != NULL ? v : "null");
+	return v[0] == '-' ? whole * 100 - frac : whole * 100 + frac;
+}
+
+START_TEST(money_reconciles)
+{
+	struct tenant t;
+	struct harness_resp *r;
+	char *id, *bill;
+	int i;
+
+	tenant_new(&t);
+	id = sandbox_link(&t, money_cases[_i].user);
+	jobs_idle();
+	for (i = 0; i < money_cases[_i].advances; i++)
+		advance(&t, id);
+	ck_assert_int_eq(bills_of(id), money_cases[_i].bills);
+	ck_assert_int_eq(devacct_bills_unreconciled(id), 0);
+	if (money_cases[_i].bills == 0)
+		goto done;
+	bill = newest_bill(id);
+	r = sbx_call(t.key, "GET", harness_fmt("/v1/bills/%s", bill), NULL, NULL);
+	harness_expect(r, 200);
+	ck_assert_pstr_eq(devacct_str(r, "bill_id"), bill);
+	ck_assert_int_eq(cents(r, "previous_balance.value") - cents(r, "payments_received.value") +
+	    cents(r, "current_charges.value"), cents(r, "amount_due.value"));
+	ck_assert_pstr_eq(devacct_str(r, "statement_url"),
+	    harness_fmt("/v1/bills/%s/statement", bill));
+	harness_resp_free(r);
+	r = sbx_call(t.key, "GET", harness_fmt("/v1/bills/%s/statement", bill), NULL, NULL);
+	harness_expect(r, 200);
+	ck_assert_ptr_nonnull(devacct_str(r, "url"));
+	harness_resp_free(r);
+	free(bill);
+done:
+	free(id);
+	tenant_free(&t);
+}
+END_TEST
+
+/*
+ * The same fixture login linked again by the same end user while its link
+ * is ACTIVE: 200, that link, duplicate true, no second retrieval or bills;
+ * another end user, or after the first is revoked: a new link (201).
+ */
+static struct harness_resp *
+link_again(const struct tenant *t, const char *user, const char *username, long want)
+{
+	const char *extra[] = { harness_idem_header(), NULL };
+	struct harness_resp *r = sbx_call(t->key, "POST", "/v1/sandbox/account-links",
+	    harness_fmt("{\"client_user_id\":\"%s\",\"username\":\"%s\"}", user, username),
+	    extra);
+
+	harness_expect(r, want);
+	ck_assert_int_eq(devacct_bool(r, "duplicate"), want == 200);
+	return r;
+}
+
+START_TEST(same_account_twice)
+{
+	struct tenant t;
+	struct harness_resp *r;
+	char *id;
+
+	tenant_new(&t);
+	id = sandbox_link(&t, "user_good");
+	jobs_idle();
+	r = link_again(&t, "u-user_good", "user_good", 200);
+	ck_assert_pstr_eq(devacct_str(r, "link_id"), id);
+	ck_assert_pstr_eq(devacct_str(r, "link.status"), "ACTIVE");
+	ck_assert_int_eq(strncmp(devacct_str(r, "access_token"), "bds_lat_", 8), 0);
+	harness_resp_free(r);
+	jobs_idle();
+	ck_assert_int_eq(devacct_sql_int("SELECT count(*) FROM links WHERE client_id = $1",
+	    t.client, NULL), 1);
+	ck_assert_int_eq(bills_of(id), 12);
+	ck_assert_int_eq(events_of(&t, "bill.created"), 12);
+	ck_assert_int_eq(events_of(&t, "connection.ready"), 1);
+	/* another fixture, or another end user: new links */
+	r = link_again(&t, "u-user_good", "user_paid", 201);
+	ck_assert_pstr_ne(devacct_str(r, "link_id"), id);
+	harness_resp_free(r);
+	r = link_again(&t, "u-other", "user_good", 201);
+	ck_assert_pstr_ne(devacct_str(r, "link_id"), id);
+	harness_resp_free(r);
+	/* revoked: the login may be linked again */
+	r = sbx_call(t.key, "DELETE", harness_fmt("/v1/links/%s", id), NULL, NULL);
+	ck_assert_msg(r->status == 200 || r->status == 204, "revoke: %ld", r->status);
+	harness_resp_free(r);
+	r = link_again(&t, "u-user_good", "user_good", 201);
+	ck_assert_pstr_ne(devacct_str(r, "link_id"), id);
+	harness_resp_free(r);
+	jobs_idle();
+	free(id);
+	tenant_free(&t);
+}
+END_TEST
+
 static Suite *
 sandbox_links_suite(void)
 {
@@ -832,6 +961,8 @@ sandbox_links_suite(void)
 	tcase_add_test(tc, insights_stored);
 	tcase_add_test(tc, reset_login_after_retrieval);
 	tcase_add_test(tc, kill_mid_retrieval);
+	tcase_add_loop_test(tc, money_reconciles, 0, N(money_cases));
+	tcase_add_test(tc, same_account_twice);
 	suite_add_tcase(s, tc);
 	return s;
 }

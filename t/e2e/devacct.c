@@ -475,3 +475,25 @@ devacct_received(struct receiver *rc, const char *type, const char *needle)
 	}
 	return NULL;
 }
+
+long long
+devacct_bills_unreconciled(const char *link_id)
+{
+#define V(m) "(e->'" m "'->>'value')::numeric"
+	return devacct_sql_int("SELECT count(*) FROM bills b,"
+	    " LATERAL (SELECT b.entity::json AS e) x"
+	    " WHERE b.link_id = $1 AND b.deleted_at IS NULL AND NOT coalesce("
+	    V("previous_balance") " - " V("payments_received") " + " V("current_charges")
+	    "  = " V("amount_due")
+	    " AND " V("total_amount") " = " V("amount_due")
+	    " AND e->>'bill_id' = e->>'id'"
+	    " AND CASE e->>'status' WHEN 'PAID' THEN " V("balance_remaining") " = 0"
+	    "  WHEN 'PENDING' THEN " V("balance_remaining") " > 0 AND "
+	    V("balance_remaining") " <= " V("amount_due")
+	    "  ELSE " V("balance_remaining") " > 0 AND "
+	    V("balance_remaining") " < " V("amount_due") " END"
+	    " AND (e->>'statement_url') IS NOT DISTINCT FROM CASE WHEN"
+	    "  (e->>'has_statement')::boolean THEN '/v1/bills/' || b.id || '/statement' END,"
+	    " false)", link_id, NULL);
+#undef V
+}

@@ -98,4 +98,16 @@ void	 devacct_subscribe(const char *sandbox_key, struct receiver *rc);
  * to 2 s for each) of event type whose body holds needle; NULL when none. */
 const char *devacct_received(struct receiver *rc, const char *type, const char *needle);
 
+/* ---- a bill's money (docs/DECISIONS.md "A bill's money") ---- */
+/*
+ * The bills of link_id (not deleted) whose entity, as the API answers it,
+ * breaks the money rules: previous_balance - payments_received +
+ * current_charges = amount_due = total_amount (all given), balance_remaining
+ * 0 when PAID, above 0 and at most amount_due when PENDING, below
+ * amount_due when PARTIALLY_PAID;
+ * bill_id = id; statement_url the bill's statement route exactly when
+ * has_statement. 0 when every bill keeps them.
+ */
+long long devacct_bills_unreconciled(const char *link_id);
+
 #endif

@@ -33,6 +33,9 @@ statement(void)
 	st.total = (struct bills_money){ 8150, "USD" };
 	st.amount_due = (struct bills_money){ 8150, "USD" };
 	st.previous_balance = (struct bills_money){ 7905, "USD" };
+	st.payments_received = (struct bills_money){ 7905, "USD" };
+	st.current_charges = (struct bills_money){ 8150, "USD" };
+	st.has_figures = 1;
 	st.due_date = "2026-10-21";
 	st.statement_date = "2026-10-01";
 	st.period_start = "2026-09-01";
@@ -97,6 +100,8 @@ static const char *const runs[] = {
 	"(Statement date: 2026-10-01) Tj",
 	"(Due date: 2026-10-21) Tj",
 	"(Previous balance: 79.05 USD) Tj",
+	"(Payments received: 79.05 USD) Tj",
+	"(Current charges: 81.50 USD) Tj",
 	"(Energy charge) Tj",
 	"(480 kWh) Tj",
 	"(72.00 USD) Tj",

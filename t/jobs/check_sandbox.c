@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <check.h>
 
@@ -39,6 +40,24 @@ login_as(const char *user, const char *pass, struct connector_session *s)
 	return c->login(&a, s, user, pass);
 }
 
+/* A statement's money (docs/DECISIONS.md "A bill's money"): previous
+ * balance - payments received + current charges = amount due = total, and
+ * what is still owed follows the status. */
+static void
+money_holds(const struct bills_statement *b)
+{
+	ck_assert(b->has_figures && b->has_balance);
+	ck_assert_int_eq(b->previous_balance.minor - b->payments_received.minor +
+	    b->current_charges.minor, b->amount_due.minor);
+	ck_assert_int_eq(b->total.minor, b->amount_due.minor);
+	if (strcmp(b->status, "PAID") == 0)
+		ck_assert_int_eq(b->balance.minor, 0);
+	else if (strcmp(b->status, "PENDING") == 0)
+		ck_assert_int_eq(b->balance.minor, b->amount_due.minor);
+	else
+		ck_assert(b->balance.minor > 0 && b->balance.minor < b->amount_due.minor);
+}
+
 /* The statements of an account at a refresh, as the bills they make. */
 static enum connector_status
 stmts(struct connector_session *s, const char *ref, int refresh, struct bills_statement **out,
@@ -52,7 +71,8 @@ stmts(struct connector_session *s, const char *ref, int refresh, struct bills_st
 	for (size_t i = 0; i < *n; i++) {
 		(*out)[i] = cs[i].b;
 		ck_assert(cs[i].structured);
-		ck_assert_int_eq(cs[i].balance.minor, cs[i].b.amount_due.minor);
+		money_holds(&cs[i].b);
+		ck_assert_int_eq(cs[i].balance.minor, cs[i].b.balance.minor);
 	}
 	return rc;
 }
@@ -194,14 +214,19 @@ START_TEST(user_good_figures)
 	ck_assert_str_eq(st[0].items[2].category, "tax");
 	ck_assert_uint_eq(st[0].nusage, 1);
 	ck_assert(st[0].usage[0].quantity == (double)e0);
-	ck_assert_int_eq(st[0].previous_balance.minor, st[1].total.minor);
+	ck_assert_int_eq(st[0].previous_balance.minor, st[1].amount_due.minor);
+	ck_assert_int_eq(st[0].payments_received.minor, st[1].amount_due.minor);
+	ck_assert_int_eq(st[0].current_charges.minor, st[0].total.minor);
 	ck_assert_ptr_null(st[0].paid_at);
 	/* the oldest: October 2025; February has 28 days in 2026 */
 	ck_assert_str_eq(st[11].ref, "sbx-user_good-1-2025-10");
 	ck_assert_str_eq(st[7].period_end, "2026-02-28");
 	ck_assert_str_eq(st[1].paid_at, "2026-09-15T12:00:00Z");
-	ck_assert_int_eq(st[1].amount_due.minor, 0);
+	/* paid in full: the statement still asked for its total */
+	ck_assert_int_eq(st[1].amount_due.minor, st[1].total.minor);
+	ck_assert_int_eq(st[1].balance.minor, 0);
 	ck_assert_int_eq(st[11].previous_balance.minor, 0);
+	ck_assert_int_eq(st[11].payments_received.minor, 0);
 	/* every total is the sum of its items */
 	for (i = 0; i < n; i++) {
 		long long sum = 0;
@@ -244,7 +269,8 @@ START_TEST(next_refresh_fixtures)
 	ck_assert_int_eq(stmts(&s, "sbx-user_partial-1", 0, &before, &nb), CONN_OK);
 	ck_assert_int_eq(stmts(&s, "sbx-user_partial-1", 1, &st, &n), CONN_OK);
 	ck_assert_str_eq(st[0].ref, before[0].ref);	/* the same statement */
-	ck_assert_int_eq(st[0].amount_due.minor, st[0].total.minor - st[0].total.minor / 2);
+	ck_assert_int_eq(st[0].amount_due.minor, st[0].total.minor);
+	ck_assert_int_eq(st[0].balance.minor, st[0].total.minor - st[0].total.minor / 2);
 	ck_assert_str_eq(st[0].paid_at, "2026-10-15T12:00:00Z");
 	/* the partial payment is observed: one more payment, of total / 2 */
 	ck_assert_int_eq(pays(&s, "sbx-user_partial-1", 1, &p, &np), CONN_OK);
@@ -266,8 +292,10 @@ START_TEST(next_refresh_fixtures)
 	/* the portal still reads September paid: the reconciliation reverts it */
 	ck_assert_str_eq(st[1].status, "PAID");
 	ck_assert_str_eq(st[1].paid_reason, "portal_balance_zero");
-	ck_assert_int_eq(st[0].previous_balance.minor, st[1].total.minor);
-	ck_assert_int_eq(st[0].amount_due.minor, st[0].total.minor + st[1].total.minor);
+	ck_assert_int_eq(st[0].previous_balance.minor, st[1].amount_due.minor);
+	ck_assert_int_eq(st[0].payments_received.minor, 0);
+	ck_assert_int_eq(st[0].amount_due.minor,
+	    st[0].current_charges.minor + st[1].amount_due.minor);
 }
 END_TEST
 
@@ -295,6 +323,75 @@ START_TEST(user_insights_anomalies)
 }
 END_TEST
 
+/*
+ * Histories dated from the basis day (the link's creation day): the newest
+ * statement is on or before it and due on or after it, within 20 days;
+ * every paid one is paid before its due date, before the next statement
+ * and not after the basis day; periods end the day before their statement.
+ */
+static const char *const bases[] = {
+	"2026-11-28", "2026-03-05", "2026-10-15", "2026-12-16", "2027-01-31", "2028-02-29",
+	"2028-03-01",
+};
+
+static long
+day_no(const char *ymd)
+{
+	struct tm tm = { 0 };
+
+	ck_assert_ptr_nonnull(strptime(ymd, "%Y-%m-%d", &tm));
+	return (long)(timegm(&tm) / 86400);
+}
+
+START_TEST(dated_from_basis)
+{
+	static const char *const users[] = { "user_good", "user_paid", "user_partial",
+		"user_reverted" };
+	const char *b = bases[_i];
+
+	for (size_t u = 0; u < sizeof(users) / sizeof(users[0]); u++) {
+		struct connector_session s;
+		struct connector_statement *cs;
+		struct connector_query q = { .refresh = 1, .basis = b };
+		size_t n, i;
+
+		login(users[u], &s);
+		ck_assert_int_eq(c->statements(&a, &s, arena_printf(&a, "sbx-%s-1", users[u]), &q,
+		    &cs, &n), CONN_OK);
+		ck_assert_uint_eq(n, 12);
+		ck_assert_int_le(day_no(cs[0].b.statement_date), day_no(b));
+		ck_assert_int_ge(day_no(cs[0].b.due_date), day_no(b));
+		ck_assert_int_le(day_no(cs[0].b.due_date) - day_no(b), 20);
+		for (i = 0; i < n; i++) {
+			const struct bills_statement *st = &cs[i].b;
+
+			money_holds(st);
+			ck_assert_int_eq(day_no(st->period_end) + 1, day_no(st->statement_date));
+			ck_assert_int_lt(day_no(st->period_start), day_no(st->period_end));
+			if (i + 1 < n)	/* periods follow one another */
+				ck_assert_str_eq(cs[i + 1].b.statement_date, st->period_start);
+			if (st->paid_at == NULL)
+				continue;
+			ck_assert_int_lt(day_no(st->paid_at), day_no(st->due_date));
+			ck_assert_int_le(day_no(st->paid_at), day_no(b));
+			ck_assert_int_ge(day_no(st->paid_at), day_no(st->statement_date));
+			if (i > 0)
+				ck_assert_int_lt(day_no(st->paid_at), day_no(cs[i - 1].b.statement_date));
+		}
+		/* the same day, the same history */
+		{
+			struct connector_statement *again;
+			size_t n2;
+
+			ck_assert_int_eq(c->statements(&a, &s, arena_printf(&a, "sbx-%s-1",
+			    users[u]), &q, &again, &n2), CONN_OK);
+			ck_assert_str_eq(again[3].b.ref, cs[3].b.ref);
+			ck_assert_str_eq(again[3].b.due_date, cs[3].b.due_date);
+		}
+	}
+}
+END_TEST
+
 static Suite *
 sandbox_suite(void)
 {
@@ -307,6 +404,7 @@ sandbox_suite(void)
 	tcase_add_test(tc, user_good_figures);
 	tcase_add_test(tc, next_refresh_fixtures);
 	tcase_add_test(tc, user_insights_anomalies);
+	tcase_add_loop_test(tc, dated_from_basis, 0, (int)(sizeof(bases) / sizeof(bases[0])));
 	suite_add_tcase(s, tc);
 	return s;
 }

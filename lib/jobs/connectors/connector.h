@@ -91,6 +91,8 @@ struct connector_query {
 					 * sandbox fixtures change "on the next refresh" */
 	const char	*since;		/* YYYY-MM-DD, or NULL for all */
 	int		 repairs;	/* its update-mode repairs so far */
+	const char	*basis;		/* YYYY-MM-DD the sandbox dates its history
+					 * from (sandbox.c); NULL: its fixed day */
 };
 
 struct connector {
@@ -172,6 +174,10 @@ const struct connector_known *connector_known_find(const struct connector_known 
  */
 int	 connector_since(struct req *, const char *client_id, const char *link_id, int days,
 	    const char **since);
+/* The day (UTC, YYYY-MM-DD, arena) the link was made in *day, NULL when
+ * no such link: 0, or -1 on a database failure. */
+int	 connector_basis(struct req *, const char *client_id, const char *link_id,
+	    const char **day);
 /*
  * A statement the biller lists as structured:false (no bill is made from
  * it): recorded with its document's hash (NULL: none) until the import

@@ -18,11 +18,15 @@
 
 enum {
 	CD_TARGET, CD_KNOWN, CD_SINCE, CD_UNSTRUCTURED_PUT, CD_UNSTRUCTURED_SHA, CD_NOTE, CD_TIMING,
-	CD_CHALLENGE_PUT, CD_CHALLENGE_TAKE, CD_CHALLENGE_DROP, CD__MAX
+	CD_CHALLENGE_PUT, CD_CHALLENGE_TAKE, CD_CHALLENGE_DROP, CD_BASIS, CD__MAX
 };
 enum known_col { K_REF, K_ACCOUNT, K_DATE, K_REVISION, K_HAS_DOC };
 
 static struct db_stmt stmts[CD__MAX] = {
+	/* the day (UTC) the link was made: the sandbox dates its history from it */
+	[CD_BASIS] = { "connector_basis",
+	    "SELECT to_char((l.created_at AT TIME ZONE 'UTC')::date, 'YYYY-MM-DD')"
+	    "  FROM links l WHERE " LINKS_BY_ID("l.", ""), 0 },
 	[CD_TARGET] = { "connector_target",
 	    "SELECT name, base_url FROM billers WHERE id = $1", 0 },
 	[CD_KNOWN] = { "connector_known",
@@ -149,6 +153,20 @@ connector_since(struct req *r, const char *client_id, const char *link_id, int d
 		return -1;
 	if (PQntuples(res) == 1 && !PQgetisnull(res, 0, 0))
 		*since = PQgetvalue(res, 0, 0);
+	return 0;
+}
+
+int
+connector_basis(struct req *r, const char *client_id, const char *link_id, const char **day)
+{
+	const char *p[2] = { client_id, link_id };
+	PGresult *res;
+
+	*day = NULL;
+	if ((res = db_exec(r->db, r->arena, &stmts[CD_BASIS], 2, p)) == NULL)
+		return -1;
+	if (PQntuples(res) == 1)
+		*day = PQgetvalue(res, 0, 0);
 	return 0;
 }
 

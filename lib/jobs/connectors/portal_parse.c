@@ -658,7 +658,14 @@ statement(struct pctx *c, struct json_object *j, const char *path, const char *a
 	b->total = money(&v[ST_AMOUNT_DUE], currency);
 	b->amount_due = b->total;
 	b->previous_balance = money(&v[ST_PREVIOUS], currency);
+	/* the statement's other figures, kept when the biller gives both,
+	 * and what is still owed on it today */
+	b->payments_received = money(&v[ST_RECEIVED], currency);
+	b->current_charges = money(&v[ST_CHARGES], currency);
+	b->has_figures = v[ST_RECEIVED].set && v[ST_CHARGES].set;
 	st->balance = money(&v[ST_BALANCE], currency);
+	b->balance = st->balance;
+	b->has_balance = v[ST_BALANCE].set;
 	if (statement_lists(c, path, v, b) != 0)
 		return -1;
 	st->structured = (int)v[ST_STRUCTURED].i;

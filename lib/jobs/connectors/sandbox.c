@@ -11,23 +11,37 @@
  *   Springfield". user_multi has 3 accounts, every other fixture 1.
  *
  * Statements, newest first, i = 0, 1, ... n-1 (n = 12; user_many 1000;
- *   user_empty 0): statement i covers calendar month M(i) = September 2026
- *   minus i months: period_start the 1st, period_end the last day of M(i),
- *   statement_date the 1st of the next month, due_date the 21st of the
- *   next month; ref and bill_number "<account ref>-<YYYY-MM of M(i)>".
+ *   user_empty 0), dated from the basis day B (the link's creation day,
+ *   UTC; the sandbox_basis_day setting when set; 2026-10-15 when the query
+ *   names none): statements fall on day ds = max(1, day(B) - 14) of a
+ *   month, the newest in B's month, so it is on or before B (current) and
+ *   due 20 days later, on or after B (due soon). Statement i covers month
+ *   M(i) = the month before B's minus i months: period_start day ds of
+ *   M(i), period_end the day before its statement_date, statement_date day
+ *   ds of the next month, due_date statement_date + 20 days; ref and
+ *   bill_number "<account ref>-<YYYY-MM of M(i)>". With B = 2026-10-15:
+ *   M(0) September 2026, statement 1 October, due 21 October.
  *   Energy E(i) = 400 + (seed(u) + 37 i + 11 k) % 300 kWh.
  *   Line items: "Energy charge" usage = 15 * E(i), quantity E(i) kWh;
  *   "Service charge" fee = 1200; "Sales tax" tax = (energy + 1200) * 5 / 100
- *   (integer division); E(-1) = E(0). total = the sum of the items; usage
- *   [{electricity, E(i), kWh}]. previous_balance = total of statement i+1
- *   (0 for the oldest). has_document 1.
- *   Status: i = 0 PENDING (amount_due = total, paid_* NULL); i >= 1 PAID
- *   (amount_due 0, paid_at the 15th of the month after M(i) 12:00:00Z,
- *   paid_reason portal_payment_observed).
+ *   (integer division); E(-1) = E(0). current_charges = the sum of the
+ *   items; usage [{electricity, E(i), kWh}]. has_document 1.
+ *   The statement's figures (docs/DECISIONS.md "A bill's money"), oldest
+ *   first: previous_balance = statement i+1's amount_due, payments_received
+ *   = what its observed payment paid (0 for the oldest), amount_due =
+ *   previous_balance - payments_received + current_charges, total =
+ *   amount_due; balance (balance_remaining) = amount_due less what was paid
+ *   of it. Every statement is paid in full before the next, so amount_due =
+ *   current_charges unless said below.
+ *   Status: i = 0 PENDING (balance = amount_due, paid_* NULL); i >= 1 PAID
+ *   (balance 0, paid_at 14 days after the statement date at 12:00:00Z,
+ *   before the due date and the next statement, paid_reason
+ *   portal_payment_observed). A statement paid at a later refresh (below)
+ *   is paid then too, but not after B.
  *   Payments: one per statement paid by an observed payment (paid_reason
  *   portal_payment_observed; a portal_balance_zero statement has none),
  *   ref "<statement ref>-pay", statement_ref the statement's, amount the
- *   amount paid (total - amount_due), paid_at as the statement's, status
+ *   amount paid (amount_due - balance), paid_at as the statement's, status
  *   "posted", newest first.
  *
  * Fixtures (refresh = the link's refreshes before this retrieval):
@@ -43,15 +57,18 @@
  *   user_rejects_later  as user_good; at refresh >= 1: INVALID_CREDENTIALS,
  *                  until update mode repairs the link.
  *   user_degraded  login OK; statements DEGRADED at every retrieval.
- *   user_paid      refresh >= 1: statement 0 PAID, amount_due 0, paid_reason
+ *   user_paid      refresh >= 1: statement 0 PAID, balance 0, paid_reason
  *                  portal_balance_zero, paid_at as the formula's.
- *   user_partial   refresh >= 1: statement 0 PARTIALLY_PAID: paid total / 2,
- *                  amount_due total - total / 2, paid_reason
+ *   user_partial   refresh >= 1: statement 0 PARTIALLY_PAID: paid
+ *                  amount_due / 2, balance the rest, paid_reason
  *                  portal_payment_observed; a posted payment of total / 2.
  *   user_reverted  refresh 1: as user_paid. refresh >= 2: a new newest
- *                  statement for October 2026 (i = -1, PENDING) whose
- *                  previous_balance is statement 0's total and amount_due
- *                  its own total + that balance; statement 0 still as at
+ *                  statement for the month after M(0) (i = -1, PENDING,
+ *                  dated a month after B's: the refreshes stand for
+ *                  time passing) whose
+ *                  previous_balance is statement 0's amount due, no
+ *                  payments received, and amount_due (and total) its own
+ *                  charges + that balance; statement 0 still as at
  *                  refresh 1 (the portal shows it PAID, balance zero, and
  *                  no payment): the service's reconciliation finds the
  *                  balance carried and reverts it (status_reverted
@@ -73,8 +90,11 @@
 #define SBX_MFA_ANSWER	"1234"
 #define SBX_MONTHS	12
 #define SBX_MANY	1000
-/* September 2026 as months since year 0 (month 0-based) */
-#define SBX_NEWEST	(2026 * 12 + 8)
+/* the basis day when the retrieval names none (unit tests): the newest
+ * statement covers September 2026, dated 1 October, due 21 October */
+#define SBX_BASIS	"2026-10-15"
+#define SBX_PAY_DAYS	14	/* statement date to payment */
+#define SBX_DUE_DAYS	20	/* statement date to due date */
 #define SBX_FEE		1200
 #define SBX_LATE_FEE	1500
 #define SBX_CENTS_KWH	15
@@ -259,14 +279,74 @@ energy(const struct sbx_state *st, int i, int k)
 	return e;
 }
 
+/* Days since 1970-01-01 of a civil date, and back (proleptic Gregorian). */
+static long
+days_of(int y, int m, int d)
+{
+	long era, yoe, doy, doe;
+
+	y -= m <= 2;
+	era = (y >= 0 ? y : y - 399) / 400;
+	yoe = y - era * 400;
+	doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	return era * 146097 + doe - 719468;
+}
+
+static const char *
+day_text(struct arena *a, long z)
+{
+	long era, doe, yoe, y, doy, mp, d, m;
+
+	z += 719468;
+	era = (z >= 0 ? z : z - 146096) / 146097;
+	doe = z - era * 146097;
+	yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+	y = yoe + era * 400;
+	doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+	mp = (5 * doy + 2) / 153;
+	d = doy - (153 * mp + 2) / 5 + 1;
+	m = mp + (mp < 10 ? 3 : -9);
+	return arena_printf(a, "%04ld-%02ld-%02ld", y + (m <= 2), m, d);
+}
+
+/*
+ * The calendar of a history, from its basis day B (the link's creation
+ * day; q->basis): statements on day ds = max(1, day(B) - 14) of each month,
+ * the newest in B's month (so on or before B: the newest is current, due
+ * SBX_DUE_DAYS later, on or after B: due soon), each covering the month
+ * before it from day ds.
+ */
+struct sbx_dates {
+	int	 newest;	/* the newest statement's covered month, months
+				 * since year 0 (0-based month) */
+	int	 ds;		/* the statements' day of the month */
+	long	 basis;		/* B, days since 1970-01-01 */
+};
+
+static void
+dates_of(const char *basis, struct sbx_dates *d)
+{
+	int y, m, day;
+	char tail;
+
+	if (basis == NULL || sscanf(basis, "%4d-%2d-%2d%c", &y, &m, &day, &tail) != 3 ||
+	    m < 1 || m > 12 || day < 1 || day > days_in(y, m))
+		(void)sscanf(SBX_BASIS, "%4d-%2d-%2d", &y, &m, &day);
+	d->newest = y * 12 + (m - 1) - 1;
+	d->ds = day > 15 ? day - 14 : 1;
+	d->basis = days_of(y, m, day);
+}
+
 /* Fill statement i (-1: the month after the newest) of account k: figures,
  * dates, items, usage, status PENDING. */
 static void
-statement(struct arena *a, const struct sbx_state *st, const char *acct, int i, int k,
-    struct bills_statement *b)
+statement(struct arena *a, const struct sbx_state *st, const struct sbx_dates *d,
+    const char *acct, int i, int k, struct bills_statement *b)
 {
-	int m = SBX_NEWEST - i, y = m / 12, mo = m % 12 + 1;
+	int m = d->newest - i, y = m / 12, mo = m % 12 + 1;
 	int ny = (m + 1) / 12, nmo = (m + 1) % 12 + 1;
+	long sd = days_of(ny, nmo, d->ds);
 	long long e = energy(st, i, k), charge = e * SBX_CENTS_KWH, tax, total;
 	int extra = st->f == SBX_INSIGHTS && i == 0;
 	size_t n = 0;
@@ -276,10 +356,10 @@ statement(struct arena *a, const struct sbx_state *st, const char *acct, int i, 
 	b->bill_number = b->ref;
 	b->account_ref = acct;
 	b->status = "PENDING";
-	b->period_start = arena_printf(a, "%04d-%02d-01", y, mo);
-	b->period_end = arena_printf(a, "%04d-%02d-%02d", y, mo, days_in(y, mo));
-	b->statement_date = arena_printf(a, "%04d-%02d-01", ny, nmo);
-	b->due_date = arena_printf(a, "%04d-%02d-21", ny, nmo);
+	b->period_start = day_text(a, days_of(y, mo, d->ds));
+	b->period_end = day_text(a, sd - 1);
+	b->statement_date = day_text(a, sd);
+	b->due_date = day_text(a, sd + SBX_DUE_DAYS);
 	b->items = arena_alloc(a, 5 * sizeof(*b->items));
 	item(&b->items[n++], "Energy charge", "usage", charge, (double)e, "kWh");
 	if (extra)
@@ -291,9 +371,9 @@ statement(struct arena *a, const struct sbx_state *st, const char *acct, int i, 
 	item(&b->items[n++], "Sales tax", "tax", tax, 0, NULL);
 	b->nitems = n;
 	total = charge * (extra ? 2 : 1) + SBX_FEE + (extra ? SBX_LATE_FEE : 0) + tax;
-	b->total = usd(total);
-	b->amount_due = usd(total);
-	b->previous_balance = usd(0);
+	b->current_charges = usd(total);
+	b->has_figures = 1;
+	b->has_balance = 1;
 	b->usage = arena_alloc(a, sizeof(*b->usage));
 	b->usage[0].type = "electricity";
 	b->usage[0].unit = "kWh";
@@ -302,49 +382,77 @@ statement(struct arena *a, const struct sbx_state *st, const char *acct, int i, 
 	b->has_document = 1;
 }
 
+/* Paid (paid of its amount due): PAID when all of it, else PARTIALLY_PAID;
+ * SBX_PAY_DAYS after its statement date at noon UTC (before its due date),
+ * but not after the basis day d->basis. */
 static void
-set_paid(struct arena *a, struct bills_statement *b, long long paid, const char *reason)
+set_paid(struct arena *a, const struct sbx_dates *d, struct bills_statement *b,
+    long long paid, const char *reason)
 {
-	b->status = paid >= b->total.minor ? "PAID" : "PARTIALLY_PAID";
-	b->amount_due = usd(b->total.minor - paid);
-	/* the 15th of the statement's month, at noon UTC */
-	b->paid_at = arena_printf(a, "%.8s15T12:00:00Z", b->statement_date);
+	int y, m, day;
+	long on;
+
+	b->status = paid >= b->amount_due.minor ? "PAID" : "PARTIALLY_PAID";
+	b->balance = usd(b->amount_due.minor - paid);
+	(void)sscanf(b->statement_date, "%4d-%2d-%2d", &y, &m, &day);
+	on = days_of(y, m, day) + SBX_PAY_DAYS;
+	b->paid_at = arena_printf(a, "%sT12:00:00Z", day_text(a, on < d->basis ? on : d->basis));
 	b->paid_reason = reason;
+}
+
+/* What an observed payment paid of b (the sandbox's payments list). */
+static long long
+observed_paid(const struct bills_statement *b)
+{
+	if (b->paid_reason == NULL || strcmp(b->paid_reason, "portal_payment_observed") != 0)
+		return 0;
+	return b->amount_due.minor - b->balance.minor;
 }
 
 /* Every statement of account k at refresh, newest first (arena). */
 static size_t
-all_statements(struct arena *a, const struct connector_session *s, int k, int refresh,
-    struct bills_statement **out)
+all_statements(struct arena *a, const struct connector_session *s, int k,
+    const struct connector_query *q, struct bills_statement **out)
 {
+	int refresh = q->refresh;
+	struct sbx_dates d;
+
 	const struct sbx_state *st = s->priv;
 	const char *acct = arena_printf(a, "sbx-%s-%d", s->username, k + 1);
 	int count = st->f == SBX_EMPTY ? 0 : st->f == SBX_MANY_F ? SBX_MANY : SBX_MONTHS;
 	int first = st->f == SBX_REVERTED && refresh >= 2 ? -1 : 0;
 	struct bills_statement *b;
-	size_t n = 0;
+	size_t n;
 	int i;
 
 	*out = NULL;
 	if (count == 0)
 		return 0;
-	b = arena_alloc(a, (size_t)(count - first) * sizeof(*b));
-	for (i = first; i < count; i++, n++) {
-		statement(a, st, acct, i, k, &b[n]);
+	dates_of(q->basis, &d);
+	n = (size_t)(count - first);
+	b = arena_alloc(a, n * sizeof(*b));
+	/* oldest first: each statement carries the one before it (its amount
+	 * due as the previous balance, what was paid of it as payments) */
+	for (i = count - 1; i >= first; i--) {
+		struct bills_statement *c = &b[i - first], *older = i + 1 < count ? c + 1 : NULL;
+		long long prev = older != NULL ? older->amount_due.minor : 0;
+		long long recv = older != NULL ? observed_paid(older) : 0;
+
+		statement(a, st, &d, acct, i, k, c);
+		c->previous_balance = usd(prev);
+		c->payments_received = usd(recv);
+		c->amount_due = usd(prev - recv + c->current_charges.minor);
+		c->total = c->amount_due;
+		c->balance = c->amount_due;
 		if (i >= 1)
-			set_paid(a, &b[n], b[n].total.minor, "portal_payment_observed");
+			set_paid(a, &d, c, c->amount_due.minor, "portal_payment_observed");
+		/* statement 0 at a later refresh; user_reverted: it reads paid,
+		 * balance zero and no payment, while the new one carries it */
+		else if (i == 0 && refresh >= 1 && (st->f == SBX_PAID || st->f == SBX_REVERTED))
+			set_paid(a, &d, c, c->amount_due.minor, "portal_balance_zero");
+		else if (i == 0 && refresh >= 1 && st->f == SBX_PARTIAL)
+			set_paid(a, &d, c, c->amount_due.minor / 2, "portal_payment_observed");
 	}
-	/* previous balances: the next older statement's total */
-	for (i = 0; (size_t)i + 1 < n; i++)
-		b[i].previous_balance = usd(b[i + 1].total.minor);
-	/* statement 0 went unpaid: the new one carries its balance, while
-	 * statement 0 itself still reads paid */
-	if (first == -1)
-		b[0].amount_due = usd(b[0].total.minor + b[1].total.minor);
-	if (refresh >= 1 && (st->f == SBX_PAID || st->f == SBX_REVERTED))
-		set_paid(a, &b[-first], b[-first].total.minor, "portal_balance_zero");
-	else if (refresh >= 1 && st->f == SBX_PARTIAL)
-		set_paid(a, &b[0], b[0].total.minor / 2, "portal_payment_observed");
 	*out = b;
 	return n;
 }
@@ -383,12 +491,12 @@ sbx_statements(struct arena *a, struct connector_session *s, const char *account
 		return rc;
 	if ((k = account_index(s, account_ref)) < 0)
 		return CONN_UNAVAILABLE;
-	*n = all_statements(a, s, k, q->refresh, &b);
+	*n = all_statements(a, s, k, q, &b);
 	cs = arena_alloc(a, (*n + 1) * sizeof(*cs));
 	for (i = 0; i < *n; i++) {
 		memset(&cs[i], 0, sizeof(cs[i]));
 		cs[i].b = b[i];
-		cs[i].balance = b[i].amount_due;
+		cs[i].balance = b[i].balance;
 		cs[i].structured = 1;
 		cs[i].document = b[i].has_document;
 	}
@@ -412,17 +520,16 @@ sbx_payments(struct arena *a, struct connector_session *s, const char *account_r
 		return rc;
 	if ((k = account_index(s, account_ref)) < 0)
 		return CONN_UNAVAILABLE;
-	ns = all_statements(a, s, k, q->refresh, &st);
+	ns = all_statements(a, s, k, q, &st);
 	p = arena_alloc(a, (ns + 1) * sizeof(*p));
 	for (i = 0; i < ns; i++) {
-		if (st[i].paid_reason == NULL ||
-		    strcmp(st[i].paid_reason, "portal_payment_observed") != 0)
+		if (observed_paid(&st[i]) == 0)
 			continue;
 		p[np].ref = arena_printf(a, "%s-pay", st[i].ref);
 		p[np].account_ref = st[i].account_ref;
 		p[np].statement_ref = st[i].ref;
 		p[np].paid_at = st[i].paid_at;
-		p[np].amount = usd(st[i].total.minor - st[i].amount_due.minor);
+		p[np].amount = usd(observed_paid(&st[i]));
 		p[np].status = "posted";
 		np++;
 	}

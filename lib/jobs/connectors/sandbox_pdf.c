@@ -140,6 +140,12 @@ content(struct pbuf *c, const char *biller, const struct bills_statement *st)
 	pb_line(c, 50, y -= 15, 10, arena_printf(a, "Due date: %s", or_dash(st->due_date)));
 	pb_line(c, 50, y -= 15, 10, arena_printf(a, "Previous balance: %s",
 	    money(a, &st->previous_balance)));
+	if (st->has_figures) {
+		pb_line(c, 50, y -= 15, 10, arena_printf(a, "Payments received: %s",
+		    money(a, &st->payments_received)));
+		pb_line(c, 50, y -= 15, 10, arena_printf(a, "Current charges: %s",
+		    money(a, &st->current_charges)));
+	}
 	pb_line(c, 50, y -= 28, 12, "Line items");
 	for (i = 0; i < st->nitems && i < PDF_MAX_ITEMS; i++) {
 		const struct bills_line_item *it = &st->items[i];
