@@ -306,7 +306,7 @@ async function main(): Promise<void> {
 /*
  * The spec's loop (SPEC "Bills and sync", DOMAIN "Sync"): the first call
  * without a cursor (the whole history), then next_cursor while has_more;
- * upsert added and modified by id, delete removed; the cursor to keep is
+ * upsert added and modified by bill_id, delete removed; the cursor to keep is
  * the last next_cursor, returned only once has_more is false. A stored
  * cursor the service refuses (400 INVALID_CURSOR) is dropped and the sync
  * starts again from zero.
@@ -334,11 +334,11 @@ async function syncLoop(sandbox: ReturnType<typeof createClient>, linkId: string
 		const { data } = expect(`sync page ${page}`, 200, r);
 
 		for (const b of data.added)
-			bills.set(b.id, b);
+			bills.set(b.bill_id, b);
 		for (const b of data.modified)
-			bills.set(b.id, b);
+			bills.set(b.bill_id, b);
 		for (const b of data.removed)
-			bills.delete(b.id);
+			bills.delete(b.bill_id);
 		say(`sync page ${page}`, `+${data.added.length} ~${data.modified.length}` +
 		    ` -${data.removed.length}, has_more ${data.has_more}`);
 		if (data.next_cursor !== null && data.next_cursor !== undefined)
