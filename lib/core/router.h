@@ -94,6 +94,16 @@ const char *router_cap(const struct route_match *, const char *name);
  * null when none is accepted.
  */
 void	 router_print(FILE *, const struct route *table, size_t n, int json);
+/*
+ * Authentication rule 2: a KEY route that takes a body (POST, PUT, PATCH)
+ * accepts a body member client_id, router_client_id_field: the credential's
+ * client is ignored, another is 403 CLIENT_ID_MISMATCH. The dispatcher
+ * applies it to every such route, so the routes' own tables never declare
+ * client_id; the --routes --json body schemas include it.
+ */
+int	 router_body_client_id(const struct route *rt);
+extern const struct vfield *const router_client_id_field;	/* {NULL}-terminated */
+
 /* The header rt requires (ROUTE_IDEM_REQUIRED, ROUTE_USER_HEADER) that h
  * lacks, named as a client sends it; NULL when none is missing. */
 const char *router_header_missing(const struct route *rt, const struct http_req *h);

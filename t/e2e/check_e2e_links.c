@@ -414,6 +414,106 @@ START_TEST(get_by_id_and_uuid)
 }
 END_TEST
 
+/* GET /v1/account-links/{id}, the name the bills and the sync call use,
+ * answers as /v1/links/{id}: the same body, the same refusals. */
+START_TEST(account_links_path)
+{
+	struct tenant t, other;
+	struct harness_resp *r, *l;
+	char *id;
+
+	tenant_new(&dev_a, &t, "sandbox");
+	tenant_new(&dev_b, &other, "sandbox");
+	id = sandbox_link(t.key, "u-alias", NULL);
+	l = key_call(t.key, "GET", harness_fmt("/v1/links/%s", id), NULL, NULL);
+	harness_expect(l, 200);
+	r = key_call(t.key, "GET", harness_fmt("/v1/account-links/%s", id), NULL, NULL);
+	harness_expect(r, 200);
+	ck_assert_str_eq(r->body, l->body);
+	harness_resp_free(r);
+	r = key_call(t.key, "GET", harness_fmt("/v1/account-links/%s", id + 5), NULL, NULL);
+	harness_expect(r, 200);
+	ck_assert_str_eq(r->body, l->body);
+	harness_resp_free(r);
+	harness_resp_free(l);
+	r = devacct_jwt(&dev_a, "GET", harness_fmt("/v1/account-links/%s", id), NULL, NULL);
+	harness_expect(r, 200);
+	ck_assert_pstr_eq(devacct_str(r, "id"), id);
+	harness_resp_free(r);
+	r = devacct_jwt(&dev_b, "GET", harness_fmt("/v1/account-links/%s", id), NULL, NULL);
+	harness_assert_coded(r, 403, "CLIENT_ID_MISMATCH");
+	harness_resp_free(r);
+	r = key_call(other.key, "GET", harness_fmt("/v1/account-links/%s", id), NULL, NULL);
+	harness_assert_coded(r, 403, "CLIENT_ID_MISMATCH");
+	harness_resp_free(r);
+	r = key_call(t.key, "GET", "/v1/account-links/link_01900000-0000-7000-8000-00000000abcd",
+	    NULL, NULL);
+	harness_assert_coded(r, 404, "LINK_NOT_FOUND");
+	harness_resp_free(r);
+	r = devacct_call("GET", "sandbox", harness_fmt("/v1/account-links/%s", id), NULL, NULL,
+	    NULL);
+	harness_assert_coded(r, 401, "NEEDS_RESIGNIN");
+	harness_resp_free(r);
+	r = key_call(t.key, "DELETE", harness_fmt("/v1/account-links/%s", id), NULL, NULL);
+	harness_assert_coded(r, 405, "METHOD_NOT_ALLOWED");
+	harness_resp_free(r);
+	free(id);
+	tenant_free(&t);
+	tenant_free(&other);
+}
+END_TEST
+
+/*
+ * A KEY route's body may name the key's client (Authentication rule 2):
+ * access-token, which declares no body, and sandbox account-links, which
+ * declared client_id itself before the dispatcher did. The key's own id
+ * is ignored, another is 403 CLIENT_ID_MISMATCH (nothing done), a number
+ * is 400.
+ */
+START_TEST(body_client_id)
+{
+	const char *extra[] = { harness_idem_header(), NULL };
+	struct tenant t;
+	struct harness_resp *r;
+	long long tokens;
+	char *id;
+
+	tenant_new(&dev_a, &t, "sandbox");
+	id = sandbox_link(t.key, "u-cid", harness_fmt(",\"client_id\":\"%s\"", t.client));
+	r = key_call(t.key, "POST", harness_fmt("/v1/links/%s/access-token", id),
+	    harness_fmt("{\"client_id\":\"%s\"}", t.client), NULL);
+	harness_expect(r, 201);
+	ck_assert(strncmp(devacct_str(r, "access_token"), "bds_lat_", 8) == 0);
+	harness_resp_free(r);
+	tokens = devacct_sql_int("SELECT count(*) FROM link_access_tokens WHERE link_id = $1",
+	    id, NULL);
+	r = key_call(t.key, "POST", harness_fmt("/v1/links/%s/access-token", id),
+	    "{\"client_id\":\"cli_someone_else\"}", NULL);
+	harness_assert_coded(r, 403, "CLIENT_ID_MISMATCH");
+	harness_resp_free(r);
+	r = key_call(t.key, "POST", harness_fmt("/v1/links/%s/access-token", id),
+	    "{\"client_id\":7}", NULL);
+	harness_assert_coded(r, 400, "VALIDATION_ERROR");
+	ck_assert_pstr_eq(devacct_str(r, "errors.0.field"), "client_id");
+	harness_resp_free(r);
+	ck_assert_int_eq(devacct_sql_int("SELECT count(*) FROM link_access_tokens WHERE"
+	    " link_id = $1", id, NULL), tokens);	/* the refused ones minted nothing */
+	/* the route that declared it before */
+	r = devacct_call("POST", "sandbox", "/v1/sandbox/account-links", devacct_bearer(t.key),
+	    "{\"client_user_id\":\"u-cid2\",\"username\":\"user_good\","
+	    "\"client_id\":\"cli_someone_else\"}", extra);
+	harness_assert_coded(r, 403, "CLIENT_ID_MISMATCH");
+	harness_resp_free(r);
+	/* a GET takes no body: client_id there is still unknown */
+	r = key_call(t.key, "GET", harness_fmt("/v1/links/%s", id),
+	    harness_fmt("{\"client_id\":\"%s\"}", t.client), NULL);
+	harness_assert_coded(r, 400, "VALIDATION_ERROR");
+	harness_resp_free(r);
+	free(id);
+	tenant_free(&t);
+}
+END_TEST
+
 /* 404 LINK_NOT_FOUND: unknown, malformed; 401 without a credential. */
 START_TEST(get_errors)
 {
@@ -984,6 +1084,8 @@ links_suite(void)
 	tcase_add_test(tc, locked_link_answers_409);
 	tcase_add_test(tc, refresh_and_cooldown);
 	tcase_add_test(tc, access_token_minted);
+	tcase_add_test(tc, account_links_path);
+	tcase_add_test(tc, body_client_id);
 	tcase_add_test(tc, sandbox_reset_login_once);
 	tcase_add_test(tc, entity_stored_current);
 	tcase_add_test(tc, sandbox_tools_portal_link);
