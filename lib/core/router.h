@@ -91,7 +91,8 @@ const char *router_cap(const struct route_match *, const char *name);
  * sessionToken, or none) joined by commas, its flags by name (or -).
  * json: an array of {method, pattern, auth[], flags[], body, query}, body
  * and query the JSON Schemas of the declared input (validate_schema) or
- * null when none is accepted.
+ * null when none is accepted; a body's client_id that the dispatcher takes
+ * (router_body_client_id) is in its schema, marked "x-dispatcher": true.
  */
 void	 router_print(FILE *, const struct route *table, size_t n, int json);
 /*
