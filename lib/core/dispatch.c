@@ -277,8 +277,9 @@ run(struct req *r)
 		r->body = doc != NULL ? doc : json_obj(r->arena);
 	} else if (rt->body != NULL)
 		validate_body(r->arena, rt->body, doc, &r->body, &errs);
-	else if (doc != NULL)
-		validate_body(r->arena, no_fields, doc, &r->body, &errs);
+	else if (doc != NULL)	/* none, or (taken out above) client_id */
+		validate_body(r->arena, router_body_client_id(rt) ? router_client_id_field :
+		    no_fields, doc, &r->body, &errs);
 	if (errs.n > 0) {
 		rc = api_verror(r, &errs);
 		if (errs.hint != NULL)	/* an unknown name: the closest known one */

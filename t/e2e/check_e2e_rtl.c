@@ -948,6 +948,20 @@ START_TEST(body_client_id)
 	assert_status(&t, id, "PENDING");
 	ck_assert_int_eq(devacct_sql_int("SELECT count(*) FROM link_tokens WHERE client_id = $1",
 	    t.client, NULL), 0);
+	/* an unknown body field: the hint names the one meant */
+	r = live(&t, "POST", harness_fmt("/v1/request-to-links/%s/cancel", id),
+	    "{\"reasn\":\"x\"}");
+	harness_assert_coded(r, 400, "VALIDATION_ERROR");
+	ck_assert_pstr_eq(devacct_str(r, "errors.0.message"),
+	    "is not a known field; did you mean reason?");
+	ck_assert_pstr_eq(devacct_str(r, "hint"), "reasn is not a known field: did you mean `reason`?");
+	harness_resp_free(r);
+	r = live(&t, "POST", harness_fmt("/v1/request-to-links/%s/proceed", id),
+	    "{\"clientId\":\"x\"}");
+	harness_assert_coded(r, 400, "VALIDATION_ERROR");
+	ck_assert_pstr_eq(devacct_str(r, "hint"),
+	    "clientId is not a known field: did you mean `client_id`?");
+	harness_resp_free(r);
 	/* the key's own: as if it were not there */
 	r = live(&t, "POST", harness_fmt("/v1/request-to-links/%s/proceed", id),
 	    harness_fmt("{%s}", own));
