@@ -89,6 +89,8 @@ const struct route routes[] = {
 	/* links (lib/links/links_api.c; GET also takes the developer's JWT) */
 	{ M_GET,   "/v1/links",                             AUTH_KEY,  NULL,                       links_list_query, links_list, 0 },
 	{ M_GET,   "/v1/links/{id}",                        AUTH_KEY | AUTH_JWT, NULL,             NULL, links_get_one,            ROUTE_RESIGNIN },
+	/* the same link under the name its bills and the sync call use */
+	{ M_GET,   "/v1/account-links/{id}",                AUTH_KEY | AUTH_JWT, NULL,             NULL, links_get_one,            ROUTE_RESIGNIN },
 	{ M_DELETE, "/v1/links/{id}",                       AUTH_KEY,  NULL,                       NULL, links_delete,             ROUTE_TX },
 	{ M_POST,  "/v1/links/{id}/refresh",                AUTH_KEY,  NULL,                       NULL, links_refresh,            ROUTE_TX },
 	{ M_POST,  "/v1/links/{id}/access-token",           AUTH_KEY,  NULL,                       NULL, links_access_token,       ROUTE_TX },

@@ -79,7 +79,7 @@ const struct db_stmt_set bills_api_stmt_set = { "bills_api", stmts, B__MAX };
 static const char *const bill_states[] = { "PENDING", "PAID", "PARTIALLY_PAID", NULL };
 
 const struct vfield bills_list_query[] = {
-	{ "account_link_id", NULL, VT_STRING, 0, 1, 255 },
+	{ "account_link_id", "link_id", VT_STRING, 0, 1, 255 },
 	{ "client_user_id", NULL, VT_STRING, 0, 1, 255 },
 	{ "status", NULL, VT_STRING, 0, 0, 0, bill_states },
 	{ "due_after", NULL, VT_STRING, 0, 0, 0, NULL, VF_DATE },

@@ -190,12 +190,40 @@ refused(struct req *r)
 	return api_error(r, 401, ERR_UNAUTHORIZED, NULL, "missing or invalid credentials");
 }
 
+/*
+ * Authentication rule 2 (router_body_client_id): the body's client_id,
+ * checked as a declared field and taken out of the body (a ROUTE_ANY_BODY
+ * body keeps it: the handler owns that shape), so that no route declares
+ * it. Returns the id given (an arena copy), or NULL.
+ */
+static const char *
+body_client_id(struct req *r, const struct route *rt, struct json_object *doc,
+    struct verrs *errs)
+{
+	struct json_object *v, *one, *ok = NULL;
+	const char *cid = NULL;
+
+	if (!router_body_client_id(rt) || doc == NULL ||
+	    !json_object_is_type(doc, json_type_object) ||
+	    !json_object_object_get_ex(doc, "client_id", &v))
+		return NULL;
+	one = json_object_new_object();
+	json_object_object_add(one, "client_id", json_object_get(v));
+	if (validate_body(r->arena, router_client_id_field, one, &ok, errs) == 0)
+		cid = arena_strdup(r->arena, json_object_get_string(v));
+	json_object_put(one);
+	if (!(rt->flags & ROUTE_ANY_BODY))
+		json_object_object_del(doc, "client_id");
+	return cid;
+}
+
 static int
 run(struct req *r)
 {
-	struct json_object *doc, *out;
+	struct json_object *doc, *out, *none;
 	struct verrs errs = { 0 };
 	const struct route *rt;
+	const char *body_cid;
 	int rc;
 
 	if (r->http.method == M__MAX && r->http.method_str != NULL &&
@@ -235,13 +263,13 @@ run(struct req *r)
 			return refused(r);
 	}
 
+	body_cid = body_client_id(r, rt, doc, &errs);
 	if (rt->query != NULL)
 		validate_query(r->arena, rt->query, r->http.query, r->http.nquery,
 		    &r->query, &errs);
-	else
-		for (size_t i = 0; i < r->http.nquery; i++)
-			verrs_add(r->arena, &errs, r->http.query[i].key, "unknown_field",
-			    "unknown query parameter");
+	else if (r->http.nquery > 0)
+		validate_query(r->arena, no_fields, r->http.query, r->http.nquery,
+		    &none, &errs);
 	if (rt->flags & ROUTE_ANY_BODY) {
 		if (doc != NULL && !json_object_is_type(doc, json_type_object))
 			verrs_add(r->arena, &errs, "", "invalid_type",
@@ -249,13 +277,17 @@ run(struct req *r)
 		r->body = doc != NULL ? doc : json_obj(r->arena);
 	} else if (rt->body != NULL)
 		validate_body(r->arena, rt->body, doc, &r->body, &errs);
-	else if (doc != NULL)
-		validate_body(r->arena, no_fields, doc, &r->body, &errs);
-	if (errs.n > 0)
-		return api_verror(r, &errs);
+	else if (doc != NULL)	/* none, or (taken out above) client_id */
+		validate_body(r->arena, router_body_client_id(rt) ? router_client_id_field :
+		    no_fields, doc, &r->body, &errs);
+	if (errs.n > 0) {
+		rc = api_verror(r, &errs);
+		if (errs.hint != NULL)	/* an unknown name: the closest known one */
+			json_set_str(r->out, "hint", errs.hint);
+		return rc;
+	}
 	/* The client comes from the credential; a body naming another is refused. */
-	if (r->client_id != NULL && json_get_str(r->body, "client_id") != NULL &&
-	    strcmp(json_get_str(r->body, "client_id"), r->client_id) != 0)
+	if (body_cid != NULL && r->client_id != NULL && strcmp(body_cid, r->client_id) != 0)
 		return api_error(r, 403, ERR_CLIENT_ID_MISMATCH, "omit client_id or send your own",
 		    "client_id does not match the credential");
 	if ((rc = headers_or_reply(r, rt)) != 0)

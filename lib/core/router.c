@@ -168,6 +168,41 @@ print_joined(FILE *f, struct json_object *a, const char *sep, const char *none)
 		    json_object_get_string(json_object_array_get_idx(a, i)));
 }
 
+static const struct vfield client_id_field[] = {
+	{ "client_id", NULL, VT_STRING, 0, 1, 64 },
+	{ NULL }
+};
+const struct vfield *const router_client_id_field = client_id_field;
+
+int
+router_body_client_id(const struct route *rt)
+{
+	return (rt->auth & AUTH_KEY) &&
+	    (rt->method == M_POST || rt->method == M_PUT || rt->method == M_PATCH);
+}
+
+/* The declared body's schema, with the dispatcher's client_id (marked
+ * x-dispatcher) on the routes router_body_client_id names; a route without
+ * a body spec then takes an optional {client_id}. */
+static struct json_object *
+route_body_schema(const struct route *rt)
+{
+	struct json_object *o, *cid, *props;
+
+	if (rt->flags & ROUTE_ANY_BODY)
+		return json_object_new_object();
+	if (!router_body_client_id(rt))
+		return rt->body ? validate_schema(rt->body) : NULL;
+	o = validate_schema(rt->body != NULL ? rt->body : router_client_id_field + 1);
+	cid = validate_schema(router_client_id_field);
+	props = json_object_object_get(json_object_object_get(cid, "properties"), "client_id");
+	json_object_object_add(props, "x-dispatcher", json_object_new_boolean(1));
+	json_object_object_add(json_object_object_get(o, "properties"), "client_id",
+	    json_object_get(props));
+	json_object_put(cid);
+	return o;
+}
+
 void
 router_print(FILE *f, const struct route *table, size_t n, int json)
 {
@@ -183,8 +218,7 @@ router_print(FILE *f, const struct route *table, size_t n, int json)
 		json_object_object_add(o, "auth", route_auth(rt));
 		json_object_object_add(o, "flags", route_flags(rt));
 		if (json) {
-			json_object_object_add(o, "body", rt->body ? validate_schema(rt->body) :
-			    (rt->flags & ROUTE_ANY_BODY) ? json_object_new_object() : NULL);
+			json_object_object_add(o, "body", route_body_schema(rt));
 			json_object_object_add(o, "query",
 			    rt->query ? validate_schema(rt->query) : NULL);
 		} else {

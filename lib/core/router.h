@@ -91,9 +91,20 @@ const char *router_cap(const struct route_match *, const char *name);
  * sessionToken, or none) joined by commas, its flags by name (or -).
  * json: an array of {method, pattern, auth[], flags[], body, query}, body
  * and query the JSON Schemas of the declared input (validate_schema) or
- * null when none is accepted.
+ * null when none is accepted; a body's client_id that the dispatcher takes
+ * (router_body_client_id) is in its schema, marked "x-dispatcher": true.
  */
 void	 router_print(FILE *, const struct route *table, size_t n, int json);
+/*
+ * Authentication rule 2: a KEY route that takes a body (POST, PUT, PATCH)
+ * accepts a body member client_id, router_client_id_field: the credential's
+ * client is ignored, another is 403 CLIENT_ID_MISMATCH. The dispatcher
+ * applies it to every such route, so the routes' own tables never declare
+ * client_id; the --routes --json body schemas include it.
+ */
+int	 router_body_client_id(const struct route *rt);
+extern const struct vfield *const router_client_id_field;	/* {NULL}-terminated */
+
 /* The header rt requires (ROUTE_IDEM_REQUIRED, ROUTE_USER_HEADER) that h
  * lacks, named as a client sends it; NULL when none is missing. */
 const char *router_header_missing(const struct route *rt, const struct http_req *h);

@@ -23,6 +23,7 @@
  *    VT_OBJECT cannot be given. A VT_ARRAY of any scalar item type takes
  *    repeated keys, each item converted.
  */
+#include <ctype.h>
 #include <math.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -640,6 +641,106 @@ validate_number(struct vctx *c, const struct vfield *f, struct json_object *v,
 	return 0;
 }
 
+/* ---- the closest declared name to an unknown one ---- */
+
+#define VSUGGEST_MAX	64
+
+size_t
+validate_distance(const char *a, const char *b)
+{
+	size_t la = strlen(a), lb = strlen(b);
+	unsigned char d[VSUGGEST_MAX + 1][VSUGGEST_MAX + 1];	/* <= VSUGGEST_MAX */
+
+	if (la > VSUGGEST_MAX || lb > VSUGGEST_MAX)
+		return SIZE_MAX;
+	for (size_t i = 0; i <= la; i++)
+		d[i][0] = (unsigned char)i;
+	for (size_t j = 0; j <= lb; j++)
+		d[0][j] = (unsigned char)j;
+	for (size_t i = 1; i <= la; i++)
+		for (size_t j = 1; j <= lb; j++) {
+			size_t cost = tolower((unsigned char)a[i - 1]) !=
+			    tolower((unsigned char)b[j - 1]), v = d[i - 1][j - 1] + cost;
+
+			if (d[i - 1][j] + 1u < v)
+				v = d[i - 1][j] + 1u;
+			if (d[i][j - 1] + 1u < v)
+				v = d[i][j - 1] + 1u;
+			if (i > 1 && j > 1 && cost &&
+			    tolower((unsigned char)a[i - 1]) == tolower((unsigned char)b[j - 2]) &&
+			    tolower((unsigned char)a[i - 2]) == tolower((unsigned char)b[j - 1]) &&
+			    d[i - 2][j - 2] + 1u < v)
+				v = d[i - 2][j - 2] + 1u;
+			d[i][j] = (unsigned char)v;
+		}
+	return d[la][lb];
+}
+
+/* 1 when a and b are equal but for case and the separators '_' and '-'. */
+static int
+vsame_words(const char *a, const char *b)
+{
+	for (;;) {
+		while (*a == '_' || *a == '-')
+			a++;
+		while (*b == '_' || *b == '-')
+			b++;
+		if (*a == '\0' || *b == '\0')
+			return *a == *b;
+		if (tolower((unsigned char)*a++) != tolower((unsigned char)*b++))
+			return 0;
+	}
+}
+
+const char *
+validate_suggest(const struct vfield *spec, const char *key)
+{
+	size_t len = strlen(key), limit = len <= 4 ? 1 : len <= 8 ? 2 : 3, best = SIZE_MAX;
+	const char *name = NULL;
+
+	for (const struct vfield *f = spec; f != NULL && f->name != NULL; f++) {
+		const char *cand[2] = { f->name, f->alias };
+
+		for (size_t k = 0; k < 2 && cand[k] != NULL; k++) {
+			size_t d = vsame_words(cand[k], key) ? 0 : validate_distance(cand[k], key);
+
+			if (d <= limit && d < best) {
+				best = d;
+				name = cand[k];
+			}
+		}
+	}
+	return name;
+}
+
+/* An unknown key at the top level: the message, and the first one's hint. */
+static void
+vunknown(struct vctx *c, const struct vpath *p, const struct vfield *spec,
+    const char *what)
+{
+	const char *near = validate_suggest(spec, p->name);
+	char *list = NULL;
+
+	if (near != NULL)
+		vfail(c, p, "unknown_field", "is not a known %s; did you mean %s?", what, near);
+	else
+		vfail(c, p, "unknown_field", "is not a known %s", what);
+	if (c->errs->hint != NULL || p->up != NULL)
+		return;
+	if (near != NULL) {
+		c->errs->hint = arena_printf(c->a, "%s is not a known %s: did you mean `%s`?",
+		    p->name, what, near);
+		return;
+	}
+	for (const struct vfield *f = spec; f != NULL && f->name != NULL; f++)
+		list = list == NULL ? arena_strdup(c->a, f->name) :
+		    arena_printf(c->a, "%s, %s", list, f->name);
+	c->errs->hint = list == NULL ?
+	    arena_printf(c->a, "this endpoint takes no %s", strcmp(what, "field") == 0 ?
+	    "body fields" : "query parameters") :
+	    arena_printf(c->a, "the accepted %ss: %s", what, list);
+}
+
 /* 1 when key is a name or alias in spec. */
 static int
 vdeclared(const struct vfield *spec, const char *key)
@@ -695,7 +796,7 @@ validate_members(struct vctx *c, const struct vfield *spec,
 				continue;
 			mp.up = p;
 			mp.name = key;
-			vfail(c, &mp, "unknown_field", "is not a known field");
+			vunknown(c, &mp, spec, "field");
 		}
 	}
 
@@ -1123,7 +1224,7 @@ validate_query(struct arena *a, const struct vfield *spec,
 			continue;
 		fp.up = NULL;
 		fp.name = kv[i].key;
-		vfail(&c, &fp, "unknown_field", "is not a known parameter");
+		vunknown(&c, &fp, spec, "parameter");
 	}
 
 	if (errs->n != before) {

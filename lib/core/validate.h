@@ -62,6 +62,9 @@ struct verr {
 struct verrs {
 	struct verr	*v;
 	size_t		 n, cap;
+	const char	*hint;		/* what to do about the first unknown field
+					 * (validate_suggest's name, else the
+					 * accepted ones), or NULL */
 };
 
 /*
@@ -113,6 +116,18 @@ int	 validate_body(struct arena *, const struct vfield *spec,
 int	 validate_query(struct arena *, const struct vfield *spec,
 	    const struct http_kv *kv, size_t n, struct json_object **out,
 	    struct verrs *errs);
+
+/*
+ * The declared name or alias of spec closest to an unknown key, or NULL when
+ * none is close: the Damerau-Levenshtein distance (adjacent transpositions
+ * count one) ignoring case, at most 1 for keys up to 4 characters, 2 up to
+ * 8, else 3; a key equal to a name but for case, '_' and '-' (clientUserId,
+ * client-user-id) is always close. Ties go to the table's first field.
+ */
+const char *validate_suggest(const struct vfield *spec, const char *key);
+/* The edit distance validate_suggest uses (case-insensitive); SIZE_MAX for
+ * a string over 64 bytes. */
+size_t	 validate_distance(const char *, const char *);
 
 /* Append one error (strings copied into the arena). */
 void	 verrs_add(struct arena *, struct verrs *, const char *field,

@@ -7,6 +7,7 @@
  */
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "billers/billers.h"
 #include "core/arena.h"
@@ -75,18 +76,27 @@ static const char *const connectivity[] = { "credentials", "oauth", "document", 
 static const char *const update_reasons[] = { "credentials_invalid", "mfa_required",
 	"session_expired", "consent_expired", NULL };
 
-/* BCP-47 shape: a 2-8 letter primary subtag, then 1-8 alphanumeric subtags. */
+/* The connect page's languages: its catalogs, web/i18n/<language>.json. */
+static const char *const page_languages[] = { "en", "es", NULL };
+#define PAGE_LANGUAGES "en, es"
+
+/*
+ * A BCP-47 tag (a 2-8 letter primary subtag, then 1-8 alphanumeric
+ * subtags) whose primary subtag, any case, is one of the page's languages:
+ * es-MX is accepted (the page shows es) and kept as given; fr is refused
+ * rather than shown in English.
+ */
 static int
 check_language(struct arena *a, struct json_object **v, const char **code, const char **msg)
 {
 	static const char alpha[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
 	static const char alnum[] = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
 	const char *s = json_object_get_string(*v);
-	size_t i = strspn(s, alpha), n;
+	size_t i = strspn(s, alpha), n, primary = i;
 
 	(void)a;
 	*code = "invalid_language";
-	*msg = "must be a BCP-47 language tag such as en or fr-CA";
+	*msg = "must be a BCP-47 language tag such as en or es-MX; supported: " PAGE_LANGUAGES;
 	if (i < 2 || i > 8)
 		return -1;
 	while (s[i] == '-') {
@@ -95,7 +105,15 @@ check_language(struct arena *a, struct json_object **v, const char **code, const
 			return -1;
 		i += 1 + n;
 	}
-	return s[i] == '\0' ? 0 : -1;
+	if (s[i] != '\0')
+		return -1;
+	for (const char *const *l = page_languages; *l != NULL; l++)
+		if (strlen(*l) == primary && strncasecmp(s, *l, primary) == 0)
+			return 0;
+	*code = "unsupported_language";
+	*msg = "is not a language of the connect page; supported: " PAGE_LANGUAGES
+	    " (a regional tag such as es-MX names its base language)";
+	return -1;
 }
 
 /* A string holding one JSON value, at most 4 KiB. */
@@ -176,7 +194,6 @@ static const struct vfield update_fields[] = {
 const struct vfield links_token_create_fields[] = {
 	{ "client_user_id", NULL, VT_STRING, V_REQUIRED, 1, 255 },
 	{ "consents", NULL, VT_ARRAY, V_UNIQUE, 0, 16, scopes, .items = VT_STRING },
-	{ "client_id", NULL, VT_STRING, 0, 1, 64 },
 	{ "biller_id", NULL, VT_STRING, 0, 1, 64 },
 	{ "connectivity_type", NULL, VT_STRING, 0, 0, 0, connectivity },
 	{ "redirect_uri", NULL, VT_STRING, 0, 1, 2048, .format = VF_URL },

@@ -212,7 +212,6 @@ const struct vfield rtl_create_fields[] = {
 	{ "client_user_id", NULL, VT_STRING, V_REQUIRED, 1, 255 },
 	{ "biller_id", NULL, VT_STRING, 0, 1, 64 },
 	{ "onboarding", NULL, VT_OBJECT, 0, .fields = onboarding_fields },
-	{ "client_id", NULL, VT_STRING, 0, 1, 64 },
 	/* as the link tokens' consents */
 	{ "consents", NULL, VT_ARRAY, V_UNIQUE, 0, 16, billers_consent_scopes, .items = VT_STRING },
 	{ "metadata", NULL, VT_ANY, 0, .check = check_metadata },

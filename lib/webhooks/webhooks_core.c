@@ -536,7 +536,7 @@ static int
 test_busy(struct req *r, const char *code, const char *hint, const char *message)
 {
 	req_header_add(r, "Retry-After",
-	    arena_printf(r->arena, "%d", (WEBHOOKS_TEST_TIMEOUT_MS + 999) / 1000));
+	    arena_printf(r->arena, "%d", (WEBHOOKS_TIMEOUT_MS + 999) / 1000));
 	return api_error(r, 429, code, hint, "%s", message);
 }
 
@@ -597,16 +597,13 @@ test_send(struct req *r, const struct webhooks_row *w, const struct events_wire 
 	if (urlsafe_check(r->arena, w->url, url_flags(r, w->environment), &t, &why) != URLSAFE_OK) {
 		res->error = why;
 	} else if ((c = curl_easy_init()) == NULL ||
-	    webhooks_request(c, r->arena, &t, ev, body, len, sig, res) != 0 ||
-	    curl_easy_setopt(c, CURLOPT_TIMEOUT_MS, (long)WEBHOOKS_TEST_TIMEOUT_MS) != CURLE_OK ||
-	    curl_easy_setopt(c, CURLOPT_CONNECTTIMEOUT_MS,
-	    (long)WEBHOOKS_TEST_CONNECT_MS) != CURLE_OK) {
+	    webhooks_request(c, r->arena, &t, ev, body, len, sig, res) != 0) {
 		res->error = "the request could not be prepared";
 	} else {
 		webhooks_result_finish(c, curl_easy_perform(c), res);
 		if (res->status == 0 && res->curl_code == CURLE_OPERATION_TIMEDOUT)
 			res->error = arena_printf(r->arena, "no response within %d seconds",
-			    WEBHOOKS_TEST_TIMEOUT_MS / 1000);
+			    WEBHOOKS_TIMEOUT_MS / 1000);
 	}
 	curl_easy_cleanup(c);
 }

@@ -20,8 +20,6 @@
 #define EVENTS_FIELD(flags) { "events", NULL, VT_ARRAY, flags, 1, WEBHOOKS_EVENTS_MAX, \
 	.items = VT_STRING, .check = events_type_item_check }
 #define URL_FIELD(flags) { "url", NULL, VT_STRING, flags, 1, 2048 }
-/* declared so a body naming another client is the dispatcher's 403 */
-#define CLIENT_ID_FIELD { "client_id", NULL, VT_STRING, 0, 1, 64 }
 
 const struct vfield webhooks_endpoints_create_fields[] = {
 	URL_FIELD(V_REQUIRED),
@@ -29,19 +27,16 @@ const struct vfield webhooks_endpoints_create_fields[] = {
 	{ "secret", NULL, VT_STRING, 0, WEBHOOKS_SECRET_MIN, WEBHOOKS_SECRET_MAX,
 	  .format = VF_PRINTABLE },
 	{ "enabled", NULL, VT_BOOL },
-	CLIENT_ID_FIELD,
 	{ NULL }
 };
 const struct vfield webhooks_endpoints_update_fields[] = {
 	URL_FIELD(0),
 	EVENTS_FIELD(0),
 	{ "enabled", NULL, VT_BOOL },
-	CLIENT_ID_FIELD,
 	{ NULL }
 };
 const struct vfield webhooks_endpoints_rotate_fields[] = {
 	{ "expires_in_hours", NULL, VT_INT, 0, 0, WEBHOOKS_ROTATE_HOURS_MAX },
-	CLIENT_ID_FIELD,
 	{ NULL }
 };
 

@@ -9,6 +9,7 @@
 
 #include "core/arena.h"
 #include "core/router.h"
+#include "core/validate.h"
 #include "tarena.h"
 #include "tcheck.h"
 
@@ -431,6 +432,27 @@ START_TEST(test_routes_tokens)
 }
 END_TEST
 
+/* Authentication rule 2 is the dispatcher's: a KEY route that takes a body
+ * (POST, PUT, PATCH) accepts client_id without declaring it. */
+START_TEST(test_routes_client_id_rule)
+{
+	static const struct route key_post = { M_POST, "/x", AUTH_KEY, NULL, NULL, NULL, 0 };
+	static const struct route key_get = { M_GET, "/x", AUTH_KEY, NULL, NULL, NULL, 0 };
+	static const struct route key_delete = { M_DELETE, "/x", AUTH_KEY, NULL, NULL, NULL, 0 };
+	static const struct route jwt_post = { M_POST, "/x", AUTH_JWT, NULL, NULL, NULL, 0 };
+	static const struct route both_patch = { M_PATCH, "/x", AUTH_KEY | AUTH_JWT, NULL, NULL,
+		NULL, 0 };
+
+	ck_assert_int_eq(router_body_client_id(&key_post), 1);
+	ck_assert_int_eq(router_body_client_id(&both_patch), 1);
+	ck_assert_int_eq(router_body_client_id(&key_get), 0);
+	ck_assert_int_eq(router_body_client_id(&key_delete), 0);
+	ck_assert_int_eq(router_body_client_id(&jwt_post), 0);
+	ck_assert_str_eq(router_client_id_field[0].name, "client_id");
+	ck_assert_ptr_null(router_client_id_field[1].name);
+}
+END_TEST
+
 static Suite *
 router_suite(void)
 {
@@ -455,6 +477,7 @@ router_suite(void)
 	tcase_add_test(tc, test_header_missing);
 	tcase_add_test(tc, test_routes_idem_required);
 	tcase_add_test(tc, test_routes_tokens);
+	tcase_add_test(tc, test_routes_client_id_rule);
 	suite_add_tcase(s, tc);
 	return s;
 }

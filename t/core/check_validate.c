@@ -1026,6 +1026,85 @@ START_TEST(query_invalid_table)
 }
 END_TEST
 
+/* An unknown name: the closest declared one, only when close enough. */
+static const struct {
+	const char	*key;
+	const char	*want;		/* NULL: none is close */
+} suggest_cases[] = {
+	{ "limt", "limit" },		/* a letter left out */
+	{ "limti", "limit" },		/* two letters swapped: one edit */
+	{ "Limit", "limit" },		/* case only */
+	{ "curser", "cursor" },
+	{ "startdate", "start_date" },	/* separators and case only */
+	{ "START-DATE", "start_date" },
+	{ "start_dat", "start_date" },
+	{ "stat", NULL },		/* two edits: too far for a short key */
+	{ "page", NULL },
+	{ "page_size", NULL },
+	{ "x", NULL },
+	{ "", NULL },
+	{ "min_amnt", "min_amount" },
+	{ "id", "ids" },
+};
+
+START_TEST(suggest_table)
+{
+	const char *got = validate_suggest(query_spec, suggest_cases[_i].key);
+
+	if (suggest_cases[_i].want == NULL)
+		ck_assert_msg(got == NULL, "%s: suggested %s", suggest_cases[_i].key, got);
+	else
+		ck_assert_pstr_eq(got, suggest_cases[_i].want);
+}
+END_TEST
+
+START_TEST(distance_counts)
+{
+	ck_assert_uint_eq(validate_distance("limit", "limit"), 0);
+	ck_assert_uint_eq(validate_distance("limit", "LIMIT"), 0);
+	ck_assert_uint_eq(validate_distance("limit", "limt"), 1);
+	ck_assert_uint_eq(validate_distance("limit", "limti"), 1);	/* transposition */
+	ck_assert_uint_eq(validate_distance("abc", ""), 3);
+	ck_assert_uint_eq(validate_distance("kitten", "sitting"), 3);
+	ck_assert_uint_eq(validate_distance("ca", "abc"), 3);	/* OSA: no edit of a swapped pair */
+	ck_assert_uint_eq(validate_distance(
+	    "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "a"), SIZE_MAX);
+}
+END_TEST
+
+/* The first unknown name sets the hint: the closest known one, else the
+ * list of the accepted ones; the field's message says it too. */
+START_TEST(unknown_hint)
+{
+	struct http_kv one[] = { { "limt", "5" }, { "pgae", "1" } };
+	struct http_kv far[] = { { "zzzzzz", "5" } };
+	struct json_object *out, *in;
+	static const struct vfield none[] = { VEND };
+
+	ck_assert_int_eq(validate_query(&a, query_spec, one, 2, &out, &errs), -1);
+	ck_assert_str_eq(errs.v[0].field, "limt");
+	ck_assert_str_eq(errs.v[0].message, "is not a known parameter; did you mean limit?");
+	ck_assert_str_eq(errs.v[1].message, "is not a known parameter");
+	ck_assert_pstr_eq(errs.hint, "limt is not a known parameter: did you mean `limit`?");
+
+	memset(&errs, 0, sizeof(errs));
+	ck_assert_int_eq(validate_query(&a, query_spec, far, 1, &out, &errs), -1);
+	ck_assert_pstr_eq(errs.hint, "the accepted parameters: limit, cursor, active, "
+	    "min_amount, status, start_date, ids, code");
+
+	memset(&errs, 0, sizeof(errs));
+	ck_assert_int_eq(validate_query(&a, none, far, 1, &out, &errs), -1);
+	ck_assert_pstr_eq(errs.hint, "this endpoint takes no query parameters");
+
+	memset(&errs, 0, sizeof(errs));
+	in = json_tokener_parse("{\"curser\":\"x\"}");
+	ck_assert_int_eq(validate_body(&a, query_spec, in, &out, &errs), -1);
+	ck_assert_str_eq(errs.v[0].message, "is not a known field; did you mean cursor?");
+	ck_assert_pstr_eq(errs.hint, "curser is not a known field: did you mean `cursor`?");
+	json_object_put(in);
+}
+END_TEST
+
 /* The schema of a spec says what the validator enforces, field by field. */
 static const char *const schema_colors[] = { "red", "blue", NULL };
 static const struct vfield schema_inner[] = {
@@ -1097,6 +1176,9 @@ validate_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_loop_test(tc, query_valid_table, 0, N(query_valid));
 	tcase_add_loop_test(tc, query_invalid_table, 0, N(query_invalid));
+	tcase_add_loop_test(tc, suggest_table, 0, N(suggest_cases));
+	tcase_add_test(tc, distance_counts);
+	tcase_add_test(tc, unknown_hint);
 	suite_add_tcase(s, tc);
 
 	tc = tcase_create("schema");

@@ -409,6 +409,58 @@ cursor_of(const char *key, const char *path)
 	return c;
 }
 
+/*
+ * link_id, the bill's own field name, is account_link_id's other name: the
+ * same bills, the same cursor; both names at once are 400. An unknown
+ * parameter's 400 names the closest known one in hint.
+ */
+START_TEST(link_id_synonym)
+{
+	size_t n = count_of(ta.key, harness_fmt("account_link_id=%s", ta.good.id));
+	struct harness_resp *r;
+	char *c;
+
+	ck_assert_uint_gt(n, 1);
+	ck_assert_uint_eq(count_of(ta.key, harness_fmt("link_id=%s", ta.good.id)), n);
+	ck_assert_uint_eq(count_of(ta.key, harness_fmt("link_id=%s", ta.multi.id)),
+	    count_of(ta.key, harness_fmt("account_link_id=%s", ta.multi.id)));
+	ck_assert_uint_eq(count_of(ta.key, harness_fmt("link_id=%s", tb.good.id)), 0);
+	/* a cursor of one name pages the other's list */
+	c = cursor_of(ta.key, harness_fmt("/v1/bills?link_id=%s", ta.good.id));
+	r = sget(ta.key, harness_fmt("/v1/bills?account_link_id=%s&limit=500&cursor=%s",
+	    ta.good.id, c), 200);
+	ck_assert_uint_eq(json_object_array_length(devacct_json(r, "bills")), n - 1);
+	harness_resp_free(r);
+	free(c);
+	/* both names: refused, whatever the values */
+	r = get(ta.key, "sandbox", harness_fmt("/v1/bills?link_id=%s&account_link_id=%s",
+	    ta.good.id, ta.multi.id));
+	harness_assert_coded(r, 400, "VALIDATION_ERROR");
+	ck_assert_pstr_eq(devacct_str(r, "errors.0.field"), "account_link_id");
+	ck_assert_pstr_eq(devacct_str(r, "errors.0.code"), "duplicate_field");
+	harness_resp_free(r);
+	/* a misspelt parameter: the hint names the one meant */
+	r = get(ta.key, "sandbox", "/v1/bills?limt=5");
+	harness_assert_coded(r, 400, "VALIDATION_ERROR");
+	ck_assert_pstr_eq(devacct_str(r, "errors.0.field"), "limt");
+	ck_assert_pstr_eq(devacct_str(r, "errors.0.code"), "unknown_field");
+	ck_assert_pstr_eq(devacct_str(r, "hint"), "limt is not a known parameter: did you mean `limit`?");
+	harness_resp_free(r);
+	r = get(ta.key, "sandbox", harness_fmt("/v1/bills?lnk_id=%s", ta.good.id));
+	harness_assert_coded(r, 400, "VALIDATION_ERROR");
+	ck_assert_pstr_eq(devacct_str(r, "hint"),
+	    "lnk_id is not a known parameter: did you mean `link_id`?");
+	harness_resp_free(r);
+	/* nothing close: the accepted ones */
+	r = get(ta.key, "sandbox", "/v1/bills?zzzzzz=1");
+	harness_assert_coded(r, 400, "VALIDATION_ERROR");
+	ck_assert_pstr_eq(devacct_str(r, "hint"), "the accepted parameters: account_link_id, "
+	    "client_user_id, status, due_after, due_before, limit, cursor");
+	harness_resp_free(r);
+}
+END_TEST
+
+
 /* Every refusal of the list: the query validator's 400s, the cursor's 400
  * INVALID_CURSOR (malformed, truncated, bit-flipped, other filters, other
  * tenant), and 401 for a missing, wrong-host or link credential. */
@@ -990,6 +1042,7 @@ bills_suite(void)
 	tcase_add_test(tc, pages_many);
 	tcase_add_test(tc, filters);
 	tcase_add_test(tc, list_errors);
+	tcase_add_test(tc, link_id_synonym);
 	tcase_add_test(tc, get_by_key);
 	tcase_add_test(tc, one_spelling);
 	tcase_add_test(tc, get_by_link_token);

@@ -233,7 +233,7 @@ START_TEST(token_create)
 	    "\"client_id\":\"%s\",\"biller_id\":\"" SANDBOX_BILLER "\","
 	    "\"connectivity_type\":\"credentials\",\"redirect_uri\":\"" APP_REDIRECT "\","
 	    "\"request_to_link_id\":\"%s\","
-	    "\"metadata_json\":\"{\\\"cart\\\":42}\",\"hosted\":true,\"language\":\"fr-CA\","
+	    "\"metadata_json\":\"{\\\"cart\\\":42}\",\"hosted\":true,\"language\":\"es-MX\","
 	    "\"webhook_url\":\"https://ignored.example/hook\"}", t.client, rtl));
 	harness_expect(r, 201);
 	ck_assert_msg(strncmp(devacct_str(r, "link_token"), "lt_", 3) == 0, "%s", r->body);
@@ -242,7 +242,7 @@ START_TEST(token_create)
 	ck_assert_pstr_eq(devacct_str(r, "biller_id"), SANDBOX_BILLER);
 	ck_assert_pstr_eq(devacct_str(r, "request_to_link_id"), rtl);
 	free(rtl);
-	ck_assert_pstr_eq(devacct_str(r, "language"), "fr-CA");
+	ck_assert_pstr_eq(devacct_str(r, "language"), "es-MX");
 	ck_assert_pstr_eq(devacct_str(r, "metadata_json"), "{\"cart\":42}");
 	ck_assert_ptr_nonnull(devacct_str(r, "expiration"));
 	ck_assert_ptr_nonnull(devacct_str(r, "request_id"));
@@ -310,6 +310,12 @@ static const struct {
 	{ "{\"client_user_id\":\"u\",\"language\":\"e\"}", 400, "VALIDATION_ERROR", "language" },
 	{ "{\"client_user_id\":\"u\",\"language\":\"en_US\"}", 400, "VALIDATION_ERROR",
 	  "language" },
+	/* well-formed, but not a language of the connect page */
+	{ "{\"client_user_id\":\"u\",\"language\":\"fr\"}", 400, "VALIDATION_ERROR", "language" },
+	{ "{\"client_user_id\":\"u\",\"language\":\"fr-CA\"}", 400, "VALIDATION_ERROR",
+	  "language" },
+	{ "{\"client_user_id\":\"u\",\"language\":\"esp\"}", 400, "VALIDATION_ERROR",
+	  "language" },
 	{ "{\"client_user_id\":\"u\",\"connectivity_type\":\"fax\"}", 400, "VALIDATION_ERROR",
 	  "connectivity_type" },
 	{ "{\"client_user_id\":\"u\",\"update\":{}}", 400, "VALIDATION_ERROR", "update.link_id" },
@@ -336,6 +342,34 @@ START_TEST(token_create_bad)
 	harness_resp_free(r);
 	p[0] = t.client;
 	ck_assert_int_eq(sql_int("SELECT count(*) FROM link_tokens WHERE client_id = $1", 1, p), 0);
+	tenant_free(&t);
+}
+END_TEST
+
+/* The connect page's languages (web/i18n: en, es), any case, with a region
+ * or not: kept as given; another language is 400 naming the supported ones. */
+START_TEST(token_language)
+{
+	static const char *const ok[] = { "en", "es", "es-MX", "EN-us", "es-419" };
+	struct tenant t;
+	struct harness_resp *r;
+
+	tenant_new(&dev_a, &t);
+	for (size_t i = 0; i < sizeof(ok) / sizeof(ok[0]); i++) {
+		r = key_call(&t, "POST", "/v1/link-tokens", harness_fmt(
+		    "{\"client_user_id\":\"u\",\"language\":\"%s\"}", ok[i]));
+		harness_expect(r, 201);
+		ck_assert_pstr_eq(devacct_str(r, "language"), ok[i]);
+		harness_resp_free(r);
+	}
+	r = key_call(&t, "POST", "/v1/link-tokens", "{\"client_user_id\":\"u\",\"language\":\"fr\"}");
+	harness_assert_coded(r, 400, "VALIDATION_ERROR");
+	ck_assert_pstr_eq(devacct_str(r, "errors.0.field"), "language");
+	ck_assert_pstr_eq(devacct_str(r, "errors.0.code"), "unsupported_language");
+	ck_assert_msg(strncmp(devacct_str(r, "error_message"), "language: ", 10) == 0 &&
+	    strstr(devacct_str(r, "error_message"), "supported: en, es") != NULL,
+	    "%s", devacct_str(r, "error_message"));
+	harness_resp_free(r);
 	tenant_free(&t);
 }
 END_TEST
@@ -1837,6 +1871,7 @@ connect_suite(void)
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, token_create);
 	tcase_add_loop_test(tc, token_create_bad, 0, N(bad_tokens));
+	tcase_add_test(tc, token_language);
 	tcase_add_test(tc, token_metadata_size);
 	tcase_add_test(tc, token_update_mode);
 	tcase_add_test(tc, ticket_single_use);

@@ -383,6 +383,10 @@ END_TEST
 /* ------------------------------------------------------------------ */
 /* The link routes                                                     */
 
+/* The link's two paths: GET /v1/account-links/{id}, the name the bills
+ * and the sync call use, answers as /v1/links/{id}. */
+static const char *const link_paths[] = { "/v1/links", "/v1/account-links" };
+
 /* GET /v1/links/{id}: by id and by bare UUID; the same entity as the 201. */
 START_TEST(get_by_id_and_uuid)
 {
@@ -392,22 +396,103 @@ START_TEST(get_by_id_and_uuid)
 
 	tenant_new(&dev_a, &t, "sandbox");
 	id = sandbox_link(t.key, "u-get", NULL);
-	r = key_call(t.key, "GET", harness_fmt("/v1/links/%s", id), NULL, NULL);
+	r = key_call(t.key, "GET", harness_fmt("%s/%s", link_paths[_i], id), NULL, NULL);
 	harness_expect(r, 200);
 	ck_assert_pstr_eq(devacct_str(r, "id"), id);
 	ck_assert_pstr_eq(devacct_str(r, "client_user_id"), "u-get");
 	harness_resp_free(r);
-	r = key_call(t.key, "GET", harness_fmt("/v1/links/%s", id + 5), NULL, NULL);
+	r = key_call(t.key, "GET", harness_fmt("%s/%s", link_paths[_i], id + 5), NULL, NULL);
 	harness_expect(r, 200);
 	ck_assert_pstr_eq(devacct_str(r, "id"), id);
 	harness_resp_free(r);
 	/* the developer who owns the client, with a JWT */
-	r = devacct_jwt(&dev_a, "GET", harness_fmt("/v1/links/%s", id), NULL, NULL);
+	r = devacct_jwt(&dev_a, "GET", harness_fmt("%s/%s", link_paths[_i], id), NULL, NULL);
 	harness_expect(r, 200);
 	ck_assert_pstr_eq(devacct_str(r, "id"), id);
 	harness_resp_free(r);
-	r = devacct_jwt(&dev_b, "GET", harness_fmt("/v1/links/%s", id), NULL, NULL);
+	r = devacct_jwt(&dev_b, "GET", harness_fmt("%s/%s", link_paths[_i], id), NULL, NULL);
 	harness_assert_coded(r, 403, "CLIENT_ID_MISMATCH");
+	harness_resp_free(r);
+	free(id);
+	tenant_free(&t);
+}
+END_TEST
+
+/* GET /v1/account-links/{id} answers /v1/links/{id}'s very body; another
+ * client's key is refused alike; the other methods are /v1/links' only. */
+START_TEST(account_links_path)
+{
+	struct tenant t, other;
+	struct harness_resp *r, *l;
+	char *id;
+
+	tenant_new(&dev_a, &t, "sandbox");
+	tenant_new(&dev_b, &other, "sandbox");
+	id = sandbox_link(t.key, "u-alias", NULL);
+	l = key_call(t.key, "GET", harness_fmt("/v1/links/%s", id), NULL, NULL);
+	harness_expect(l, 200);
+	r = key_call(t.key, "GET", harness_fmt("/v1/account-links/%s", id), NULL, NULL);
+	harness_expect(r, 200);
+	ck_assert_str_eq(r->body, l->body);
+	harness_resp_free(r);
+	harness_resp_free(l);
+	r = key_call(other.key, "GET", harness_fmt("/v1/account-links/%s", id), NULL, NULL);
+	harness_assert_coded(r, 403, "CLIENT_ID_MISMATCH");
+	harness_resp_free(r);
+	r = key_call(t.key, "DELETE", harness_fmt("/v1/account-links/%s", id), NULL, NULL);
+	harness_assert_coded(r, 405, "METHOD_NOT_ALLOWED");
+	harness_resp_free(r);
+	free(id);
+	tenant_free(&t);
+	tenant_free(&other);
+}
+END_TEST
+
+/*
+ * A KEY route's body may name the key's client (Authentication rule 2):
+ * access-token, which declares no body, and sandbox account-links, which
+ * declared client_id itself before the dispatcher did. The key's own id
+ * is ignored, another is 403 CLIENT_ID_MISMATCH (nothing done), a number
+ * is 400.
+ */
+START_TEST(body_client_id)
+{
+	const char *extra[] = { harness_idem_header(), NULL };
+	struct tenant t;
+	struct harness_resp *r;
+	long long tokens;
+	char *id;
+
+	tenant_new(&dev_a, &t, "sandbox");
+	id = sandbox_link(t.key, "u-cid", harness_fmt(",\"client_id\":\"%s\"", t.client));
+	r = key_call(t.key, "POST", harness_fmt("/v1/links/%s/access-token", id),
+	    harness_fmt("{\"client_id\":\"%s\"}", t.client), NULL);
+	harness_expect(r, 201);
+	ck_assert(strncmp(devacct_str(r, "access_token"), "bds_lat_", 8) == 0);
+	harness_resp_free(r);
+	tokens = devacct_sql_int("SELECT count(*) FROM link_access_tokens WHERE link_id = $1",
+	    id, NULL);
+	r = key_call(t.key, "POST", harness_fmt("/v1/links/%s/access-token", id),
+	    "{\"client_id\":\"cli_someone_else\"}", NULL);
+	harness_assert_coded(r, 403, "CLIENT_ID_MISMATCH");
+	harness_resp_free(r);
+	r = key_call(t.key, "POST", harness_fmt("/v1/links/%s/access-token", id),
+	    "{\"client_id\":7}", NULL);
+	harness_assert_coded(r, 400, "VALIDATION_ERROR");
+	ck_assert_pstr_eq(devacct_str(r, "errors.0.field"), "client_id");
+	harness_resp_free(r);
+	ck_assert_int_eq(devacct_sql_int("SELECT count(*) FROM link_access_tokens WHERE"
+	    " link_id = $1", id, NULL), tokens);	/* the refused ones minted nothing */
+	/* the route that declared it before */
+	r = devacct_call("POST", "sandbox", "/v1/sandbox/account-links", devacct_bearer(t.key),
+	    "{\"client_user_id\":\"u-cid2\",\"username\":\"user_good\","
+	    "\"client_id\":\"cli_someone_else\"}", extra);
+	harness_assert_coded(r, 403, "CLIENT_ID_MISMATCH");
+	harness_resp_free(r);
+	/* a GET takes no body: client_id there is still unknown */
+	r = key_call(t.key, "GET", harness_fmt("/v1/links/%s", id),
+	    harness_fmt("{\"client_id\":\"%s\"}", t.client), NULL);
+	harness_assert_coded(r, 400, "VALIDATION_ERROR");
 	harness_resp_free(r);
 	free(id);
 	tenant_free(&t);
@@ -417,26 +502,26 @@ END_TEST
 /* 404 LINK_NOT_FOUND: unknown, malformed; 401 without a credential. */
 START_TEST(get_errors)
 {
+	const char *unknown = strdup(harness_fmt("%s/link_01900000-0000-7000-8000-00000000abcd",
+	    link_paths[_i]));
 	struct tenant t;
 	struct harness_resp *r;
 
 	tenant_new(&dev_a, &t, "sandbox");
-	r = key_call(t.key, "GET", "/v1/links/link_01900000-0000-7000-8000-00000000abcd", NULL,
-	    NULL);
+	r = key_call(t.key, "GET", unknown, NULL, NULL);
 	harness_assert_coded(r, 404, "LINK_NOT_FOUND");
 	harness_resp_free(r);
-	r = key_call(t.key, "GET", "/v1/links/not-a-link", NULL, NULL);
+	r = key_call(t.key, "GET", harness_fmt("%s/not-a-link", link_paths[_i]), NULL, NULL);
 	harness_assert_coded(r, 404, "LINK_NOT_FOUND");
 	harness_resp_free(r);
 	/* no valid credential: the spec's 401 NEEDS_RESIGNIN */
-	r = devacct_call("GET", "sandbox", "/v1/links/link_01900000-0000-7000-8000-00000000abcd",
-	    NULL, NULL, NULL);
+	r = devacct_call("GET", "sandbox", unknown, NULL, NULL, NULL);
 	harness_assert_coded(r, 401, "NEEDS_RESIGNIN");
 	harness_resp_free(r);
-	r = devacct_call("GET", "api", "/v1/links/link_01900000-0000-7000-8000-00000000abcd",
-	    "Bearer not-a-token", NULL, NULL);
+	r = devacct_call("GET", "api", unknown, "Bearer not-a-token", NULL, NULL);
 	harness_assert_coded(r, 401, "NEEDS_RESIGNIN");
 	harness_resp_free(r);
+	free((char *)unknown);
 	tenant_free(&t);
 }
 END_TEST
@@ -1011,14 +1096,16 @@ links_suite(void)
 	tcase_add_loop_test(tc, sandbox_bad_input, 0, N(bad_sandbox));
 	tcase_add_test(tc, sandbox_key_too_long);
 	tcase_add_test(tc, sandbox_host_and_key);
-	tcase_add_test(tc, get_by_id_and_uuid);
-	tcase_add_test(tc, get_errors);
+	tcase_add_loop_test(tc, get_by_id_and_uuid, 0, N(link_paths));
+	tcase_add_loop_test(tc, get_errors, 0, N(link_paths));
 	tcase_add_test(tc, tenant_isolation);
 	tcase_add_test(tc, list_pages_and_filters);
 	tcase_add_test(tc, delete_revokes_once);
 	tcase_add_test(tc, locked_link_answers_409);
 	tcase_add_test(tc, refresh_and_cooldown);
 	tcase_add_test(tc, access_token_minted);
+	tcase_add_test(tc, account_links_path);
+	tcase_add_test(tc, body_client_id);
 	tcase_add_test(tc, sandbox_reset_login_once);
 	tcase_add_test(tc, entity_stored_current);
 	tcase_add_test(tc, sandbox_tools_portal_link);

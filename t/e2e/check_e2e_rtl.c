@@ -918,6 +918,78 @@ START_TEST(cancel_rules)
 }
 END_TEST
 
+/*
+ * Authentication rule 2 on status, cancel and proceed, which declare no
+ * client_id: the key's own is ignored, another's is 403 CLIENT_ID_MISMATCH
+ * and changes nothing.
+ */
+START_TEST(body_client_id)
+{
+	struct tenant t;
+	struct harness_resp *r;
+	const char *own, *other = "{\"client_id\":\"cli_someone_else\"}";
+	char *id, *id2;
+
+	tenant_new(&dev_a, &t);
+	own = strdup(harness_fmt("\"client_id\":\"%s\"", t.client));
+	id = rtl_simple(&t, "u-cid");
+	id2 = rtl_simple(&t, "u-cid-2");
+	/* another client's id: refused before anything happens */
+	r = live(&t, "PATCH", harness_fmt("/v1/request-to-links/%s/status", id),
+	    "{\"status\":\"IN_PROGRESS\",\"client_id\":\"cli_someone_else\"}");
+	harness_assert_coded(r, 403, "CLIENT_ID_MISMATCH");
+	harness_resp_free(r);
+	r = live(&t, "POST", harness_fmt("/v1/request-to-links/%s/cancel", id), other);
+	harness_assert_coded(r, 403, "CLIENT_ID_MISMATCH");
+	harness_resp_free(r);
+	r = live(&t, "POST", harness_fmt("/v1/request-to-links/%s/proceed", id), other);
+	harness_assert_coded(r, 403, "CLIENT_ID_MISMATCH");
+	harness_resp_free(r);
+	assert_status(&t, id, "PENDING");
+	ck_assert_int_eq(devacct_sql_int("SELECT count(*) FROM link_tokens WHERE client_id = $1",
+	    t.client, NULL), 0);
+	/* an unknown body field: the hint names the one meant */
+	r = live(&t, "POST", harness_fmt("/v1/request-to-links/%s/cancel", id),
+	    "{\"reasn\":\"x\"}");
+	harness_assert_coded(r, 400, "VALIDATION_ERROR");
+	ck_assert_pstr_eq(devacct_str(r, "errors.0.message"),
+	    "is not a known field; did you mean reason?");
+	ck_assert_pstr_eq(devacct_str(r, "hint"), "reasn is not a known field: did you mean `reason`?");
+	harness_resp_free(r);
+	r = live(&t, "POST", harness_fmt("/v1/request-to-links/%s/proceed", id),
+	    "{\"clientId\":\"x\"}");
+	harness_assert_coded(r, 400, "VALIDATION_ERROR");
+	ck_assert_pstr_eq(devacct_str(r, "hint"),
+	    "clientId is not a known field: did you mean `client_id`?");
+	harness_resp_free(r);
+	/* the key's own: as if it were not there */
+	r = live(&t, "POST", harness_fmt("/v1/request-to-links/%s/proceed", id),
+	    harness_fmt("{%s}", own));
+	harness_expect(r, 201);
+	harness_resp_free(r);
+	r = live(&t, "PATCH", harness_fmt("/v1/request-to-links/%s/status", id),
+	    harness_fmt("{\"status\":\"IN_PROGRESS\",%s}", own));
+	harness_expect(r, 200);
+	ck_assert_pstr_eq(devacct_str(r, "status"), "IN_PROGRESS");
+	harness_resp_free(r);
+	r = live(&t, "POST", harness_fmt("/v1/request-to-links/%s/cancel", id2),
+	    harness_fmt("{\"reason\":\"done\",%s}", own));
+	harness_expect(r, 201);
+	ck_assert_pstr_eq(devacct_str(r, "status"), "CANCELLED");
+	harness_resp_free(r);
+	/* the route that declared it before: the same rule */
+	r = live(&t, "POST", "/v1/request-to-links", harness_fmt("{\"client_user_id\":\"u\","
+	    "\"biller_id\":\"" LIVE_BILLER "\",%s}", own));
+	harness_expect(r, 201);
+	ck_assert_pstr_eq(devacct_str(r, "client_id"), t.client);
+	harness_resp_free(r);
+	free((char *)own);
+	free(id);
+	free(id2);
+	tenant_free(&t);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ */
 /* Proceed and the flow                                                */
 
@@ -1969,6 +2041,7 @@ rtl_suite(void)
 	tcase_add_test(tc, list);
 	tcase_add_test(tc, patch_status);
 	tcase_add_test(tc, cancel_rules);
+	tcase_add_test(tc, body_client_id);
 	tcase_add_test(tc, proceed_rules);
 	tcase_add_test(tc, flow_completes);
 	tcase_add_test(tc, cancel_ends_flow);
