@@ -39,7 +39,6 @@ static struct db_stmt stmts[LX__MAX] = {
 const struct db_stmt_set links_exchange_stmt_set = { "links_exchange", stmts, LX__MAX };
 
 const struct vfield links_exchange_fields[] = {
-	{ "client_id", NULL, VT_STRING, 0, 1, 64 },
 	{ "public_token", NULL, VT_STRING, 0, 1, 128 },
 	{ NULL }
 };

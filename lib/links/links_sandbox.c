@@ -49,8 +49,6 @@ const struct vfield links_sandbox_create_fields[] = {
 	{ "biller_id", NULL, VT_STRING, 0, 1, 64 },
 	{ "username", NULL, VT_STRING, 0, 0, 0, fixtures },
 	{ "consents", NULL, VT_ARRAY, 0, 0, 6, scopes, .items = VT_STRING },
-	/* declared so a body naming another client is the dispatcher's 403 */
-	{ "client_id", NULL, VT_STRING, 0, 1, 64 },
 	{ NULL }
 };
 
