@@ -642,6 +642,9 @@ def keyboard(b):
     check(b.active_id() == 'consent-title', 'focus %s' % b.active_id())
     fits('consent')
     b.shot('narrow-consent')
+    # the privacy notice, then Continue
+    b.keys(Keys.TAB)
+    check(b.active_id() == 'consent-privacy', 'focus %s' % b.active_id())
     b.keys(Keys.TAB)
     check(b.active_id() == 'consent-continue', 'focus %s' % b.active_id())
     b.keys(Keys.ENTER)
@@ -666,7 +669,10 @@ def keyboard(b):
     check(b.el('#biller-opt-0').get_attribute('aria-selected') == 'true', 'back to the first')
     fits('picker')
     b.shot('narrow-picker')
-    check(b.text('#biller-opt-0').startswith('Sandbox Water Works'), b.text('#biller-opt-0'))
+    check(b.text('#biller-opt-0 .option-name') == 'Sandbox Water Works', b.text('#biller-opt-0'))
+    # the monogram is decoration: the option's name is the biller's
+    check(b.js("return document.querySelector('#biller-opt-0 .monogram, #biller-opt-0 img.logo')"
+               ".matches('[aria-hidden=true], img[alt=\"\"]')"), 'the logo is not decoration')
     b.keys(Keys.ENTER)
 
     b.screen('credentials')
