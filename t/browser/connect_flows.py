@@ -479,6 +479,13 @@ def mfa(b):
     check(b.text('#mfa-error') == 'That code did not work. You have 4 attempts left.',
           b.text('#mfa-error'))
     b.shot('mfa-error')
+    # a new code: the biller asks again, the page says so
+    check(b.visible('#mfa-resend') and b.text('#mfa-resend') == 'Resend code', 'no Resend code')
+    b.click('#mfa-resend')
+    b.wait(lambda: b.screen_now() == 'mfa' and b.text('#mfa-status'), 'the new code')
+    check(b.text('#mfa-status') == 'We asked Sandbox Power & Light for a new code.',
+          b.text('#mfa-status'))
+    check(b.active_id() == 'mfa-title', 'focus %s' % b.active_id())
     b.type('#mfa-code', '1234')
     b.click('#mfa-submit')
     b.screen('success')
