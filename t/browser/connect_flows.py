@@ -333,6 +333,12 @@ return o ? o.id : null;
 """
 
 
+def search(b, term):
+    """Type term in the picker; until the list shows its results."""
+    b.type('#biller-search', term)
+    b.wait(lambda: b.el('#biller-list').get_attribute('data-term') == term, 'the search ' + term)
+
+
 def pick(b, term, name, shot=True):
     """Search for term and click the option named name."""
     b.screen('picker')
@@ -1010,8 +1016,7 @@ def trust(b):
           'an option without a logo or monogram')
     b.shot('picker-default')
     # a term that matches nothing: no match, no loose partial matches
-    b.type('#biller-search', 'zzqxv')
-    b.wait(lambda: b.el('#biller-list').get_attribute('data-term') == 'zzqxv', 'the search')
+    search(b, 'zzqxv')
     check(b.js("return document.querySelectorAll('#biller-list [role=option]').length") == 0,
           'options for a term that matches nothing')
     check(b.text('#biller-empty') == 'No match for “zzqxv”.', b.text('#biller-empty'))
@@ -1025,9 +1030,7 @@ def trust(b):
     # "Can't find your biller?": the request, a bad website first
     b.click('#cred-other')
     b.screen('picker')
-    b.type('#biller-search', 'Newco Power')
-    b.wait(lambda: b.el('#biller-list').get_attribute('data-term') == 'Newco Power',
-           'the search')
+    search(b, 'Newco Power')
     b.click('#biller-missing')
     b.screen('request')
     badge(b, 'request')
@@ -1132,81 +1135,75 @@ def axe_check(b, where, seen):
 def axe_walk(b, lang):
     """Every screen, every dialog, in one language."""
     seen = []
+
+    def at(where, click=None, screen=None):
+        """Click (when given), wait for the screen (when given), run axe."""
+        if click:
+            b.click(click)
+        if screen:
+            b.screen(screen)
+        axe_check(b, where, seen)
+
     b.get(LINK + '/connect')
     b.screen('error')
     check(b.js('return document.documentElement.lang') == lang, 'lang %s' %
           b.js('return document.documentElement.lang'))
-    axe_check(b, 'error-no-ticket', seen)
+    at('error-no-ticket')
 
     lt = link_token(client_user_id='web-axe-' + lang, hosted=True, language=lang,
                     consents=['bills', 'statements', 'usage', 'account_details'])
     b.get(lt['hosted_url'])
-    b.screen('consent')
-    axe_check(b, 'consent', seen)
+    at('consent', screen='consent')
     b.click('#consent-continue')
     b.screen('picker')
     b.wait(lambda: b.text('#biller-status'), 'the default list')
-    axe_check(b, 'picker', seen)
-    b.type('#biller-search', 'sandbox')
-    b.wait(lambda: b.el('#biller-list').get_attribute('data-term') == 'sandbox', 'the search')
+    at('picker')
+    search(b, 'sandbox')
     b.keys(Keys.ARROW_DOWN)
-    axe_check(b, 'picker-active-option', seen)
-    b.type('#biller-search', 'zzqxv')
-    b.wait(lambda: b.el('#biller-list').get_attribute('data-term') == 'zzqxv', 'the search')
-    axe_check(b, 'picker-no-match', seen)
-    b.click('#biller-missing')
-    b.screen('request')
-    axe_check(b, 'request', seen)
+    at('picker-active-option')
+    search(b, 'zzqxv')
+    at('picker-no-match')
+    at('request', '#biller-missing', 'request')
     b.type('#request-url', 'not a website')
     b.click('#request-submit')
     b.wait(lambda: b.visible('#request-error'), 'the website error')
-    axe_check(b, 'request-error', seen)
+    at('request-error')
     b.click('#close')
     b.wait(lambda: b.visible('#confirm-stay'), 'the confirm dialog')
-    axe_check(b, 'confirm', seen)
+    at('confirm')
     b.click('#confirm-stay')
     b.type('#request-url', REQUEST_HOST)
-    b.click('#request-submit')
-    b.screen('requested')
-    axe_check(b, 'requested', seen)
+    at('requested', '#request-submit', 'requested')
     b.click('#requested-back')
     pick(b, 'sandbox gas', 'Sandbox Gas Co.', shot=False)
-    b.screen('credentials')
-    axe_check(b, 'credentials', seen)
+    at('credentials', screen='credentials')
     login(b, 'user_good', 'wrong')
     b.wait(lambda: b.screen_now() == 'credentials' and b.visible('#cred-error'),
            'the credentials error')
-    axe_check(b, 'credentials-error', seen)
+    at('credentials-error')
     login(b, 'user_locked', 'pass_good')
     check(until_outcome(b, shot_progress=False) == 'error', 'no error: %s' % b.screen_now())
-    axe_check(b, 'error-locked', seen)
+    at('error-locked')
     b.click('#error-retry')
     b.screen('credentials')
     b.js(HOLD_JS)
     login(b, 'user_mfa', 'pass_good')
-    b.screen('progress')
-    axe_check(b, 'progress', seen)
+    at('progress', screen='progress')
     b.js('window.bdsRelease()')
-    b.screen('mfa')
-    axe_check(b, 'mfa', seen)
+    at('mfa', screen='mfa')
     b.type('#mfa-code', '0000')
     b.click('#mfa-submit')
     b.wait(lambda: b.screen_now() == 'mfa' and b.visible('#mfa-error'), 'the MFA error')
-    axe_check(b, 'mfa-error', seen)
+    at('mfa-error')
     b.type('#mfa-code', '1234')
-    b.click('#mfa-submit')
-    b.screen('success')
-    axe_check(b, 'success', seen)
+    at('success', '#mfa-submit', 'success')
     b.reload()
-    b.screen('linked')
-    axe_check(b, 'linked', seen)
+    at('linked', screen='linked')
 
     lt2 = link_token(client_user_id='web-axe-exit-' + lang, hosted=True, language=lang)
     b.get(lt2['hosted_url'])
     b.screen('consent')
-    b.click('#close')
-    b.screen('exit')
-    axe_check(b, 'exit', seen)
+    at('exit', '#close', 'exit')
     b.assert_clean([LINK])
     return {'link_token': lt['link_token'], 'screens_checked': seen}
 
