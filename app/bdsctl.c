@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "billers/billers.h"
+#include "billers/billers_logos.h"
 #include "bills/bills_statement.h"
 #include "bills/bills_status.h"
 #include "core/arena.h"
@@ -223,16 +224,33 @@ cmd_jobs(const struct config *cfg, struct db *d, struct arena *a, int argc,
 	return rc;
 }
 
-/* billers import FILE | billers set-status ID STATUS: the biller catalog. */
+#define BILLERS_USAGE \
+	"billers import FILE [--fetch-logos] | set-status ID STATUS | set-rank ID N|none" \
+	" | fetch-logos [ID...]"
+/* The biller catalog: import (with the logos shipped beside the file, and
+ * with --fetch-logos the fetch of every changed logo_url queued),
+ * set-status, set-rank (the picker's curated order), fetch-logos (queue the
+ * fetch of the IDs' logos, or of every changed one). */
 static int
 cmd_billers(const struct config *cfg, struct db *d, struct arena *a, int argc,
     char **argv)
 {
-	if (argc == 2 && strcmp(argv[0], "import") == 0)
-		return billers_import(cfg, d, a, argv[1]) == 0 ? 0 : 1;
+	int fetch = argc == 3 && strcmp(argv[2], "--fetch-logos") == 0;
+
+	if ((argc == 2 || fetch) && strcmp(argv[0], "import") == 0)
+		return billers_import(cfg, d, a, argv[1]) == 0 &&
+		    billers_logos_import(cfg, d, a, argv[1], fetch) == 0 ? 0 : 1;
 	if (argc == 3 && strcmp(argv[0], "set-status") == 0)
 		return billers_set_status(cfg, d, a, argv[1], argv[2]) == 0 ? 0 : 1;
-	fprintf(stderr, "usage: bdsctl billers import FILE | set-status ID STATUS\n");
+	if (argc == 3 && strcmp(argv[0], "set-rank") == 0)
+		return billers_set_rank(cfg, d, a, argv[1], argv[2]) == 0 ? 0 : 1;
+	if (argc >= 1 && strcmp(argv[0], "fetch-logos") == 0) {
+		for (int i = 1; i < argc; i++)
+			if (billers_logos_fetch(cfg, d, a, argv[i]) != 0)
+				return 1;
+		return argc > 1 || billers_logos_fetch(cfg, d, a, NULL) == 0 ? 0 : 1;
+	}
+	fprintf(stderr, "usage: bdsctl " BILLERS_USAGE "\n");
 	return 2;
 }
 
@@ -345,7 +363,7 @@ static const struct cmd cmds[] = {
 	{ "billing", "billing done USER: mark billing set up", cmd_billing },
 	{ "signin-alerts", "accounts past the account-wide sign-in ceiling (alerted, not locked)",
 	  cmd_signin_alerts },
-	{ "billers", "billers import FILE | set-status ID STATUS: the biller catalog", cmd_billers },
+	{ "billers", BILLERS_USAGE ": the biller catalog", cmd_billers },
 	{ "bills", "bills revert ID: a PAID or PARTIALLY_PAID bill back to PENDING", cmd_bills },
 	{ "keys", "keys rotate-credentials: re-seal link credentials under the current key",
 	  cmd_keys },

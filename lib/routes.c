@@ -124,6 +124,8 @@ const struct route routes[] = {
 	{ M_POST,  "/v1/link-sessions/connect",             AUTH_NONE, links_session_connect_fields, NULL, links_session_connect,  ROUTE_TX | ROUTE_CORS | ROUTE_SESSION_TOKEN },
 	{ M_GET,   "/v1/link-sessions/current",             AUTH_NONE, NULL,                       NULL, links_session_current,    ROUTE_CORS | ROUTE_SESSION_TOKEN },
 	{ M_POST,  "/v1/link-sessions/mfa",                 AUTH_NONE, links_session_mfa_fields,   NULL, links_session_mfa,        ROUTE_TX | ROUTE_CORS | ROUTE_SESSION_TOKEN },
+	{ M_POST,  "/v1/link-sessions/mfa/resend",          AUTH_NONE, NULL,                       NULL, links_session_mfa_resend, ROUTE_TX | ROUTE_CORS | ROUTE_SESSION_TOKEN },
+	{ M_POST,  "/v1/link-sessions/biller-request",      AUTH_NONE, rtl_biller_request_fields,  NULL, rtl_biller_request,       ROUTE_TX | ROUTE_CORS | ROUTE_SESSION_TOKEN },
 	{ M_POST,  "/v1/link-sessions/exit",                AUTH_NONE, links_session_exit_fields,  NULL, links_session_exit,       ROUTE_TX | ROUTE_CORS | ROUTE_SESSION_TOKEN },
 
 	/* requests to link and biller discovery (lib/rtl/). On

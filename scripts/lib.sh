@@ -10,6 +10,8 @@ BDS_PKGS="build-essential autoconf automake libtool pkg-config
   libcurl4-openssl-dev check postgresql-15 postgresql-client-15 nginx
   spawn-fcgi curl ca-certificates openssl procps util-linux systemd
   libidn2-dev libpsl-dev publicsuffix"	# lib/rtl: onboarding URLs (IDNA, registrable domain)
+# lib/billers: biller logos typed from their content (libmagic)
+BDS_PKGS="$BDS_PKGS libmagic-dev"
 # tools/biller-sim and its self-test run on Debian's python3.
 # the browser suite (Debian chromium, chromedriver, selenium).
 BDS_PKGS="$BDS_PKGS python3 chromium chromium-driver python3-selenium"

@@ -86,6 +86,29 @@ enum entity_col { E_ENTITY };
 	" ORDER BY p.rank DESC, CASE WHEN $6::text = 'desc' THEN p.k END DESC," \
 	" CASE WHEN $6::text = 'desc' THEN p.id END DESC, p.k, p.id"
 
+/*
+ * The picker's search (docs/DECISIONS.md "The connect page's picker, logos
+ * and resend"): only real matches. The folded term matches a biller when a
+ * word of its name starts with it (words: runs of letters and digits), a
+ * domain starts with it, or pg_trgm's strict word similarity reaches
+ * PICK_SIMILARITY (a typo: "sandbx"). No substring inside a word ("as" is
+ * not "Gas"). Rank: the name starting with the term 3, a word 2, a domain
+ * 1, plus the similarity.
+ */
+#define PICK_SIMILARITY	"0.5"
+#define PICK_WORDS(x)	"btrim(regexp_replace(" x ", '[^[:alnum:]]+', ' ', 'g'))"
+#define PICK_ESC(x)	"replace(replace(replace(" x ", '\\', '\\\\'), '%', '\\%'), '_', '\\_')"
+#define PICK_NAME_WORDS	"(' ' || " PICK_WORDS("e.name_folded") ")"
+#define PICK_WORD	PICK_NAME_WORDS " LIKE '% ' || " PICK_ESC("q.w") " || '%'"
+#define PICK_DOMAIN	"EXISTS (SELECT 1 FROM unnest(e.domains) d WHERE d LIKE q.pre)"
+#define PICK_SIMILAR	"strict_word_similarity(q.w, e.search_text) >= " PICK_SIMILARITY
+#define PICK_MATCH	"(q.w <> '' AND (" PICK_WORD " OR " PICK_DOMAIN " OR " PICK_SIMILAR "))"
+#define PICK_RANK \
+	"CASE WHEN $2::text IS NULL THEN 0::float8 ELSE" \
+	" CASE WHEN " PICK_WORDS("e.name_folded") " LIKE " PICK_ESC("q.w") " || '%' THEN 3" \
+	"  WHEN " PICK_WORD " THEN 2 WHEN " PICK_DOMAIN " THEN 1 ELSE 0 END" \
+	" + strict_word_similarity(q.w, e.search_text)::float8 END"
+
 enum {
 	B_LIST,
 	B_LIST_SEARCH,
@@ -93,7 +116,7 @@ enum {
 	B_ROW,
 	B_ENTITY,
 	B_PICKER,
-	B_PICKER_ALL,
+	B_PICKER_ITEM,
 	B_LINKABLE,
 	B_UNDER_DOMAIN,	/* requests to link, discovery (lib/rtl) */
 	B__MAX
@@ -112,14 +135,33 @@ static struct db_stmt stmts[B__MAX] = {
 	    "SELECT " ROW_COLS " FROM billers b WHERE b.id = $1" },
 	[B_ENTITY] = { "billers_entity",
 	    "SELECT " ENTITY " FROM billers b WHERE b.id = $1" },
-	/* $3 / $2: the environment; it lists only what it may link */
+	/*
+	 * The connect picker (billers_picker): $1 the environment, $2 the term
+	 * or NULL, $3 the page size. One row even when nothing matches (p.id
+	 * NULL), so both counts always come back.
+	 */
 	[B_PICKER] = { "billers_picker",
-	    "WITH " TERM " SELECT " ENTITY " FROM billers b, q"
-	    " WHERE b.status IN ('ACTIVE', 'DEGRADED') AND billers_linkable($3, b) AND " MATCH
-	    " ORDER BY " RANK " DESC, b.name_folded, b.id LIMIT $2::int" },
-	[B_PICKER_ALL] = { "billers_picker_all",
-	    "SELECT " ENTITY " FROM billers b WHERE b.status IN ('ACTIVE', 'DEGRADED')"
-	    " AND billers_linkable($2, b) ORDER BY b.name_folded, b.id LIMIT $1::int" },
+	    "WITH q AS (SELECT " PICK_WORDS("billers_fold($2::text)") " AS w,"
+	    "  " PICK_ESC("billers_fold($2::text)") " || '%' AS pre),"
+	    " e AS (SELECT b.id, b.name_folded, b.connector, b.picker_rank, b.search_text,"
+	    "  b.domains, COALESCE(c.links, 0) AS links FROM billers b"
+	    "  LEFT JOIN biller_link_counts c ON c.environment = $1 AND c.biller_id = b.id"
+	    "  WHERE b.status IN ('ACTIVE', 'DEGRADED') AND billers_linkable($1, b)),"
+	    " m AS (SELECT e.*, " PICK_RANK " AS rank FROM e, q"
+	    "  WHERE $2::text IS NULL OR " PICK_MATCH "),"
+	    " p AS (SELECT m.* FROM m ORDER BY m.rank DESC, m.links DESC,"
+	    "  m.picker_rank NULLS LAST, m.connector <> 'sandbox', m.name_folded, m.id"
+	    "  LIMIT $3::int)"
+	    " SELECT (SELECT count(*) FROM e), (SELECT count(*) FROM m),"
+	    "  CASE WHEN p.id IS NOT NULL THEN billers_picker_item(b, l) END"
+	    " FROM (SELECT 1) one LEFT JOIN p ON true"
+	    " LEFT JOIN billers b ON b.id = p.id"
+	    " LEFT JOIN biller_logos l ON l.biller_id = p.id"
+	    " ORDER BY p.rank DESC, p.links DESC, p.picker_rank NULLS LAST,"
+	    "  p.connector <> 'sandbox', p.name_folded, p.id" },
+	[B_PICKER_ITEM] = { "billers_picker_item",
+	    "SELECT billers_picker_item(b, l) FROM billers b"
+	    " LEFT JOIN biller_logos l ON l.biller_id = b.id WHERE b.id = $1" },
 	[B_LINKABLE] = { "billers_linkable",
 	    "SELECT b.status = 'UNSUPPORTED', billers_linkable($2, b) FROM billers b"
 	    " WHERE b.id = $1" },
@@ -426,18 +468,32 @@ billers_linkable_or_reply(struct req *r, const char *env, const char *id, const 
 }
 
 struct json_object *
-billers_picker(struct req *r, const char *env, const char *search_term, int limit)
+billers_picker(struct req *r, const char *env, const char *search_term, int limit,
+    long long *total, long long *matches)
 {
-	const char *p[3] = { nonempty(search_term), arena_printf(r->arena, "%d", limit), env };
+	const char *p[3] = { env, nonempty(search_term), arena_printf(r->arena, "%d", limit) };
+	struct json_object *arr;
 	PGresult *res;
 
-	if (p[0] == NULL)
-		res = db_query(r, &stmts[B_PICKER_ALL], 2, p + 1);
-	else
-		res = db_query(r, &stmts[B_PICKER], 3, p);
-	if (res == NULL)
+	if ((res = db_query(r, &stmts[B_PICKER], 3, p)) == NULL || PQntuples(res) < 1)
 		return NULL;
-	return entities(r, res, E_ENTITY, 1);
+	*total = atoll(PQgetvalue(res, 0, 0));
+	*matches = atoll(PQgetvalue(res, 0, 1));
+	arr = entities(r, res, 2, 0);
+	return arr;
+}
+
+struct json_object *
+billers_picker_item(struct req *r, const char *id)
+{
+	const char *p[1] = { id };
+	PGresult *res;
+
+	if (id == NULL || !crypto_id_valid(id, "blr", 0))
+		return NULL;
+	if ((res = db_query(r, &stmts[B_PICKER_ITEM], 1, p)) == NULL || PQntuples(res) != 1)
+		return NULL;
+	return entity_as(r, res, 0, 0, 1);
 }
 
 /* requests to link and discovery (lib/rtl) */

@@ -51,12 +51,20 @@ enum billers_link billers_linkable(struct req *, const char *env, const char *id
  * database failure. */
 int	 billers_linkable_or_reply(struct req *, const char *env, const char *id,
 	    const char *field);
-/* The connect picker: ACTIVE and DEGRADED billers that env may link
- * (billers_linkable), matching search_term (NULL: all), ranked like GET
- * /v1/billers, at most limit, as a JSON array of biller entities
- * (arena-owned); NULL on database failure. */
+/*
+ * The connect picker: ACTIVE and DEGRADED billers that env may link
+ * (billers_linkable), those matching search_term (NULL: all; only real
+ * matches, see billers.c), the most linked in env first, at most limit, as
+ * a JSON array of picker items (billers_picker_item); *total the linkable
+ * billers, *matches the ones matching. NULL on a database failure.
+ */
 struct json_object *billers_picker(struct req *, const char *env, const char *search_term,
-	    int limit);
+	    int limit, long long *total, long long *matches);
+/* One biller as a picker item {id, object, name, type, status, domains,
+ * website, login_url, consent_scopes, capabilities, logo_src} (logo_src:
+ * the stored logo's path on the link host, or null); arena-owned, NULL
+ * when none or on a database failure. */
+struct json_object *billers_picker_item(struct req *, const char *id);
 /* The biller entity as the API shows it (arena-owned), or NULL (none or a
  * database failure). */
 struct json_object *billers_json_by_id(struct req *, const char *id);
@@ -94,6 +102,11 @@ int	 billers_get_route(struct req *, struct json_object *out);
  * and loads nothing. 0 ok (counts printed), -1 failure. */
 int	 billers_import(const struct config *, struct db *, struct arena *,
 	    const char *path);
+/* bdsctl billers set-rank ID N|none: the biller's place in the picker's
+ * curated order (after popularity; 1 first, none: after every ranked
+ * one). 0 ok, -1 (said). */
+int	 billers_set_rank(const struct config *, struct db *, struct arena *,
+	    const char *id, const char *rank);
 /* Set a biller's status; UNSUPPORTED emits biller.unsupported to every
  * (client, environment) with a link on it that is not REVOKED. 0 ok, -1. */
 int	 billers_set_status(const struct config *, struct db *, struct arena *,

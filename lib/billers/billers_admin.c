@@ -31,6 +31,7 @@ enum {
 	BA_STATUS,
 	BA_TENANTS,
 	BA_DOMAIN,
+	BA_RANK,
 	BA__MAX
 };
 static struct db_stmt stmts[BA__MAX] = {
@@ -85,6 +86,9 @@ static struct db_stmt stmts[BA__MAX] = {
 	    " search_text = billers_fold(name || ' ' ||"
 	    "  array_to_string(array_append(domains, $2::text), ' ')), updated_at = now()"
 	    " WHERE id = $1 AND NOT ($2::text = ANY (domains))" },
+	/* the picker's curated order (not the entity: updated_at stays) */
+	[BA_RANK] = { "billers_set_rank",
+	    "UPDATE billers SET picker_rank = $2::int WHERE id = $1" },
 };
 const struct db_stmt_set billers_admin_stmt_set = { "billers_admin", stmts, BA__MAX };
 
@@ -300,4 +304,39 @@ billers_row_upsert(struct db *d, struct arena *a, char *const *fields)
 	if (res == NULL)
 		return -1;
 	return PQntuples(res) == 1 && strcmp(PQgetvalue(res, 0, U_INSERTED), "t") == 0;
+}
+
+int
+billers_set_rank(const struct config *cfg, struct db *d, struct arena *a, const char *id,
+    const char *rank)
+{
+	const char *p[2] = { id, strcmp(rank, "none") == 0 ? NULL : rank };
+	char *end;
+	long n;
+	long long rows;
+
+	(void)cfg;
+	if (!crypto_id_valid(id, "blr", 0)) {
+		fprintf(stderr, "billers set-rank: %s is not a biller id\n", id);
+		return -1;
+	}
+	if (p[1] != NULL) {
+		errno = 0;
+		n = strtol(rank, &end, 10);
+		if (errno != 0 || *end != '\0' || end == rank || n < 1 || n > 1000000) {
+			fprintf(stderr, "billers set-rank: %s is not a rank (1..1000000, or none)\n",
+			    rank);
+			return -1;
+		}
+	}
+	if ((rows = db_exec_count(d, a, &stmts[BA_RANK], 2, p)) < 0) {
+		fprintf(stderr, "billers set-rank: database: %s\n", db_errmsg(d));
+		return -1;
+	}
+	if (rows == 0) {
+		fprintf(stderr, "billers set-rank: no biller %s\n", id);
+		return -1;
+	}
+	printf("billers set-rank: %s %s\n", id, rank);
+	return 0;
 }

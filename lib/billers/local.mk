@@ -6,6 +6,8 @@ lib_libbds_a_SOURCES += \
 	%reldir%/billers_cache.c \
 	%reldir%/billers_cache.h \
 	%reldir%/billers_csv.c \
-	%reldir%/billers_csv.h
+	%reldir%/billers_csv.h \
+	%reldir%/billers_logos.c \
+	%reldir%/billers_logos.h
 # the module's descriptor (core/module.h)
 lib_libbds_a_SOURCES += %reldir%/billers_module.c

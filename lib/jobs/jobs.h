@@ -74,6 +74,9 @@ int	 jobs_retrieval_failed(struct req *, struct jobs_job *, int dead);
 enum jobs_outcome jobs_connect_fetch(struct req *, struct jobs_job *);
 enum jobs_outcome jobs_connect_apply(struct req *, struct jobs_job *);
 enum jobs_outcome jobs_reconcile_apply(struct req *, struct jobs_job *);
+/* a biller's logo (jobs_logos.c) */
+enum jobs_outcome jobs_logo_fetch(struct req *, struct jobs_job *);
+enum jobs_outcome jobs_logo_apply(struct req *, struct jobs_job *);
 /* The runner's own test kind (t/e2e/check_e2e_jobs queues it). */
 enum jobs_outcome jobs_test_fetch(struct req *, struct jobs_job *);
 enum jobs_outcome jobs_test_apply(struct req *, struct jobs_job *);

@@ -2,6 +2,7 @@
  * and the connectors' records. */
 #include <stddef.h>
 
+#include "billers/billers_logos.h"
 #include "core/config.h"
 #include "core/db.h"
 #include "core/module.h"
@@ -18,6 +19,9 @@ static const struct jobs_kind connect = { "connect", jobs_connect_fetch, jobs_co
 	3, 60, NULL };
 /* a link's bill reconciliation (jobs_reconcile.c) */
 static const struct jobs_kind reconcile = { "reconcile", NULL, jobs_reconcile_apply, 5, 60, NULL };
+/* a biller's logo fetched from the catalog's logo_url (jobs_logos.c) */
+static const struct jobs_kind logo = { BILLERS_JOB_LOGO, jobs_logo_fetch, jobs_logo_apply,
+	3, 60, NULL };
 /* the runner's own tests (t/e2e/check_e2e_jobs): queued only by them */
 static const struct jobs_kind test = { "test", jobs_test_fetch, jobs_test_apply, 3, 5, NULL };
 
@@ -25,7 +29,7 @@ static const struct jobs_kind test = { "test", jobs_test_fetch, jobs_test_apply,
 const struct module jobs_module = {
 	.name = "jobs",
 	.stmt_sets = MODULE_SETS(&jobs_stmt_set, &connector_stmt_set),
-	.job_kinds = MODULE_KINDS(&retrieval, &connect, &reconcile, &test),
+	.job_kinds = MODULE_KINDS(&retrieval, &connect, &reconcile, &logo, &test),
 	.settings = (const struct config_key[]){
 		CONFIG_INT_KEY(S, jobs_workers, "2", 0, 0),
 		CONFIG_STR_KEY(S, jobs_retry_schedule, "5,30,120,600,1800"),

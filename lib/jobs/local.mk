@@ -20,3 +20,5 @@ lib_libbds_a_SOURCES += \
 	%reldir%/connectors/portal_parse.c
 # the module's descriptor (core/module.h)
 lib_libbds_a_SOURCES += %reldir%/jobs_module.c
+# the biller logo fetch (lib/billers stores it)
+lib_libbds_a_SOURCES += %reldir%/jobs_logos.c

@@ -26,6 +26,7 @@ struct db_stmt_set;
 #define LINKS_PUBLIC_TTL	(30 * 60)
 #define LINKS_FAILED_LOGINS_MAX	5
 #define LINKS_FRESH_CHALLENGES	1	/* new MFA challenges per session after a wrong answer */
+#define LINKS_MFA_RESENDS_MAX	3	/* POST /v1/link-sessions/mfa/resend per session */
 #define LINKS_METADATA_MAX	4096
 
 /* ---- handlers (lib/routes.c) ---- */
@@ -66,10 +67,14 @@ int	 links_token_new_or_reply(struct req *, const struct links_token_args *,
  * 201 {ticket, expires_at, connect_url, embed_url (the connect page
  * with ?client_id=, to be framed)}; 401 unknown or expired token. */
 int	 links_ticket_create(struct req *, struct json_object *out);
-/* POST /v1/link-sessions {ticket} (ROUTE_TX): 201 the session; 400
- * INVALID_TICKET for a used, expired or unknown ticket. */
+/* POST /v1/link-sessions {ticket} (ROUTE_TX): 201 the session (with
+ * environment, client{name, domain}, privacy_url, the pinned biller as a
+ * picker item); 409 LINK_SESSION_COMPLETED for a redeemed ticket whose
+ * link token made its link; 400 INVALID_TICKET for any other used, expired
+ * or unknown ticket. */
 int	 links_session_create(struct req *, struct json_object *out);
-/* GET /v1/link-sessions/billers: the picker (ACTIVE and DEGRADED). */
+/* GET /v1/link-sessions/billers: the picker (ACTIVE and DEGRADED):
+ * {object: list, data, total_count, match_count}. */
 int	 links_session_billers(struct req *, struct json_object *out);
 /* POST /v1/link-sessions/connect (ROUTE_TX): 202 {status: connecting}. */
 int	 links_session_connect(struct req *, struct json_object *out);
@@ -77,6 +82,17 @@ int	 links_session_connect(struct req *, struct json_object *out);
 int	 links_session_current(struct req *, struct json_object *out);
 /* POST /v1/link-sessions/mfa {answer} (ROUTE_TX): 202. */
 int	 links_session_mfa(struct req *, struct json_object *out);
+/* POST /v1/link-sessions/mfa/resend (ROUTE_TX): 202, a new challenge (the
+ * connect job logs in again with the sealed credentials); 409
+ * INVALID_SESSION_STATE unless mfa_required, SESSION_ENDED, MFA_RESEND_LIMIT
+ * after LINKS_MFA_RESENDS_MAX. */
+int	 links_session_mfa_resend(struct req *, struct json_object *out);
+/*
+ * For the other session routes (lib/rtl's biller request): the bearer's
+ * live session resolved as the routes here do (r->client_id and r->env set
+ * to its client and environment): 0, or the 401/409/503 written.
+ */
+int	 links_session_auth_or_reply(struct req *);
 /* POST /v1/link-sessions/exit {reason} (ROUTE_TX): 200; fires
  * link.session_finished (exited). */
 int	 links_session_exit(struct req *, struct json_object *out);

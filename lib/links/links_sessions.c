@@ -31,6 +31,13 @@
 #define LS_TICKET_PREFIX	"bds_tkt_"
 #define LS_PUBLIC_PREFIX	"bds_pub_"
 #define LS_IDLE			"interval '30 minutes'"
+/* the end user's privacy notice on the link host (web/legal/) */
+#define LS_PRIVACY_PATH		"/legal/end-user-privacy"
+/* The host name the end user knows the client (alias c) by: its first
+ * redirect URI's, else its first allowed origin's; NULL when neither. */
+#define LS_HOST_OF(u)	"lower(substring(" u " from '^https?://([a-zA-Z0-9.-]+)'))"
+#define LS_CLIENT_HOST \
+	"COALESCE(" LS_HOST_OF("c.redirect_uris->>0") ", " LS_HOST_OF("c.allowed_origins->>0") ")"
 
 /* A session with its link token, as every session route reads it. It is
  * live while both are: a token ended early (its request to link closed)
@@ -41,13 +48,15 @@
 	" t.mode, t.biller_id, t.hosted," \
 	" t.client_user_id, t.update_link_id, s.biller_id, s.mfa_type, s.mfa_prompt," \
 	" s.error_code, s.ended, encode(s.public_token, 'hex'), s.link_id, s.failed_logins," \
-	" s.exit_reason, t.failed_attempts, encode(s.username_hash, 'hex')" \
+	" s.exit_reason, t.failed_attempts, encode(s.username_hash, 'hex'), s.mfa_resends," \
+	" s.credentials IS NOT NULL" \
 	" FROM link_sessions s JOIN link_tokens t" \
 	" ON t.client_id = s.client_id AND t.id = s.link_token_id"
 enum {
 	S_CLIENT, S_ID, S_ENV, S_LT, S_STATUS, S_LIVE, S_EXPIRES, S_MODE, S_PINNED,
 	S_HOSTED, S_USER, S_UPDATE_LINK, S_BILLER, S_MFA_TYPE, S_MFA_PROMPT, S_ERROR,
-	S_ENDED, S_PUBLIC, S_LINK, S_FAILED, S_EXIT, S_TOKEN_FAILED, S_UHASH, S__MAX
+	S_ENDED, S_PUBLIC, S_LINK, S_FAILED, S_EXIT, S_TOKEN_FAILED, S_UHASH, S_RESENDS,
+	S_HAS_CREDS, S__MAX
 };
 
 /* The connect job's view: the session, its token and the biller's connector. */
@@ -67,7 +76,7 @@ enum {
 	LS_TICKET_USE, LS_INSERT, LS_INFO, LS_BY_TOKEN, LS_BY_LT, LS_LT_LIVE, LS_TOUCH,
 	LS_CONNECT, LS_MFA, LS_EXIT, LS_FINISH, LS_CORS_CLIENT, LS_CORS_ANY,
 	LS_JOB_LOAD, LS_JOB_MFA, LS_JOB_FAILED, LS_JOB_CONNECTED, LS_PUB_INSERT,
-	LS_SWEEP, LS_JOB_END, LS_RECHALLENGE, LS__MAX
+	LS_SWEEP, LS_JOB_END, LS_RECHALLENGE, LS_TICKET_DONE, LS_RESEND, LS__MAX
 };
 enum { TU_CLIENT, TU_LT, TU_FAILED, TU_RTL };	/* ls_ticket_use */
 enum { LT_LIVE_CLIENT, LT_LIVE_FAILED };	/* ls_lt_live */
@@ -87,9 +96,22 @@ static struct db_stmt stmts[LS__MAX] = {
 	    " FROM link_tokens t WHERE t.client_id = $1 AND t.id = $4"
 	    " RETURNING id" },
 	[LS_INFO] = { "ls_info",
-	    "SELECT t.mode, t.biller_id, array_to_json(t.consents)::text, t.language, c.name"
+	    "SELECT t.mode, t.biller_id, array_to_json(t.consents)::text, t.language, c.name,"
+	    " t.environment, " LS_CLIENT_HOST
 	    " FROM link_tokens t JOIN clients c ON c.id = t.client_id"
 	    " WHERE t.client_id = $1 AND t.id = $2" },
+	/* a redeemed ticket whose link token made its link: "already linked" */
+	[LS_TICKET_DONE] = { "ls_ticket_done",
+	    "SELECT 1 FROM connect_tickets k JOIN link_sessions s"
+	    " ON s.client_id = k.client_id AND s.link_token_id = k.link_token_id"
+	    " WHERE k.token_sha256 = decode($1, 'hex') AND k.used_at IS NOT NULL"
+	    " AND s.status = 'connected' LIMIT 1" },
+	/* a new challenge: log in again with the sealed credentials */
+	[LS_RESEND] = { "ls_resend",
+	    "UPDATE link_sessions SET status = 'connecting', mfa_answer = NULL,"
+	    " mfa_resends = mfa_resends + 1, error_code = NULL, updated_at = now()"
+	    " WHERE client_id = $1 AND id = $2 AND NOT ended AND status = 'mfa_required'"
+	    " AND credentials IS NOT NULL AND mfa_resends < $3::int" },
 	[LS_BY_TOKEN] = { "ls_by_token",
 	    "SELECT " LS_COLS " WHERE s.token_sha256 = decode($1, 'hex')" },
 	/* the link token as the credential: its newest session */
@@ -133,9 +155,11 @@ static struct db_stmt stmts[LS__MAX] = {
 	    " ON t.client_id = s.client_id AND t.id = s.link_token_id"
 	    " JOIN billers b ON b.id = s.biller_id"
 	    " WHERE s.client_id = $1 AND s.id = $2 FOR UPDATE OF s" },
-	/* a wrong answer counts as a failed login ($6 = 1); the fifth ends it */
+	/* a wrong answer counts as a failed login ($6 = 1); the fifth ends it,
+	 * shown as $8 (TOO_MANY_ATTEMPTS) */
 	[LS_JOB_MFA] = { "ls_job_mfa",
-	    "UPDATE link_sessions SET mfa_type = $3, mfa_prompt = $4, error_code = $5,"
+	    "UPDATE link_sessions SET mfa_type = $3, mfa_prompt = $4,"
+	    " error_code = CASE WHEN failed_logins + $6::int >= $7::int THEN $8 ELSE $5 END,"
 	    " mfa_answer = NULL, failed_logins = failed_logins + $6::int,"
 	    " ended = failed_logins + $6::int >= $7::int,"
 	    " status = CASE WHEN failed_logins + $6::int >= $7::int THEN 'failed'"
@@ -143,8 +167,11 @@ static struct db_stmt stmts[LS__MAX] = {
 	    " credentials = CASE WHEN failed_logins + $6::int >= $7::int THEN NULL"
 	    " ELSE credentials END, updated_at = now()"
 	    " WHERE client_id = $1 AND id = $2" },
+	/* the failure that ends the session is shown as $6 (TOO_MANY_ATTEMPTS) */
 	[LS_JOB_FAILED] = { "ls_job_failed",
-	    "UPDATE link_sessions SET status = 'failed', error_code = $3,"
+	    "UPDATE link_sessions SET status = 'failed',"
+	    " error_code = CASE WHEN NOT ended AND failed_logins + $4::int >= $5::int"
+	    "  THEN $6 ELSE $3 END,"
 	    " failed_logins = failed_logins + $4::int,"
 	    " ended = ended OR failed_logins + $4::int >= $5::int,"
 	    " credentials = NULL, mfa_answer = NULL, updated_at = now()"
@@ -305,6 +332,14 @@ session_or_reply(struct req *r, struct session *s, int expired_ok)
 	return 0;
 }
 
+int
+links_session_auth_or_reply(struct req *r)
+{
+	struct session s;
+
+	return session_or_reply(r, &s, 0);
+}
+
 /* link.session_finished, once per link token (status completed or exited). */
 static int
 session_finished(struct req *r, const char *client_id, const char *env, const char *lt,
@@ -335,6 +370,23 @@ session_finished(struct req *r, const char *client_id, const char *env, const ch
 
 /* ---- handlers ---- */
 
+/* POST /v1/link-sessions with a ticket that opens nothing (its hash in
+ * sha): 409 LINK_SESSION_COMPLETED when it was redeemed and its link token
+ * made its link (a hosted URL reopened after success), else 400. */
+static int
+ticket_refused(struct req *r, const char *sha)
+{
+	PGresult *res = db_query(r, &stmts[LS_TICKET_DONE], 1, &sha);
+
+	if (res == NULL)
+		return api_db_error(r);
+	if (PQntuples(res) == 1)
+		return api_error(r, 409, ERR_LINK_SESSION_COMPLETED, NULL,
+		    "the biller account of this connect link is already linked");
+	return api_field_error(r, 400, ERR_INVALID_TICKET, "ticket", "invalid",
+	    "the ticket is unknown, used or expired");
+}
+
 int
 links_session_create(struct req *r, struct json_object *out)
 {
@@ -351,8 +403,7 @@ links_session_create(struct req *r, struct json_object *out)
 	if ((res = db_query(r, &stmts[LS_TICKET_USE], 1, p)) == NULL)
 		return api_db_error(r);
 	if (PQntuples(res) != 1)
-		return api_field_error(r, 400, ERR_INVALID_TICKET, "ticket", "invalid",
-		    "the ticket is unknown, used or expired");
+		return ticket_refused(r, p[0]);
 	bound = !PQgetisnull(res, 0, TU_RTL);	/* to a request to link */
 	p[0] = arena_strdup(r->arena, PQgetvalue(res, 0, TU_CLIENT));
 	/* a spent token opens no session (the ticket stays unused: rolled back) */
@@ -378,11 +429,14 @@ links_session_create(struct req *r, struct json_object *out)
 	json_set_str(out, "session_token", token);
 	json_set_str(out, "expires_at", s.v[S_EXPIRES]);
 	json_set_str(out, "mode", PQgetvalue(res, 0, 0));
+	json_set_str(out, "environment", PQgetvalue(res, 0, 5));
 	client = json_obj(r->arena);
 	json_set_str(client, "name", PQgetvalue(res, 0, 4));
+	json_set_str(client, "domain", PQgetisnull(res, 0, 6) ? NULL : PQgetvalue(res, 0, 6));
 	json_set(out, "client", json_object_get(client));
+	json_set_str(out, "privacy_url", LS_PRIVACY_PATH);
 	if (!PQgetisnull(res, 0, 1)) {
-		struct json_object *b = billers_json_by_id(r, PQgetvalue(res, 0, 1));
+		struct json_object *b = billers_picker_item(r, PQgetvalue(res, 0, 1));
 
 		if (b == NULL)
 			return api_db_error(r);
@@ -406,16 +460,19 @@ links_session_billers(struct req *r, struct json_object *out)
 {
 	struct session s;
 	struct json_object *list;
+	long long total, matches;
 	int rc;
 
 	if ((rc = session_or_reply(r, &s, 0)) != 0)
 		return rc;
 	list = billers_picker(r, s.v[S_ENV], json_get_str(r->query, "search_term"),
-	    (int)json_get_int(r->query, "limit", CURSOR_LIMIT_DEFAULT));
+	    (int)json_get_int(r->query, "limit", CURSOR_LIMIT_DEFAULT), &total, &matches);
 	if (list == NULL)
 		return api_db_error(r);
 	json_set_str(out, "object", "list");
 	json_set(out, "data", json_object_get(list));
+	json_set_int(out, "total_count", total);
+	json_set_int(out, "match_count", matches);
 	return 200;
 }
 
@@ -511,6 +568,33 @@ links_session_mfa(struct req *r, struct json_object *out)
 	return 202;
 }
 
+int
+links_session_mfa_resend(struct req *r, struct json_object *out)
+{
+	const char *p[3];
+	struct session s;
+	int rc;
+
+	if ((rc = session_or_reply(r, &s, 0)) != 0)
+		return rc;
+	if (s.ended || strcmp(s.v[S_STATUS], "mfa_required") != 0)
+		return state_error(r, &s, "a new code");
+	if (atoi(s.v[S_RESENDS]) >= LINKS_MFA_RESENDS_MAX)
+		return api_error(r, 409, ERR_MFA_RESEND_LIMIT, NULL,
+		    "a new code was sent %d times in this session", LINKS_MFA_RESENDS_MAX);
+	p[0] = s.v[S_CLIENT];
+	p[1] = s.v[S_ID];
+	p[2] = arena_printf(r->arena, "%d", LINKS_MFA_RESENDS_MAX);
+	if ((rc = (int)db_exec_count(r->db, r->arena, &stmts[LS_RESEND], 3, p)) < 0)
+		return api_db_error(r);
+	if (rc == 0)
+		return state_error(r, &s, "a new code");
+	if (jobq_add(r, "connect", s.v[S_CLIENT], s.v[S_ENV], s.v[S_ID], NULL, 0) != 0)
+		return api_db_error(r);
+	json_set_str(out, "status", "connecting");
+	return 202;
+}
+
 /* What the session may still fail: its own failed logins and its token's
  * (links_attempts.h), the fewer of the two. */
 static int
@@ -523,6 +607,18 @@ attempts_remaining(const struct session *s)
 		return 0;
 	own = own < token ? own : token;
 	return own > 0 ? own : 0;
+}
+
+/* New MFA challenges the session may still ask for (mfa/resend): none
+ * once it ended or holds no credentials to log in again with. */
+static int
+resends_remaining(const struct session *s)
+{
+	int n = LINKS_MFA_RESENDS_MAX - atoi(s->v[S_RESENDS]);
+
+	if (s->ended || strcmp(s->v[S_HAS_CREDS], "t") != 0)
+		return 0;
+	return n > 0 ? n : 0;
 }
 
 int
@@ -545,6 +641,8 @@ links_session_current(struct req *r, struct json_object *out)
 
 		json_set_str(m, "type", s.v[S_MFA_TYPE]);
 		json_set_str(m, "prompt", s.v[S_MFA_PROMPT]);
+		json_set_bool(m, "can_resend", resends_remaining(&s) > 0);
+		json_set_int(m, "resends_remaining", resends_remaining(&s));
 		json_set(out, "mfa", json_object_get(m));
 	}
 	if (s.v[S_ERROR] != NULL)
@@ -722,11 +820,11 @@ int
 links_connect_job_mfa(struct req *r, const struct links_connect_job *j, const char *type,
     const char *prompt, const char *error_code)
 {
-	const char *p[7] = { j->client_id, j->session_id, type, prompt, error_code,
+	const char *p[8] = { j->client_id, j->session_id, type, prompt, error_code,
 		error_code != NULL ? "1" : "0", arena_printf(r->arena, "%d",
-		LINKS_FAILED_LOGINS_MAX) };
+		LINKS_FAILED_LOGINS_MAX), ERR_TOO_MANY_ATTEMPTS };
 
-	if (db_exec_count(r->db, r->arena, &stmts[LS_JOB_MFA], 7, p) != 1)
+	if (db_exec_count(r->db, r->arena, &stmts[LS_JOB_MFA], 8, p) != 1)
 		return -1;
 	return error_code != NULL ? job_counted(r, j, error_code) : 0;
 }
@@ -745,10 +843,10 @@ int
 links_connect_job_failed(struct req *r, const struct links_connect_job *j,
     const char *error_code, int counts_login)
 {
-	const char *p[5] = { j->client_id, j->session_id, error_code, counts_login ? "1" : "0",
-		arena_printf(r->arena, "%d", LINKS_FAILED_LOGINS_MAX) };
+	const char *p[6] = { j->client_id, j->session_id, error_code, counts_login ? "1" : "0",
+		arena_printf(r->arena, "%d", LINKS_FAILED_LOGINS_MAX), ERR_TOO_MANY_ATTEMPTS };
 
-	if (db_exec_count(r->db, r->arena, &stmts[LS_JOB_FAILED], 5, p) != 1 ||
+	if (db_exec_count(r->db, r->arena, &stmts[LS_JOB_FAILED], 6, p) != 1 ||
 	    (counts_login && job_counted(r, j, error_code) != 0))
 		return -1;
 	/* The biller rejected the credentials before any link exists: the

@@ -202,7 +202,8 @@ check_lt(struct arena *a, struct json_object **v, const char **code, const char 
 	return -1;
 }
 
-static const struct vfield onboarding_fields[] = {
+/* an onboarding, and the connect page's biller request */
+const struct vfield rtl_biller_request_fields[] = {
 	{ "biller_name", NULL, VT_STRING, V_REQUIRED, 1, 200, .check = validate_name },
 	{ "biller_url", NULL, VT_STRING, V_REQUIRED, 1, 2048 },
 	{ NULL }
@@ -211,7 +212,7 @@ static const struct vfield onboarding_fields[] = {
 const struct vfield rtl_create_fields[] = {
 	{ "client_user_id", NULL, VT_STRING, V_REQUIRED, 1, 255 },
 	{ "biller_id", NULL, VT_STRING, 0, 1, 64 },
-	{ "onboarding", NULL, VT_OBJECT, 0, .fields = onboarding_fields },
+	{ "onboarding", NULL, VT_OBJECT, 0, .fields = rtl_biller_request_fields },
 	{ "client_id", NULL, VT_STRING, 0, 1, 64 },
 	/* as the link tokens' consents */
 	{ "consents", NULL, VT_ARRAY, V_UNIQUE, 0, 16, billers_consent_scopes, .items = VT_STRING },
@@ -451,7 +452,7 @@ rtl_create(struct req *r, struct json_object *out)
 		    "send exactly one of biller_id or onboarding");
 	if (o.biller_id != NULL && (rc = biller_or_reply(r, o.biller_id, "biller_id")) != 0)
 		return rc;
-	if (onb != NULL && ((rc = rtl_onboard_or_reply(r, onb, &o)) != 0 ||
+	if (onb != NULL && ((rc = rtl_onboard_or_reply(r, onb, FIELD_URL, &o)) != 0 ||
 	    (o.biller_id != NULL && (rc = biller_or_reply(r, o.biller_id, FIELD_URL)) != 0)))
 		return rc;
 	p[0] = r->client_id;

@@ -59,6 +59,18 @@ int	 rtl_discoveries_list(struct req *, struct json_object *out);
 /* GET /v1/biller-discoveries/{id}: 200; 404 BILLER_DISCOVERY_NOT_FOUND. */
 int	 rtl_discoveries_get(struct req *, struct json_object *out);
 
+/*
+ * POST /v1/link-sessions/biller-request {biller_name, biller_url} (the
+ * connect session's bearer, ROUTE_TX): the page's "Can't find your
+ * biller?". The same biller discovery record an onboarding makes (its
+ * client and environment: the session's): 201 {object: biller_request,
+ * discovery_id, status, biller_id (a biller of the domain the session's
+ * environment links, else null)}; 400 on a bad biller_url exactly as an
+ * onboarding (naming biller_url); 401 a bad session.
+ */
+extern const struct vfield rtl_biller_request_fields[];
+int	 rtl_biller_request(struct req *, struct json_object *out);
+
 /* ---- the connect flow's notifications (rtl_jobs.h: the job kinds) ---- */
 
 /* ---- operator work (app/bdsctl.c) ---- */

@@ -16,6 +16,7 @@ struct rtl_onboarding {
 	const char	*url;		/* canonical */
 	const char	*discovery_id;	/* its record (bdisc_…) */
 	const char	*biller_id;	/* the record's biller, or NULL: it waits */
+	const char	*status;	/* the record's: PENDING, MATCHED, ... */
 };
 
 /*
@@ -23,10 +24,10 @@ struct rtl_onboarding {
  * canonicalised and checked (every address public), the discovery record
  * of its registrable domain found or made, and matched against the
  * catalog. 0 with *o filled, or the status written (400 naming
- * onboarding.biller_url, 503).
+ * field, e.g. onboarding.biller_url, 503).
  */
 int	 rtl_onboard_or_reply(struct req *, struct json_object *onboarding,
-	    struct rtl_onboarding *o);
+	    const char *field, struct rtl_onboarding *o);
 
 /*
  * The requests of (client_id) waiting on discovery record discovery_id (no

@@ -26,11 +26,10 @@
 #include "core/json.h"
 #include "core/req.h"
 #include "core/urlsafe.h"
+#include "links/links_connect.h"
 #include "rtl/rtl.h"
 #include "rtl/rtl_canon.h"
 #include "rtl/rtl_int.h"
-
-#define FIELD "onboarding.biller_url"
 
 enum { O_UPSERT, O_MATCH, O__MAX };
 static struct db_stmt stmts[O__MAX] = {
@@ -126,7 +125,8 @@ resolves_public(struct req *r, const struct rtl_canon *c, const char **code, con
 }
 
 int
-rtl_onboard_or_reply(struct req *r, struct json_object *onb, struct rtl_onboarding *o)
+rtl_onboard_or_reply(struct req *r, struct json_object *onb, const char *field,
+    struct rtl_onboarding *o)
 {
 	const char *code, *why, *p[6], *id, *unsupported;
 	struct rtl_canon c;
@@ -135,9 +135,9 @@ rtl_onboard_or_reply(struct req *r, struct json_object *onb, struct rtl_onboardi
 
 	if (rtl_canon_url(r->arena, json_get_str(onb, "biller_url"), &c, &code, &why) !=
 	    RTL_CANON_OK || resolves_public(r, &c, &code, &why) != 0)
-		return api_field_error(r, 400, ERR_VALIDATION_ERROR, FIELD, code, why);
+		return api_field_error(r, 400, ERR_VALIDATION_ERROR, field, code, why);
 	if (c.domain == NULL)
-		return api_field_error(r, 400, ERR_VALIDATION_ERROR, FIELD, "public_suffix",
+		return api_field_error(r, 400, ERR_VALIDATION_ERROR, field, "public_suffix",
 		    "the URL's host is a public suffix, not a biller's domain");
 	p[0] = r->client_id;
 	p[1] = crypto_id_new(r->arena, "bdisc");
@@ -150,6 +150,7 @@ rtl_onboard_or_reply(struct req *r, struct json_object *onb, struct rtl_onboardi
 	o->name = p[3];
 	o->url = c.url;
 	o->discovery_id = arena_strdup(r->arena, PQgetvalue(res, 0, U_ID));
+	o->status = arena_strdup(r->arena, PQgetvalue(res, 0, U_STATUS));
 	rejected = strcmp(PQgetvalue(res, 0, U_STATUS), "REJECTED") == 0;
 	/* matched or approved before (the caller checks it is still
 	 * linkable) */
@@ -166,13 +167,44 @@ rtl_onboard_or_reply(struct req *r, struct json_object *onb, struct rtl_onboardi
 		if (db_query(r, &stmts[O_MATCH], 3, p) == NULL)
 			return api_db_error(r);
 		o->biller_id = id;
+		o->status = "MATCHED";
 		return 0;
 	}
 	if (rejected)
-		return api_field_error(r, 400, ERR_VALIDATION_ERROR, FIELD, "biller_unsupported",
+		return api_field_error(r, 400, ERR_VALIDATION_ERROR, field, "biller_unsupported",
 		    "this biller was reviewed and is not supported");
 	if (n == 0 && unsupported != NULL)
-		return api_field_error(r, 400, ERR_VALIDATION_ERROR, FIELD, "biller_unsupported",
+		return api_field_error(r, 400, ERR_VALIDATION_ERROR, field, "biller_unsupported",
 		    "the catalog lists this biller as not supported");
 	return 0;	/* it waits for an operator */
+}
+
+/* ---- "Can't find your biller?" on the connect page ---- */
+
+int
+rtl_biller_request(struct req *r, struct json_object *out)
+{
+	struct rtl_onboarding o;
+	int rc;
+
+	memset(&o, 0, sizeof(o));
+	if ((rc = links_session_auth_or_reply(r)) != 0 ||
+	    (rc = rtl_onboard_or_reply(r, r->body, "biller_url", &o)) != 0)
+		return rc;
+	json_set_str(out, "object", "biller_request");
+	json_set_str(out, "discovery_id", o.discovery_id);
+	json_set_str(out, "status", o.status);
+	/* a biller the page can offer at once: one this environment links */
+	if (o.biller_id != NULL) {
+		switch (billers_linkable(r, r->env, o.biller_id)) {
+		case BILLERS_LINK_FAILED:
+			return api_db_error(r);
+		case BILLERS_LINK_OK:
+			break;
+		default:
+			o.biller_id = NULL;
+		}
+	}
+	json_set_str(out, "biller_id", o.biller_id);
+	return 201;
 }

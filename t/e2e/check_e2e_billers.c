@@ -572,37 +572,50 @@ START_TEST(module_lookups)
 }
 END_TEST
 
+/* billers_picker with its counts in *total and *matches. */
+static struct json_object *
+pick(const char *env, const char *term, int limit, long long *total, long long *matches)
+{
+	return billers_picker(&req, env, term, limit, total, matches);
+}
+
 START_TEST(module_picker)
 {
 	struct json_object *a;
+	long long total, matches;
 	long long linkable = devacct_sql_int("SELECT count(*) FROM billers WHERE status IN"
 	    " ('ACTIVE', 'DEGRADED') AND connector = 'portal'", NULL, NULL);
 	long long sandbox = devacct_sql_int("SELECT count(*) FROM billers WHERE status IN"
 	    " ('ACTIVE', 'DEGRADED') AND (connector = 'sandbox' OR sandbox_portal)", NULL, NULL);
 
 	req_open();
-	/* ranked like the list; only billers one can link, in the environment */
-	a = billers_picker(&req, "development", "pacific gas", 10);
+	/* ranked; only billers one can link, in the environment */
+	a = pick("development", "pacific gas", 10, &total, &matches);
 	ck_assert_ptr_nonnull(a);
 	ck_assert_uint_ge(json_object_array_length(a), 1);
 	ck_assert_str_eq(json_object_get_string(json_object_object_get(
 	    json_object_array_get_idx(a, 0), "id")), PGE);
-	a = billers_picker(&req, "development", NULL, 1000);
+	ck_assert_int_eq(total, linkable);
+	ck_assert_int_eq(matches, (long long)json_object_array_length(a));
+	a = pick("development", NULL, 1000, &total, &matches);
 	ck_assert_ptr_nonnull(a);
 	ck_assert_uint_eq(json_object_array_length(a), (size_t)linkable);
+	ck_assert_int_eq(matches, linkable);
 	for (size_t i = 0; i < json_object_array_length(a); i++)
 		ck_assert_str_ne(json_object_get_string(json_object_object_get(
 		    json_object_array_get_idx(a, i), "status")), "UNSUPPORTED");
-	ck_assert_uint_eq(json_object_array_length(billers_picker(&req, "development", "", 5)),
-	    5);
-	ck_assert_uint_eq(json_object_array_length(billers_picker(&req, "development", "zqxjvw",
-	    5)), 0);
+	ck_assert_uint_eq(json_object_array_length(pick("development", "", 5, &total,
+	    &matches)), 5);
+	ck_assert_uint_eq(json_object_array_length(pick("development", "zqxjvw", 5, &total,
+	    &matches)), 0);
+	ck_assert_int_eq(matches, 0);
+	ck_assert_int_eq(total, linkable);
 	/* the sandbox: its fixtures (and flagged simulator portals) only */
-	a = billers_picker(&req, "sandbox", NULL, 1000);
+	a = pick("sandbox", NULL, 1000, &total, &matches);
 	ck_assert_uint_ge((size_t)sandbox, 1);
 	ck_assert_uint_eq(json_object_array_length(a), (size_t)sandbox);
-	ck_assert_uint_eq(json_object_array_length(billers_picker(&req, "sandbox", "pacific gas",
-	    10)), 0);
+	ck_assert_uint_eq(json_object_array_length(pick("sandbox", "pacific gas", 10, &total,
+	    &matches)), 0);
 	req_close();
 }
 END_TEST

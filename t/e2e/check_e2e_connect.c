@@ -1073,6 +1073,10 @@ START_TEST(hosted_flow)
 	link = strdup(devacct_str(r, "link_id"));
 	ck_assert_msg(strncmp(link, "link_", 5) == 0, "%s", r->body);
 	harness_resp_free(r);
+	/* the hosted URL opened again after success: "already linked" */
+	r = page_call(NULL, "POST", "/v1/link-sessions", harness_fmt("{\"ticket\":\"%s\"}", tk));
+	harness_assert_coded(r, 409, "LINK_SESSION_COMPLETED");
+	harness_resp_free(r);
 
 	ck_assert_int_eq(events_count(t.client, "link.session_finished"), 1);
 	v = event_field(t.client, "link.session_finished", "status");
@@ -1121,7 +1125,9 @@ START_TEST(failed_logins)
 		connect_as(st, "user_good", "wrong");
 		r = current(t.client, st);
 		ck_assert_pstr_eq(devacct_str(r, "status"), "failed");
-		ck_assert_pstr_eq(devacct_str(r, "error_code"), "INVALID_CREDENTIALS");
+		/* the fifth is shown as what ended the session */
+		ck_assert_pstr_eq(devacct_str(r, "error_code"), i == 5 ? "TOO_MANY_ATTEMPTS" :
+		    "INVALID_CREDENTIALS");
 		ck_assert_int_eq(devacct_int(r, "attempts_remaining"), 5 - i);
 		ck_assert_int_eq(devacct_bool(r, "ended"), i == 5);
 		harness_resp_free(r);
@@ -1364,7 +1370,9 @@ START_TEST(token_attempts_spent)
 	/* five wrong answers end the first session, four more go to the second */
 	for (int i = 0; i < 9; i++) {
 		answer_mfa(st[i / 5], "0000", 202, NULL);
-		assert_state(t.client, st[i / 5], i == 4 ? "failed" : "mfa_required", "MFA_FAILED");
+		/* the answer that ends the session shows why it ended */
+		assert_state(t.client, st[i / 5], i == 4 ? "failed" : "mfa_required",
+		    i == 4 ? "TOO_MANY_ATTEMPTS" : "MFA_FAILED");
 	}
 	/* the second session has four of its own left, the token one */
 	r = current(t.client, st[1]);
@@ -1450,7 +1458,8 @@ START_TEST(username_attempts_window)
 				st = session(lt);
 			}
 			connect_to(st, POWER, k == 0 ? user : " CUST00011 ", "wrong", 202, NULL);
-			assert_state(t.client, st, "failed", i == 9 ? "TOO_MANY_ATTEMPTS" :
+			/* each session's fifth failure ends it */
+			assert_state(t.client, st, "failed", i % 5 == 4 ? "TOO_MANY_ATTEMPTS" :
 			    "INVALID_CREDENTIALS");
 		}
 		free(lt);
@@ -1762,6 +1771,383 @@ START_TEST(env_live_key_sandbox_biller)
 }
 END_TEST
 
+
+/* ------------------------------------------------------------------ */
+/* What the connect page shows                                         */
+
+/* A session of a new link token of t (body): the 201 answer (caller frees). */
+static struct harness_resp *
+session_open(const struct tenant *t, const char *body)
+{
+	char *lt = link_token(t, body), *tk = ticket(lt);
+	struct harness_resp *r = page_call(NULL, "POST", "/v1/link-sessions",
+	    harness_fmt("{\"ticket\":\"%s\"}", tk));
+
+	harness_expect(r, 201);
+	free(tk);
+	free(lt);
+	return r;
+}
+
+/* The session answers the environment, the client's name and domain (its
+ * first redirect URI's host, else null), the privacy notice's path and a
+ * pinned biller as a picker item. */
+START_TEST(session_page_fields)
+{
+	struct tenant t;
+	struct harness_resp *r;
+	char *client, *key;
+
+	tenant_new(&dev_a, &t);
+	r = session_open(&t, "{\"client_user_id\":\"user-p\",\"biller_id\":\"" SANDBOX_BILLER
+	    "\"}");
+	ck_assert_pstr_eq(devacct_str(r, "environment"), "sandbox");
+	ck_assert_pstr_eq(devacct_str(r, "client.domain"), "app.example");
+	ck_assert_ptr_nonnull(devacct_str(r, "client.name"));
+	ck_assert_pstr_eq(devacct_str(r, "privacy_url"), "/legal/end-user-privacy");
+	ck_assert_pstr_eq(devacct_str(r, "biller.id"), SANDBOX_BILLER);
+	ck_assert_pstr_eq(devacct_str(r, "biller.object"), "biller");
+	ck_assert_pstr_eq(devacct_str(r, "biller.login_url"),
+	    "https://sandbox-power.example/login");
+	ck_assert_pstr_eq(devacct_str(r, "biller.website"), "https://sandbox-power.example");
+	ck_assert_ptr_nonnull(devacct_json(r, "biller.consent_scopes"));
+	ck_assert_int_eq(devacct_bool(r, "biller.capabilities.mfa"), 1);
+	ck_assert_msg(json_object_object_get_ex(json_object_object_get(r->json, "biller"),
+	    "logo_src", NULL), "%s", r->body);
+	/* the catalog entity as GET /v1/billers/{id} has it */
+	ck_assert_pstr_eq(devacct_str(r, "biller.country"), "US");
+	harness_resp_free(r);
+
+	/* a client with neither redirect URIs nor origins: no domain */
+	client = devacct_client_new(&dev_b);
+	key = devacct_key_new(&dev_b, client, "sandbox");
+	{
+		struct tenant bare = { client, key };
+
+		r = session_open(&bare, "{\"client_user_id\":\"user-p\"}");
+		ck_assert_msg(json_object_object_get_ex(json_object_object_get(r->json, "client"),
+		    "domain", NULL), "%s", r->body);
+		ck_assert_ptr_null(devacct_json(r, "client.domain"));
+		ck_assert_ptr_null(devacct_json(r, "biller"));
+		harness_resp_free(r);
+	}
+	free(client);
+	free(key);
+	tenant_free(&t);
+}
+END_TEST
+
+/* The ids of a picker answer's data, comma-joined (malloc'ed). */
+static char *
+picker_ids(const struct harness_resp *r)
+{
+	struct json_object *d = devacct_json(r, "data");
+	size_t n = d != NULL ? json_object_array_length(d) : 0, len = 1;
+	char *out = calloc(1, 1);
+
+	for (size_t i = 0; i < n; i++) {
+		const char *id = json_object_get_string(json_object_object_get(
+		    json_object_array_get_idx(d, i), "id"));
+
+		len += strlen(id) + 1;
+		out = realloc(out, len);
+		if (i > 0)
+			strcat(out, ",");
+		strcat(out, id);
+	}
+	return out;
+}
+
+#define SANDBOX_MOBILE		"blr_01900000-0000-7000-8000-000000000004"
+#define SANDBOX_INSURANCE	"blr_01900000-0000-7000-8000-000000000006"
+
+/* The picker: total_count every biller the environment links, match_count
+ * the matches; no term: the most linked first, then the sandbox billers,
+ * then name; a term: only real matches, nothing for a term that matches
+ * no word, domain or near spelling (not "as" inside "Gas"). */
+START_TEST(picker_order_and_counts)
+{
+	struct tenant t;
+	struct harness_resp *r;
+	char *st, *ids, *lt;
+	long linkable, before;
+	const char *p[1] = { SANDBOX_INSURANCE }, *q[2];
+
+	tenant_new(&dev_a, &t);
+	lt = link_token(&t, "{\"client_user_id\":\"user-k\"}");
+	st = session(lt);
+	linkable = sql_int("SELECT count(*) FROM billers b WHERE b.status IN ('ACTIVE',"
+	    " 'DEGRADED') AND billers_linkable('sandbox', b)", 0, NULL);
+	ck_assert_int_gt(linkable, 3);
+
+	/* a link made counts for its biller in its environment */
+	before = sql_int("SELECT COALESCE(sum(links), 0) FROM biller_link_counts"
+	    " WHERE environment = 'sandbox' AND biller_id = $1", 1, p);
+	q[0] = t.client;
+	q[1] = SANDBOX_INSURANCE;
+	PQclear(sql("INSERT INTO links (client_id, id, environment, client_user_id, biller_id,"
+	    " status, disconnect_reason) VALUES ($1, 'link_' || gen_random_uuid(), 'sandbox',"
+	    " 'u', $2, 'REVOKED', 'revoked')", 2, q));
+	ck_assert_int_eq(sql_int("SELECT links FROM biller_link_counts"
+	    " WHERE environment = 'sandbox' AND biller_id = $1", 1, p), before + 1);
+	/* ...and the most linked comes first */
+	PQclear(sql("UPDATE biller_link_counts SET links = (SELECT max(links) + 1000"
+	    " FROM biller_link_counts WHERE environment = 'sandbox')"
+	    " WHERE environment = 'sandbox' AND biller_id = $1", 1, p));
+
+	r = page_call(st, "GET", "/v1/link-sessions/billers?limit=3", NULL);
+	harness_expect(r, 200);
+	ck_assert_pstr_eq(devacct_str(r, "object"), "list");
+	ck_assert_int_eq(devacct_int(r, "total_count"), linkable);
+	ck_assert_int_eq(devacct_int(r, "match_count"), linkable);
+	ck_assert_int_eq(json_object_array_length(devacct_json(r, "data")), 3);
+	ck_assert_pstr_eq(devacct_str(r, "data.0.id"), SANDBOX_INSURANCE);
+	ck_assert_pstr_eq(devacct_str(r, "data.0.connector"), NULL);
+	ck_assert_ptr_nonnull(devacct_str(r, "data.0.login_url"));
+	harness_resp_free(r);
+
+	/* a word's start, a domain's start */
+	r = page_call(st, "GET", "/v1/link-sessions/billers?search_term=INSUR", NULL);
+	harness_expect(r, 200);
+	ids = picker_ids(r);
+	ck_assert_str_eq(ids, SANDBOX_INSURANCE);
+	ck_assert_int_eq(devacct_int(r, "match_count"), 1);
+	ck_assert_int_eq(devacct_int(r, "total_count"), linkable);
+	free(ids);
+	harness_resp_free(r);
+	r = page_call(st, "GET", "/v1/link-sessions/billers?search_term=sandbox-mobile.ex", NULL);
+	harness_expect(r, 200);
+	ids = picker_ids(r);
+	ck_assert_str_eq(ids, SANDBOX_MOBILE);
+	free(ids);
+	harness_resp_free(r);
+	/* no loose partial matches: nothing, and said so */
+	r = page_call(st, "GET", "/v1/link-sessions/billers?search_term=as", NULL);
+	harness_expect(r, 200);
+	ck_assert_int_eq(json_object_array_length(devacct_json(r, "data")), 0);
+	ck_assert_int_eq(devacct_int(r, "match_count"), 0);
+	ck_assert_int_eq(devacct_int(r, "total_count"), linkable);
+	harness_resp_free(r);
+	r = page_call(st, "GET", "/v1/link-sessions/billers?search_term=qqzzx", NULL);
+	harness_expect(r, 200);
+	ck_assert_int_eq(json_object_array_length(devacct_json(r, "data")), 0);
+	harness_resp_free(r);
+	PQclear(sql("UPDATE biller_link_counts SET links = 0 WHERE environment = 'sandbox'"
+	    " AND biller_id = $1", 1, p));
+	free(st);
+	free(lt);
+	tenant_free(&t);
+}
+END_TEST
+
+/* "Resend code": a new challenge (the connect job logs in again), at most
+ * three times a session; only while a challenge is shown. */
+START_TEST(mfa_resend)
+{
+	struct tenant t;
+	struct harness_resp *r;
+	char *lt, *st;
+
+	tenant_new(&dev_a, &t);
+	lt = link_token(&t, "{\"client_user_id\":\"user-r\"}");
+	st = session(lt);
+	page_post(st, "/v1/link-sessions/mfa/resend", NULL, 409, "INVALID_SESSION_STATE");
+	connect_as(st, "user_mfa", "pass_good");
+	for (int i = 0; i <= 3; i++) {
+		r = current(t.client, st);
+		ck_assert_pstr_eq(devacct_str(r, "status"), "mfa_required");
+		ck_assert_int_eq(devacct_bool(r, "mfa.can_resend"), i < 3);
+		ck_assert_int_eq(devacct_int(r, "mfa.resends_remaining"), 3 - i);
+		ck_assert_ptr_nonnull(devacct_str(r, "mfa.prompt"));
+		harness_resp_free(r);
+		if (i < 3) {
+			r = page_call(st, "POST", "/v1/link-sessions/mfa/resend", "{}");
+			harness_expect(r, 202);
+			ck_assert_pstr_eq(devacct_str(r, "status"), "connecting");
+			harness_resp_free(r);
+		}
+	}
+	page_post(st, "/v1/link-sessions/mfa/resend", NULL, 409, "MFA_RESEND_LIMIT");
+	answer_mfa(st, "1234", 202, NULL);
+	assert_state(t.client, st, "connected", NULL);
+	page_post(st, "/v1/link-sessions/mfa/resend", NULL, 409, "INVALID_SESSION_STATE");
+	free(st);
+	free(lt);
+	tenant_free(&t);
+}
+END_TEST
+
+/* A portal biller's resend logs in to it again: a second challenge. */
+START_TEST(mfa_resend_portal)
+{
+	struct tenant t;
+	char *lt, *st;
+	const char *user = "cust00014";
+	long long challenges;
+
+	tenant_new(&dev_a, &t);
+	ck_assert_int_eq(sim_knobs("power", user, "{\"mfa\":\"246810\"}"), 0);
+	challenges = power_stat("mfa_challenges");
+	lt = link_token(&t, "{\"client_user_id\":\"user-rp\"}");
+	st = session(lt);
+	connect_to(st, POWER, user, "pw-cust00014", 202, NULL);
+	assert_state(t.client, st, "mfa_required", NULL);
+	ck_assert_int_eq(power_stat("mfa_challenges"), challenges + 1);
+	page_post(st, "/v1/link-sessions/mfa/resend", NULL, 202, NULL);
+	assert_state(t.client, st, "mfa_required", NULL);
+	ck_assert_int_eq(power_stat("mfa_challenges"), challenges + 2);
+	answer_mfa(st, "246810", 202, NULL);
+	assert_state(t.client, st, "connected", NULL);
+	free(st);
+	free(lt);
+	tenant_free(&t);
+}
+END_TEST
+
+
+#define LOGO_BILLER	"blr_01900000-0000-7000-8000-0000000e1060"
+#define LOGO_PATH	"/logos/" LOGO_BILLER ".png"
+
+/* A 1x1 PNG. */
+static const unsigned char png_1x1[] = {
+	0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48,
+	0x44, 0x52, 0x00, 0x00, 0x00, 0x01, 0x00, 0x00, 0x00, 0x01, 0x08, 0x02, 0x00, 0x00,
+	0x00, 0x90, 0x77, 0x53, 0xde, 0x00, 0x00, 0x00, 0x0c, 0x49, 0x44, 0x41, 0x54, 0x78,
+	0x9c, 0x63, 0xf8, 0xcf, 0xc0, 0x00, 0x00, 0x03, 0x01, 0x01, 0x00, 0xc9, 0xfe, 0x92,
+	0xef, 0x00, 0x00, 0x00, 0x00, 0x49, 0x45, 0x4e, 0x44, 0xae, 0x42, 0x60, 0x82
+};
+
+/* bdsctl billers fetch-logos LOGO_BILLER, and its job settled: the job's
+ * last_error ("" when none). */
+static char *
+logo_fetch(void)
+{
+	const char *args[] = { "billers", "fetch-logos", LOGO_BILLER, NULL };
+	const char *p[1] = { LOGO_BILLER };
+
+	ck_assert_int_eq(harness_bdsctl(args), 0);
+	ck_assert_msg(harness_jobs_wait_settled("billers.logo", LOGO_BILLER, WAIT_MS) == 0,
+	    "bds-jobs: %s", harness_error());
+	return sql_str("SELECT COALESCE(last_error, '') FROM jobs WHERE kind = 'billers.logo'"
+	    " AND subject_id = $1 ORDER BY created_at DESC LIMIT 1", 1, p);
+}
+
+/* The picker's logo_src of LOGO_BILLER (malloc'ed; "" when null). */
+static char *
+logo_src(const char *st)
+{
+	struct harness_resp *r = page_call(st, "GET",
+	    "/v1/link-sessions/billers?search_term=logofetch", NULL);
+	char *v;
+
+	harness_expect(r, 200);
+	ck_assert_pstr_eq(devacct_str(r, "data.0.id"), LOGO_BILLER);
+	v = strdup(devacct_str(r, "data.0.logo_src") ? devacct_str(r, "data.0.logo_src") : "");
+	harness_resp_free(r);
+	return v;
+}
+
+/*
+ * Logos: the catalog's logo_url is fetched by bds-jobs and served by the
+ * link host (type from the content, nosniff, its own CSP, a long cache);
+ * what is not an image of the four types, or is over the cap, is not
+ * stored (the stored one stays); the sandbox billers' logos ship with the
+ * catalog.
+ */
+START_TEST(picker_logos)
+{
+	struct tenant t;
+	struct harness_resp *r;
+	struct receiver *rc = receiver_start(NULL);
+	char url[256], *lt, *st, *v, *big;
+	const char *p[2];
+
+	ck_assert_msg(rc != NULL, "%s", receiver_error());
+	tenant_new(&dev_a, &t);
+	p[0] = receiver_url(rc, "/logo.png", url, sizeof(url));
+	PQclear(sql("INSERT INTO billers (id, name, type, country, connector, logo_url,"
+	    " connectivity_types, search_text) VALUES ('" LOGO_BILLER "', 'Logofetch Utility',"
+	    " 'other', 'US', 'sandbox', $1, '{credentials}', billers_fold('Logofetch Utility'))"
+	    " ON CONFLICT (id) DO UPDATE SET logo_url = $1", 1, p));
+	PQclear(sql("DELETE FROM biller_logos WHERE biller_id = '" LOGO_BILLER "'", 0, NULL));
+	lt = link_token(&t, "{\"client_user_id\":\"user-l\"}");
+	st = session(lt);
+	v = logo_src(st);
+	ck_assert_str_eq(v, "");	/* none yet: the page shows a monogram */
+	free(v);
+
+	receiver_set_body(rc, "text/html", png_1x1, sizeof(png_1x1));
+	v = logo_fetch();
+	ck_assert_str_eq(v, "");
+	free(v);
+	ck_assert_uint_ge(receiver_count(rc), 1);
+	v = logo_src(st);
+	ck_assert_msg(strncmp(v, LOGO_PATH "?v=", strlen(LOGO_PATH) + 3) == 0, "%s", v);
+	r = harness_get("link", v);
+	free(v);
+	ck_assert_int_eq(r->status, 200);
+	ck_assert_uint_eq(r->body_len, sizeof(png_1x1));
+	ck_assert_int_eq(memcmp(r->body, png_1x1, sizeof(png_1x1)), 0);
+	ck_assert_pstr_eq(harness_header(r, "Content-Type"), "image/png");
+	ck_assert_pstr_eq(harness_header(r, "X-Content-Type-Options"), "nosniff");
+	ck_assert_ptr_nonnull(strstr(harness_header(r, "Content-Security-Policy"),
+	    "default-src 'none'"));
+	ck_assert_ptr_nonnull(strstr(harness_header(r, "Cache-Control"), "max-age=31536000"));
+	harness_resp_free(r);
+
+	/* a page that says it is a PNG is not one: refused, the logo stays */
+	receiver_set_body(rc, "image/png", "<html><script>alert(1)</script></html>", 38);
+	v = logo_fetch();
+	ck_assert_msg(strstr(v, "not a PNG") != NULL, "%s", v);
+	free(v);
+	/* nor an SVG that scripts */
+	receiver_set_body(rc, "image/svg+xml", "<svg xmlns=\"http://www.w3.org/2000/svg\">"
+	    "<script>alert(1)</script></svg>", 71);
+	v = logo_fetch();
+	ck_assert_msg(strstr(v, "SVG with scripts") != NULL, "%s", v);
+	free(v);
+	/* nor one over the cap */
+	big = calloc(1, 300 * 1024);
+	memcpy(big, png_1x1, sizeof(png_1x1));
+	receiver_set_body(rc, "image/png", big, 300 * 1024);
+	free(big);
+	v = logo_fetch();
+	ck_assert_msg(strstr(v, "size cap") != NULL, "%s", v);
+	free(v);
+	r = harness_get("link", LOGO_PATH);
+	ck_assert_int_eq(r->status, 200);
+	ck_assert_uint_eq(r->body_len, sizeof(png_1x1));
+	harness_resp_free(r);
+
+	/* the sandbox billers' shipped logos */
+	r = page_call(st, "GET", "/v1/link-sessions/billers?search_term=sandbox%20power", NULL);
+	harness_expect(r, 200);
+	ck_assert_pstr_eq(devacct_str(r, "data.0.id"), SANDBOX_BILLER);
+	v = strdup(devacct_str(r, "data.0.logo_src"));
+	harness_resp_free(r);
+	ck_assert_msg(strncmp(v, "/logos/" SANDBOX_BILLER ".svg?v=",
+	    strlen("/logos/" SANDBOX_BILLER ".svg?v=")) == 0, "%s", v);
+	r = harness_get("link", v);
+	ck_assert_int_eq(r->status, 200);
+	ck_assert_pstr_eq(harness_header(r, "Content-Type"), "image/svg+xml");
+	ck_assert_ptr_nonnull(strstr(r->body, "<svg"));
+	harness_resp_free(r);
+	free(v);
+	/* nothing else under /logos/ */
+	r = harness_get("link", "/logos/" LOGO_BILLER ".svg");
+	ck_assert_int_eq(r->status, 404);
+	harness_resp_free(r);
+	r = harness_get("link", "/logos/../connect.html");
+	ck_assert_int_eq(r->status, 404);
+	harness_resp_free(r);
+
+	receiver_stop(rc);
+	free(st);
+	free(lt);
+	tenant_free(&t);
+}
+END_TEST
+
 static void
 setup(void)
 {
@@ -1860,6 +2246,11 @@ connect_suite(void)
 	tcase_add_test(tc, update_other_username);
 	tcase_add_test(tc, env_sandbox_key_portal_biller);
 	tcase_add_test(tc, env_live_key_sandbox_biller);
+	tcase_add_test(tc, session_page_fields);
+	tcase_add_test(tc, picker_order_and_counts);
+	tcase_add_test(tc, mfa_resend);
+	tcase_add_test(tc, mfa_resend_portal);
+	tcase_add_test(tc, picker_logos);
 	suite_add_tcase(s, tc);
 	return s;
 }

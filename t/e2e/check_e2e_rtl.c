@@ -1907,6 +1907,79 @@ END_TEST
 
 /* ------------------------------------------------------------------ */
 
+
+/* The connect page's "Can't find your biller?": a link session (any flow,
+ * no request to link) records the same biller discovery an onboarding
+ * does, for the session's client and environment; a bad URL is refused as
+ * an onboarding's, naming biller_url; a catalog biller of the domain is
+ * matched, offered only when the environment links it. */
+START_TEST(disc_biller_request)
+{
+	struct tenant t;
+	struct harness_resp *r;
+	char *lt, *tk, *st, *disc;
+
+	tenant_new(&dev_a, &t);
+	lt = take(sbx(&t, "POST", "/v1/link-tokens", "{\"client_user_id\":\"u-br\"}"), 201,
+	    "link_token");
+	tk = take(devacct_call("POST", "sandbox", "/v1/biller-connect/ticket",
+	    devacct_bearer(lt), NULL, NULL), 201, "ticket");
+	st = take(devacct_call("POST", "link", "/v1/link-sessions", NULL,
+	    harness_fmt("{\"ticket\":\"%s\"}", tk), NULL), 201, "session_token");
+
+	r = devacct_call("POST", "link", "/v1/link-sessions/biller-request", devacct_bearer(st),
+	    "{\"biller_name\":\"Acme Power\",\"biller_url\":\"https://www.acme-power.example/login\"}",
+	    NULL);
+	harness_expect(r, 201);
+	disc = strdup(devacct_str(r, "discovery_id"));
+	ck_assert_msg(strncmp(disc, "bdisc_", 6) == 0, "%s", r->body);
+	ck_assert_pstr_eq(devacct_str(r, "status"), "PENDING");
+	assert_null(r, "biller_id");
+	harness_resp_free(r);
+	r = sbx(&t, "GET", harness_fmt("/v1/biller-discoveries/%s", disc), NULL);
+	harness_expect(r, 200);
+	ck_assert_pstr_eq(devacct_str(r, "registrable_domain"), "acme-power.example");
+	ck_assert_pstr_eq(devacct_str(r, "status"), "PENDING");
+	harness_resp_free(r);
+	/* another client's key does not see it */
+	ck_assert_int_eq(devacct_sql_int("SELECT count(*) FROM biller_discoveries"
+	    " WHERE client_id = $1 AND environment = 'sandbox'", t.client, NULL), 1);
+
+	/* the onboarding's refusals, naming biller_url */
+	r = devacct_call("POST", "link", "/v1/link-sessions/biller-request", devacct_bearer(st),
+	    "{\"biller_name\":\"Acme\",\"biller_url\":\"https://intranet.acme.example/\"}", NULL);
+	harness_assert_coded(r, 400, "VALIDATION_ERROR");
+	ck_assert_pstr_eq(devacct_str(r, "errors.0.field"), "biller_url");
+	ck_assert_pstr_eq(devacct_str(r, "errors.0.code"), "private_address");
+	harness_resp_free(r);
+	r = devacct_call("POST", "link", "/v1/link-sessions/biller-request", devacct_bearer(st),
+	    "{\"biller_url\":\"https://www.acme-power.example/\"}", NULL);
+	harness_assert_coded(r, 400, "VALIDATION_ERROR");
+	ck_assert_pstr_eq(devacct_str(r, "errors.0.field"), "biller_name");
+	harness_resp_free(r);
+	/* a catalog biller's domain: matched; a portal biller is not the
+	 * sandbox's to offer */
+	r = devacct_call("POST", "link", "/v1/link-sessions/biller-request", devacct_bearer(st),
+	    "{\"biller_name\":\"PG&E\",\"biller_url\":\"https://my.account.pge.example/\"}", NULL);
+	harness_expect(r, 201);
+	ck_assert_pstr_eq(devacct_str(r, "status"), "MATCHED");
+	assert_null(r, "biller_id");
+	harness_resp_free(r);
+	ck_assert_int_eq(devacct_sql_int("SELECT count(*) FROM biller_discoveries WHERE"
+	    " client_id = $1 AND biller_id = '" PGE_BILLER "'", t.client, NULL), 1);
+	/* no session, no record */
+	r = devacct_call("POST", "link", "/v1/link-sessions/biller-request", NULL,
+	    "{\"biller_name\":\"Acme\",\"biller_url\":\"https://newco.example/\"}", NULL);
+	harness_assert_coded(r, 401, "INVALID_SESSION");
+	harness_resp_free(r);
+	free(disc);
+	free(st);
+	free(tk);
+	free(lt);
+	tenant_free(&t);
+}
+END_TEST
+
 static void
 setup(void)
 {
@@ -1985,6 +2058,7 @@ rtl_suite(void)
 	tcase_add_test(tc, disc_reject);
 	tcase_add_test(tc, disc_rejected_then_catalog);
 	tcase_add_test(tc, disc_api);
+	tcase_add_test(tc, disc_biller_request);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -36,6 +36,9 @@ struct receiver {
 	int			 status;
 	int			 delay_ms;
 	char			 header[256];	/* extra answer header line, or "" */
+	char			 ctype[64];	/* the answer's Content-Type */
+	unsigned char		*body;		/* the answer's body (NULL: "ok") */
+	size_t			 body_len;
 	size_t			 active;	/* connection threads running */
 	struct receiver_req	*reqs[RECEIVER_MAX_REQUESTS];
 	size_t			 nreqs;
@@ -141,7 +144,9 @@ static void
 serve(struct receiver *rc, int c)
 {
 	struct timeval tv = { 5, 0 };
-	char *buf = malloc(HEAD_MAX), *head_end = NULL, reply[512], extra[260] = "";
+	char *buf = malloc(HEAD_MAX), *head_end = NULL, reply[512], extra[260] = "", ctype[64];
+	unsigned char *body = NULL;
+	size_t blen = 2;
 	struct receiver_req *q = calloc(1, sizeof(*q));
 	size_t have = 0, head_len, want;
 	const char *cl;
@@ -189,6 +194,11 @@ serve(struct receiver *rc, int c)
 	delay = rc->delay_ms;
 	if (rc->header[0] != '\0')
 		snprintf(extra, sizeof(extra), "%s\r\n", rc->header);
+	snprintf(ctype, sizeof(ctype), "%s", rc->body != NULL ? rc->ctype : "text/plain");
+	if (rc->body != NULL && (body = malloc(rc->body_len)) != NULL) {
+		memcpy(body, rc->body, rc->body_len);
+		blen = rc->body_len;
+	}
 	if (rc->nreqs < RECEIVER_MAX_REQUESTS) {
 		rc->reqs[rc->nreqs++] = q;
 		q = NULL;
@@ -197,10 +207,19 @@ serve(struct receiver *rc, int c)
 	pthread_mutex_unlock(&rc->mu);
 
 	sleep_ms(rc, delay);
-	n = snprintf(reply, sizeof(reply), "HTTP/1.1 %d Test\r\nContent-Type: text/plain\r\n"
-	    "%sContent-Length: 2\r\nConnection: close\r\n\r\nok", status, extra);
+	n = snprintf(reply, sizeof(reply), "HTTP/1.1 %d Test\r\nContent-Type: %s\r\n"
+	    "%sContent-Length: %zu\r\nConnection: close\r\n\r\n%s", status, ctype, extra,
+	    blen, body != NULL ? "" : "ok");
 	/* the sender may have given up (timeout): no SIGPIPE */
 	(void)send(c, reply, (size_t)n, MSG_NOSIGNAL);
+	for (size_t off = 0; body != NULL && off < blen; ) {
+		ssize_t w = send(c, body + off, blen - off, MSG_NOSIGNAL);
+
+		if (w <= 0)
+			break;
+		off += (size_t)w;
+	}
+	free(body);
 out:
 	req_free(q);
 	free(buf);
@@ -323,6 +342,7 @@ receiver_stop(struct receiver *rc)
 		req_free(rc->reqs[i]);
 	pthread_mutex_destroy(&rc->mu);
 	pthread_cond_destroy(&rc->cv);
+	free(rc->body);
 	free(rc);
 }
 
@@ -345,6 +365,23 @@ receiver_set(struct receiver *rc, int status, int delay_ms)
 	pthread_mutex_lock(&rc->mu);
 	rc->status = status;
 	rc->delay_ms = delay_ms;
+	pthread_mutex_unlock(&rc->mu);
+}
+
+void
+receiver_set_body(struct receiver *rc, const char *content_type, const void *body,
+    size_t len)
+{
+	unsigned char *copy = body != NULL ? malloc(len ? len : 1) : NULL;
+
+	if (copy != NULL)
+		memcpy(copy, body, len);
+	pthread_mutex_lock(&rc->mu);
+	free(rc->body);
+	rc->body = copy;
+	rc->body_len = copy != NULL ? len : 0;
+	snprintf(rc->ctype, sizeof(rc->ctype), "%s", content_type != NULL ? content_type :
+	    "application/octet-stream");
 	pthread_mutex_unlock(&rc->mu);
 }
 

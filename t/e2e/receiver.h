@@ -64,6 +64,10 @@ int	 receiver_port(const struct receiver *);
 char	*receiver_url(const struct receiver *, const char *path, char *buf, size_t len);
 /* Change the status and delay of later answers. */
 void	 receiver_set(struct receiver *, int status, int delay_ms);
+/* Later answers carry body (len bytes, copied) as content_type instead of
+ * "ok" as text/plain; body NULL: back to "ok". */
+void	 receiver_set_body(struct receiver *, const char *content_type, const void *body,
+	    size_t len);
 /* One more header line ("Retry-After: 3") on later answers; NULL: none. */
 void	 receiver_set_header(struct receiver *, const char *line);
 /* Answers being written now (a slow answer's thread still runs). */
