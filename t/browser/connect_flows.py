@@ -867,8 +867,29 @@ def too_many(b):
     check(b.text('#error-title') == 'Too many attempts', b.text('#error-title'))
     check(not b.visible('#error-retry'), 'a retry for a spent link token')
     b.shot('error-too-many')
+
+    # in the page: the fifth wrong password ends the session; the heading
+    # says so, with the biller's site and its password reset
+    lt2 = link_token(client_user_id='web-too-many-page', hosted=True)
+    b.get(lt2['hosted_url'])
+    consent(b, shot=False)
+    pick(b, 'sandbox gas', 'Sandbox Gas Co.', shot=False)
+    # another login than the one spend() used up
+    for _ in range(4):
+        login(b, 'user_paid', 'wrong')
+        b.wait(lambda: b.screen_now() == 'credentials' and b.visible('#cred-error'),
+               'the credentials error')
+    login(b, 'user_paid', 'wrong')
+    b.screen('error')
+    check(b.heading() == 'Too many attempts', b.heading())
+    check(not b.visible('#error-retry'), 'a retry after the session ended')
+    check(b.el('#error-forgot').get_attribute('href') == 'https://sandbox-gas.example/login',
+          'no Forgot password?')
+    check(b.visible('#error-website'), "no biller's website")
+    check('session_token' not in (b.stored() or ''), 'the token stayed: %s' % b.stored())
+    b.shot('error-too-many-page')
     b.assert_clean([LINK])
-    return {'link_token': lt['link_token']}
+    return {'link_token': lt['link_token'], 'link_token_page': lt2['link_token']}
 
 
 # ---- the page people trust ----------------------------------------------------

@@ -298,7 +298,8 @@ after_refused(const struct webpage_tenant *t, struct json_object *res)
 }
 
 /* A link token whose ten failed logins were spent (two sessions, by the
- * script): its hosted_url opened no third session, nothing was linked. */
+ * script): its hosted_url opened no third session, nothing was linked.
+ * Then five wrong passwords typed in the page ended its session. */
 static void
 after_too_many(const struct webpage_tenant *t, struct json_object *res)
 {
@@ -308,6 +309,9 @@ after_too_many(const struct webpage_tenant *t, struct json_object *res)
 	    " WHERE id = $1", res_str(res, "link_token"), NULL), 10);
 	ck_assert_int_eq(devacct_sql_int("SELECT count(*) FROM links WHERE client_id = $1",
 	    t->client, NULL), 0);
+	/* and the page's five wrong passwords, in one session */
+	ck_assert_int_eq(devacct_sql_int("SELECT failed_logins FROM link_sessions"
+	    " WHERE link_token_id = $1", res_str(res, "link_token_page"), NULL), 5);
 }
 
 /* Every step reloaded: one session of the link token (the used ticket
