@@ -1067,6 +1067,9 @@ def trust(b):
     b.wait(lambda: b.visible('#confirm-stay'), 'the confirm dialog')
     check(b.js("return document.getElementById('confirm').matches(':modal')"), 'not modal')
     check(b.active_id() == 'confirm-stay', 'focus %s' % b.active_id())
+    # no biller chosen for this step: the dialog names none
+    check(b.text('#confirm-body') == 'Nothing is linked yet. If you leave now, you will have to'
+          ' start again.', b.text('#confirm-body'))
     b.shot('confirm')
     b.keys(Keys.ESCAPE)
     b.wait(lambda: not b.visible('#confirm-stay'), 'the dialog to close')

@@ -37,6 +37,7 @@
   var CHOOSING = ['consent', 'picker', 'request', 'requested', 'credentials'];
   /* the screens ✕ asks on before it leaves */
   var UNDER_WAY = ['picker', 'request', 'credentials', 'progress', 'mfa'];
+  var LOGGING_IN = ['credentials', 'progress', 'mfa'];
   /* failures that concern the biller account: its website helps; and the
    * ones its own password reset may fix */
   var WEBSITE = ['ACCOUNT_LOCKED', 'BILLER_UNAVAILABLE', 'TOO_MANY_ATTEMPTS', 'SESSION_ENDED',
@@ -665,7 +666,9 @@
    * "Stay" keep the user where they were). */
   function close() {
     if (!S.finished && api.hasSession() && UNDER_WAY.indexOf(S.screen) >= 0) {
-      $('confirm-body').textContent = t(S.biller ? 'confirm.body_biller' : 'confirm.body');
+      /* the biller's name once the user is logging in to it */
+      $('confirm-body').textContent = t(S.biller && LOGGING_IN.indexOf(S.screen) >= 0 ?
+        'confirm.body_biller' : 'confirm.body');
       $('confirm').showModal();
       $('confirm-stay').focus();
       return;
