@@ -1035,6 +1035,15 @@ def trust(b):
     check(b.js("return [...document.querySelectorAll('#biller-list [role=option]')].every("
                "o => o.querySelector('img.logo[src^=\"/\"], .monogram'))"),
           'an option without a logo or monogram')
+    # a stored logo is the link host's file, shown (CSP img-src 'self')
+    logos = [x['logo_src'] for x in want['data'] if x.get('logo_src')]
+    check(logos and len(logos) < len(names), 'logos %s of %d: want both kinds' %
+          (logos, len(names)))
+    check(b.js("return document.querySelectorAll('#biller-list .monogram').length")
+          == len(names) - len(logos), 'a biller without a logo has no monogram')
+    b.wait(lambda: b.js("return [...document.querySelectorAll('#biller-list img.logo')]"
+                        ".filter(i => i.complete && i.naturalWidth > 0)"
+                        ".map(i => i.getAttribute('src'))") == logos, 'the logos %s' % logos)
     b.shot('picker-default')
     # a term that matches nothing: no match, no loose partial matches
     search(b, 'zzqxv')
