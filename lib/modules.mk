@@ -14,4 +14,4 @@ include %reldir%/billers/local.mk	# billers:
 include %reldir%/links/local.mk		# links: billers
 include %reldir%/bills/local.mk		# bills: links
 include %reldir%/rtl/local.mk		# rtl: links billers
-include %reldir%/jobs/local.mk		# jobs: links bills
+include %reldir%/jobs/local.mk		# jobs: links bills billers

@@ -472,15 +472,13 @@ billers_picker(struct req *r, const char *env, const char *search_term, int limi
     long long *total, long long *matches)
 {
 	const char *p[3] = { env, nonempty(search_term), arena_printf(r->arena, "%d", limit) };
-	struct json_object *arr;
 	PGresult *res;
 
 	if ((res = db_query(r, &stmts[B_PICKER], 3, p)) == NULL || PQntuples(res) < 1)
 		return NULL;
 	*total = atoll(PQgetvalue(res, 0, 0));
 	*matches = atoll(PQgetvalue(res, 0, 1));
-	arr = entities(r, res, 2, 0);
-	return arr;
+	return entities(r, res, 2, 1);
 }
 
 struct json_object *

@@ -494,6 +494,28 @@ state_error(struct req *r, const struct session *s, const char *what)
 	    "%s is not possible while the session is %s", what, s->v[S_STATUS]);
 }
 
+/*
+ * Move the session to connecting with statement stmt (its n parameters p)
+ * and queue the connect job that logs in: 202 {status: connecting}, or
+ * the session's state error when the statement changed nothing (what: the
+ * step refused).
+ */
+static int
+queue_login(struct req *r, const struct session *s, int stmt, int n, const char **p,
+    const char *what, struct json_object *out)
+{
+	long long rows = db_exec_count(r->db, r->arena, &stmts[stmt], n, p);
+
+	if (rows < 0)
+		return api_db_error(r);
+	if (rows == 0)
+		return state_error(r, s, what);
+	if (jobq_add(r, "connect", s->v[S_CLIENT], s->v[S_ENV], s->v[S_ID], NULL, 0) != 0)
+		return api_db_error(r);
+	json_set_str(out, "status", "connecting");
+	return 202;
+}
+
 int
 links_session_connect(struct req *r, struct json_object *out)
 {
@@ -531,14 +553,7 @@ links_session_connect(struct req *r, struct json_object *out)
 	p[2] = biller;
 	p[3] = creds;
 	p[4] = uhash;
-	if ((rc = (int)db_exec_count(r->db, r->arena, &stmts[LS_CONNECT], 5, p)) < 0)
-		return api_db_error(r);
-	if (rc == 0)
-		return state_error(r, &s, "connect");
-	if (jobq_add(r, "connect", s.v[S_CLIENT], s.v[S_ENV], s.v[S_ID], NULL, 0) != 0)
-		return api_db_error(r);
-	json_set_str(out, "status", "connecting");
-	return 202;
+	return queue_login(r, &s, LS_CONNECT, 5, p, "connect", out);
 }
 
 int
@@ -558,14 +573,7 @@ links_session_mfa(struct req *r, struct json_object *out)
 	p[1] = s.v[S_ID];
 	if ((p[2] = seal_hex(r, s.v[S_ID], "mfa", json_get_str(r->body, "answer"))) == NULL)
 		return api_db_error(r);
-	if ((rc = (int)db_exec_count(r->db, r->arena, &stmts[LS_MFA], 3, p)) < 0)
-		return api_db_error(r);
-	if (rc == 0)
-		return state_error(r, &s, "an MFA answer");
-	if (jobq_add(r, "connect", s.v[S_CLIENT], s.v[S_ENV], s.v[S_ID], NULL, 0) != 0)
-		return api_db_error(r);
-	json_set_str(out, "status", "connecting");
-	return 202;
+	return queue_login(r, &s, LS_MFA, 3, p, "an MFA answer", out);
 }
 
 int
@@ -585,14 +593,7 @@ links_session_mfa_resend(struct req *r, struct json_object *out)
 	p[0] = s.v[S_CLIENT];
 	p[1] = s.v[S_ID];
 	p[2] = arena_printf(r->arena, "%d", LINKS_MFA_RESENDS_MAX);
-	if ((rc = (int)db_exec_count(r->db, r->arena, &stmts[LS_RESEND], 3, p)) < 0)
-		return api_db_error(r);
-	if (rc == 0)
-		return state_error(r, &s, "a new code");
-	if (jobq_add(r, "connect", s.v[S_CLIENT], s.v[S_ENV], s.v[S_ID], NULL, 0) != 0)
-		return api_db_error(r);
-	json_set_str(out, "status", "connecting");
-	return 202;
+	return queue_login(r, &s, LS_RESEND, 3, p, "a new code", out);
 }
 
 /* What the session may still fail: its own failed logins and its token's
