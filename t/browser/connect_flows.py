@@ -394,6 +394,11 @@ def embedded(b):
     check(len(b.d.find_elements(By.CSS_SELECTOR, '#consent-scopes li')) == 3, 'three scopes')
     consent(b)
     pick(b, 'sandbox water', 'Sandbox Water Works')
+    # a reload of the frame comes back to the step, still embedded
+    b.screen('credentials')
+    b.js('window.bdsBefore = true; location.reload()')
+    b.wait(lambda: not b.js('return !!window.bdsBefore') and b.screen_now() == 'credentials' and
+           b.text('#cred-title') == 'Log in to Sandbox Water Works', 'the step after the reload')
     login(b, 'user_good', 'pass_good', shot='credentials')
     check(until_outcome(b) == 'success', 'no success: %s' % b.screen_now())
     b.shot('success')
