@@ -1096,6 +1096,10 @@ def trust(b):
     check(b.heading() == 'Request sent', b.heading())
     check('Newco Power' in b.text('#requested-body'), b.text('#requested-body'))
     b.shot('requested')
+    b.reload()
+    b.screen('requested')
+    check('Newco Power' in b.text('#requested-body'), 'after the reload: %s' %
+          b.text('#requested-body'))
     b.click('#requested-back')
     b.screen('picker')
     # ✕ again: Stay, then Leave

@@ -7,10 +7,9 @@
  * while a flow is under way.
  *
  * A reload or an app switch resumes: the session (never the ticket, which
- * is single use) and the step are kept for this tab
- * (BDS.api); `current` says where the login is. A ticket opened again
- * after its session connected (409 LINK_SESSION_COMPLETED) says "already
- * linked".
+ * is single use) and the step are kept for this tab (BDS.api); `current`
+ * says where the login is. A ticket opened again after its session
+ * connected (409 LINK_SESSION_COMPLETED) says "already linked".
  *
  * Talking to the embedder: only in the embedded flow, only to the window
  * that framed or opened the page, and only with targetOrigin = the
@@ -274,17 +273,19 @@
         return failFrom(res, null);
       }
       if (c.status === 'awaiting_credentials' || (c.status === 'failed' && !c.ended && step)) {
-        return choosing(step);
+        return choosing(step, stored);
       }
-      return follow(c, function () { choosing(step); });
+      return follow(c, function () { choosing(step, stored); });
     });
   }
 
-  function choosing(step) {
+  function choosing(step, stored) {
     if (step === 'credentials' && S.biller) return credentials();
     if (step === 'picker') return pickBiller();
     if (step === 'request') return request();
-    if (step === 'requested') return show('requested');
+    if (step === 'requested' && typeof stored.requested === 'string') {
+      return requested(stored.requested);
+    }
     return consent();
   }
 
@@ -378,6 +379,11 @@
     show('request');
   }
 
+  function requested(name) {
+    $('requested-body').textContent = t('requested.body', { name: name });
+    show('requested');
+  }
+
   /* A website as typed ("www.citypower.com") as the https URL it means
    * (the service takes absolute https URLs only); the page fetches none. */
   function website(text) {
@@ -401,10 +407,10 @@
         String(res.body.errors[0].field || '') : '';
       $('request-submit').disabled = false;
       if (res.status === 201) {
-        $('requested-body').textContent = t('requested.body', { name: name });
         $('request-name').value = '';
         $('request-url').value = '';
-        return show('requested');
+        api.keep({ requested: name });
+        return requested(name);
       }
       if (res.status === 400 && /biller_(url|name)$/.test(field)) {
         var bad = /url$/.test(field) ? $('request-url') : $('request-name');
