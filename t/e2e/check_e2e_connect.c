@@ -1858,6 +1858,8 @@ picker_ids(const struct harness_resp *r)
 	return out;
 }
 
+#define SANDBOX_WATER		"blr_01900000-0000-7000-8000-000000000002"
+#define SANDBOX_GAS		"blr_01900000-0000-7000-8000-000000000003"
 #define SANDBOX_MOBILE		"blr_01900000-0000-7000-8000-000000000004"
 #define SANDBOX_INSURANCE	"blr_01900000-0000-7000-8000-000000000006"
 
@@ -1905,6 +1907,32 @@ START_TEST(picker_order_and_counts)
 	ck_assert_pstr_eq(devacct_str(r, "data.0.connector"), NULL);
 	ck_assert_ptr_nonnull(devacct_str(r, "data.0.login_url"));
 	harness_resp_free(r);
+
+	/* the curated order, among billers linked as often: Water before Gas */
+	{
+		const char *rank[] = { "billers", "set-rank", SANDBOX_WATER, "1", NULL };
+		const char *unrank[] = { "billers", "set-rank", SANDBOX_WATER, "none", NULL };
+		char *water, *gas;
+
+		r = page_call(st, "GET", "/v1/link-sessions/billers?limit=100", NULL);
+		harness_expect(r, 200);
+		ids = picker_ids(r);
+		harness_resp_free(r);
+		water = strstr(ids, SANDBOX_WATER);
+		gas = strstr(ids, SANDBOX_GAS);
+		ck_assert_msg(water != NULL && gas != NULL && gas < water, "%s", ids);
+		free(ids);
+		ck_assert_int_eq(harness_bdsctl(rank), 0);
+		r = page_call(st, "GET", "/v1/link-sessions/billers?limit=100", NULL);
+		harness_expect(r, 200);
+		ids = picker_ids(r);
+		harness_resp_free(r);
+		water = strstr(ids, SANDBOX_WATER);
+		gas = strstr(ids, SANDBOX_GAS);
+		ck_assert_msg(water != NULL && gas != NULL && water < gas, "%s", ids);
+		free(ids);
+		ck_assert_int_eq(harness_bdsctl(unrank), 0);
+	}
 
 	/* a word's start, a domain's start */
 	r = page_call(st, "GET", "/v1/link-sessions/billers?search_term=INSUR", NULL);
