@@ -136,6 +136,15 @@ res_str(struct json_object *res, const char *key)
 	return json_object_get_string(v);
 }
 
+/* One figure of the sessions of the result's link token `key`: what is
+ * "count(*)" or a column of the one session. */
+static long long
+session_int(struct json_object *res, const char *key, const char *what)
+{
+	return devacct_sql_int(harness_fmt("SELECT %s FROM link_sessions WHERE link_token_id = $1",
+	    what), res_str(res, key), NULL);
+}
+
 /* link.session_finished events of a link token: what is "completed",
  * "exited/<exit_reason>", or NULL for any. */
 static long long
@@ -188,8 +197,7 @@ END_TEST
 static void
 after_not_allowed(const struct webpage_tenant *t, struct json_object *res)
 {
-	ck_assert_int_eq(devacct_sql_int("SELECT count(*) FROM link_sessions"
-	    " WHERE link_token_id = $1", res_str(res, "link_token"), NULL), 1);
+	ck_assert_int_eq(session_int(res, "link_token", "count(*)"), 1);
 	ck_assert_int_eq(devacct_sql_int("SELECT count(*) FROM links WHERE client_id = $1",
 	    t->client, NULL), 0);
 }
@@ -216,8 +224,7 @@ after_mfa(const struct webpage_tenant *t, struct json_object *res)
 {
 	(void)t;
 	ck_assert_int_eq(finished(res_str(res, "link_token"), "completed"), 1);
-	ck_assert_int_eq(devacct_sql_int("SELECT failed_logins FROM link_sessions"
-	    " WHERE link_token_id = $1", res_str(res, "link_token"), NULL), 1);
+	ck_assert_int_eq(session_int(res, "link_token", "failed_logins"), 1);
 }
 
 /* In a popup: locked (not a failed login), a wrong password (one), then
@@ -226,8 +233,7 @@ static void
 after_wrong_password(const struct webpage_tenant *t, struct json_object *res)
 {
 	(void)t;
-	ck_assert_int_eq(devacct_sql_int("SELECT failed_logins FROM link_sessions"
-	    " WHERE link_token_id = $1", res_str(res, "link_token"), NULL), 1);
+	ck_assert_int_eq(session_int(res, "link_token", "failed_logins"), 1);
 	ck_assert_int_eq(completed(res_str(res, "link_id")), 1);
 }
 
@@ -303,15 +309,13 @@ after_refused(const struct webpage_tenant *t, struct json_object *res)
 static void
 after_too_many(const struct webpage_tenant *t, struct json_object *res)
 {
-	ck_assert_int_eq(devacct_sql_int("SELECT count(*) FROM link_sessions"
-	    " WHERE link_token_id = $1", res_str(res, "link_token"), NULL), 2);
+	ck_assert_int_eq(session_int(res, "link_token", "count(*)"), 2);
 	ck_assert_int_eq(devacct_sql_int("SELECT failed_attempts FROM link_tokens"
 	    " WHERE id = $1", res_str(res, "link_token"), NULL), 10);
 	ck_assert_int_eq(devacct_sql_int("SELECT count(*) FROM links WHERE client_id = $1",
 	    t->client, NULL), 0);
 	/* and the page's five wrong passwords, in one session */
-	ck_assert_int_eq(devacct_sql_int("SELECT failed_logins FROM link_sessions"
-	    " WHERE link_token_id = $1", res_str(res, "link_token_page"), NULL), 5);
+	ck_assert_int_eq(session_int(res, "link_token_page", "failed_logins"), 5);
 }
 
 /* Every step reloaded: one session of the link token (the used ticket
@@ -320,8 +324,7 @@ static void
 after_resume(const struct webpage_tenant *t, struct json_object *res)
 {
 	(void)t;
-	ck_assert_int_eq(devacct_sql_int("SELECT count(*) FROM link_sessions"
-	    " WHERE link_token_id = $1", res_str(res, "link_token"), NULL), 1);
+	ck_assert_int_eq(session_int(res, "link_token", "count(*)"), 1);
 	ck_assert_int_eq(finished(res_str(res, "link_token"), "completed"), 1);
 }
 
