@@ -173,7 +173,9 @@
       frame = w.document.createElement('iframe');
       frame.title = opts.title || TITLE;
       frame.src = u.href;
-      frame.setAttribute('sandbox', 'allow-scripts allow-same-origin allow-forms allow-top-navigation-by-user-activation');
+      /* links out (the privacy notice, the biller's site) open a tab of their own */
+      frame.setAttribute('sandbox', 'allow-scripts allow-same-origin allow-forms allow-popups' +
+        ' allow-popups-to-escape-sandbox allow-top-navigation-by-user-activation');
       frame.setAttribute('referrerpolicy', 'no-referrer');
       Object.assign(frame.style, {
         border: '0', background: '#fff', borderRadius: owned ? '12px' : '0',

@@ -18,11 +18,14 @@ checks afterwards (link tokens, link ids, messages) to BDS_RESULT as JSON.
 Every scenario but not_allowed also checks the browser's console: no
 Content-Security-Policy violation and no uncaught error; and the network
 log: no request to a host other than the link host and the test app.
+axe_en and axe_es run axe-core (tools/npm/node_modules/axe-core, injected
+with execute_script) on every screen of the page and fail on any violation.
 
 Environment: BDS_API_URL (the sandbox host), BDS_IAM_URL (the api host),
 BDS_LINK_URL, BDS_KEY, BDS_CLIENT, BDS_OTHER_CLIENT, BDS_JWT (the
 developer's access token, to register the test app's origin), BDS_SITE,
-BDS_ARTIFACTS, BDS_RESULT. Exit 0 when the scenario passed, 1 when it
+BDS_ARTIFACTS, BDS_RESULT; BDS_NPM_MODULES (default the tree's
+tools/npm/node_modules). Exit 0 when the scenario passed, 1 when it
 failed (the reason on stderr), 77 when chromium is not installed.
 """
 
@@ -70,6 +73,14 @@ RESULT = ENV['BDS_RESULT']
 ORIGIN_OK = ORIGIN_OTHER = REDIRECT = None
 WAIT = 20
 SANDBOX_BILLER = 'blr_01900000-0000-7000-8000-000000000001'
+# a sandbox biller that gives bills and usage only (check_e2e_browser adds it)
+SCOPED_BILLER = 'blr_01900000-0000-7000-8000-0000000000aa'
+SCOPED_NAME = 'Sandbox Scoped Sewer'
+# a biller website the stack's resolver calls public (check_e2e_browser)
+REQUEST_HOST = 'www.newco-power.example'
+AXE = os.path.join(ENV.get('BDS_NPM_MODULES') or
+                   os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..',
+                                'tools', 'npm', 'node_modules'), 'axe-core', 'axe.min.js')
 SECRET = re.compile(r'bds_(?:pub|lst|tkt|lat|sk|live|sandbox)_')
 
 
@@ -177,7 +188,7 @@ def open_app(b, origin, url, mode='iframe', client_id=None):
 # ---- the browser ------------------------------------------------------------
 
 class Browser:
-    def __init__(self, scenario, width=900, height=1000):
+    def __init__(self, scenario, width=900, height=1000, lang=None):
         self.scenario = scenario
         self.profile = tempfile.mkdtemp(prefix='bds-chromium-')
         o = webdriver.ChromeOptions()
@@ -188,9 +199,14 @@ class Browser:
                   '--disable-component-update', '--disable-default-apps',
                   '--user-data-dir=' + self.profile, '--window-size=%d,%d' % (width, height)):
             o.add_argument(a)
+        if lang:
+            # the language the page starts in before a session names one
+            o.add_argument('--lang=' + lang)
+            o.add_experimental_option('prefs', {'intl.accept_languages': lang})
         o.set_capability('goog:loggingPrefs', {'browser': 'ALL', 'performance': 'ALL'})
         self.d = webdriver.Chrome(service=Service(CHROMEDRIVER), options=o)
         self.d.set_page_load_timeout(30)
+        self.d.set_script_timeout(60)
         if width < 500:
             # a headless window is never narrower than 500 px: emulate the
             # phone's viewport instead
@@ -266,6 +282,19 @@ class Browser:
     def keys(self, *keys):
         ActionChains(self.d).send_keys(*keys).perform()
 
+    def reload(self):
+        self.d.refresh()
+
+    def heading(self):
+        """The heading of the screen shown."""
+        return self.js("const s = document.getElementById('screen-' + "
+                       "document.body.getAttribute('data-screen'));"
+                       "return s ? s.querySelector('h1').textContent"
+                       ".replace(/[\\u2068\\u2069]/g, '') : null")
+
+    def stored(self):
+        return self.js("return sessionStorage.getItem('bds.link')")
+
     def app_log(self):
         return self.js('return window.bdsLog || []')
 
@@ -304,6 +333,12 @@ return o ? o.id : null;
 """
 
 
+def search(b, term):
+    """Type term in the picker; until the list shows its results."""
+    b.type('#biller-search', term)
+    b.wait(lambda: b.el('#biller-list').get_attribute('data-term') == term, 'the search ' + term)
+
+
 def pick(b, term, name, shot=True):
     """Search for term and click the option named name."""
     b.screen('picker')
@@ -338,6 +373,13 @@ def messages(b, kind):
     return [m['data'] for m in b.app_log() if m['kind'] == kind]
 
 
+def leave(b):
+    """✕ while a flow is under way: the page asks first; Leave."""
+    b.click('#close')
+    b.wait(lambda: b.visible('#confirm-leave'), 'the confirm dialog')
+    b.click('#confirm-leave')
+
+
 # ---- scenarios ---------------------------------------------------------------
 
 def embedded(b):
@@ -352,6 +394,11 @@ def embedded(b):
     check(len(b.d.find_elements(By.CSS_SELECTOR, '#consent-scopes li')) == 3, 'three scopes')
     consent(b)
     pick(b, 'sandbox water', 'Sandbox Water Works')
+    # a reload of the frame comes back to the step, still embedded
+    b.screen('credentials')
+    b.js('window.bdsBefore = true; location.reload()')
+    b.wait(lambda: not b.js('return !!window.bdsBefore') and b.screen_now() == 'credentials' and
+           b.text('#cred-title') == 'Log in to Sandbox Water Works', 'the step after the reload')
     login(b, 'user_good', 'pass_good', shot='credentials')
     check(until_outcome(b) == 'success', 'no success: %s' % b.screen_now())
     b.shot('success')
@@ -364,9 +411,10 @@ def embedded(b):
     check('pass_good' not in json.dumps(b.app_log()), 'the password reached the embedder')
     link = exchange(lt['link_token'], ok[0]['public_token'])
     check(link['biller']['name'] == 'Sandbox Water Works', 'biller %s' % link['biller'])
-    # Continue on the success screen closes the frame
+    # Done on the success screen closes the frame
     b.d.switch_to.frame(frame)
-    b.click('#success-continue')
+    check(b.text('#success-done') == 'Done', b.text('#success-done'))
+    b.click('#success-done')
     b.d.switch_to.default_content()
     b.wait(lambda: not b.d.find_elements(By.TAG_NAME, 'iframe'), 'the frame to close')
     check('done' in [e['name'] for e in messages(b, 'event')], 'no done event')
@@ -428,7 +476,7 @@ def mfa(b):
     pick(b, 'sandbox power', 'Sandbox Power & Light', shot=False)
     login(b, 'user_mfa', 'pass_good')
     check(until_outcome(b, shot_progress=False) == 'mfa', 'no MFA screen: %s' % b.screen_now())
-    check(b.active_id() == 'mfa-code', 'focus %s' % b.active_id())
+    check(b.active_id() == 'mfa-title', 'focus %s' % b.active_id())
     # the catalog's words, and the biller's own prompt beside them
     check(b.text('#mfa-prompt') == 'Sandbox Power & Light sent you a code. Enter it below.',
           b.text('#mfa-prompt'))
@@ -442,11 +490,17 @@ def mfa(b):
     check(b.text('#mfa-error') == 'That code did not work. You have 4 attempts left.',
           b.text('#mfa-error'))
     b.shot('mfa-error')
+    # a new code: the biller asks again, the page says so
+    check(b.visible('#mfa-resend') and b.text('#mfa-resend') == 'Resend code', 'no Resend code')
+    b.click('#mfa-resend')
+    b.wait(lambda: b.screen_now() == 'mfa' and b.text('#mfa-status'), 'the new code')
+    check(b.text('#mfa-status') == 'We asked Sandbox Power & Light for a new code.',
+          b.text('#mfa-status'))
+    check(b.active_id() == 'mfa-title', 'focus %s' % b.active_id())
     b.type('#mfa-code', '1234')
     b.click('#mfa-submit')
     b.screen('success')
-    check(not b.visible('#success-continue'), 'a hosted flow has nothing to continue to')
-    check(b.text('#success-next') == 'You can close this window.', b.text('#success-next'))
+    check(b.visible('#success-done'), 'no Done on the hosted success without a redirect')
     # a hosted page that has ended has nothing to close
     check(not b.visible('#close'), 'the close button stayed after the hosted success')
     b.shot('done')
@@ -468,18 +522,27 @@ def wrong_password(b):
     login(b, 'user_locked', 'pass_good')
     check(until_outcome(b, shot_progress=False) == 'error', 'no error: %s' % b.screen_now())
     check('locked' in b.text('#error-body'), b.text('#error-body'))
+    check(b.text('#error-title') == 'Account locked', b.text('#error-title'))
+    check(b.active_id() == 'error-title', 'focus %s' % b.active_id())
     check(b.visible('#error-retry'), 'no retry')
+    # the biller's own site, to unlock the account or reset the password
+    check(b.el('#error-website').get_attribute('href').rstrip('/') == 'https://sandbox-gas.example',
+          b.el('#error-website').get_attribute('href'))
+    check(b.el('#error-forgot').get_attribute('href') == 'https://sandbox-gas.example/login',
+          b.el('#error-forgot').get_attribute('href'))
+    check(b.text('#error-forgot') == 'Forgot password?', b.text('#error-forgot'))
     b.shot('error')
     b.click('#error-retry')
     login(b, 'user_good', 'wrong-password')
     b.wait(lambda: b.screen_now() == 'credentials' and b.visible('#cred-error'),
            'the credentials error')
-    check('4 attempts' in b.text('#cred-error'), b.text('#cred-error'))
+    check(b.text('#cred-error').startswith('Wrong username or password.') and
+          '4 attempts' in b.text('#cred-error'), b.text('#cred-error'))
     check(b.el('#cred-password').get_attribute('value') == '', 'the password stayed filled')
     b.shot('credentials-error')
     login(b, 'user_good', 'pass_good')
     b.screen('success')
-    b.click('#success-continue')
+    b.click('#success-done')
     b.d.switch_to.window(main)
     b.wait(lambda: len(b.d.window_handles) == 1, 'the popup to close')
     ok = messages(b, 'success')
@@ -521,7 +584,7 @@ def exit_flow(b):
     check(frame.is_displayed(), 'a forged message closed the frame')
     b.d.switch_to.frame(frame)
     check(b.screen_now() == 'picker', 'a forged bds:close moved the page to %s' % b.screen_now())
-    b.click('#close')
+    leave(b)
     b.d.switch_to.default_content()
     out = b.wait(lambda: messages(b, 'exit'), 'bds:exit')
     check(out == [{'reason': 'user_closed'}], 'exit %s' % out)
@@ -597,11 +660,16 @@ def keyboard(b):
     check(b.active_id() == 'consent-title', 'focus %s' % b.active_id())
     fits('consent')
     b.shot('narrow-consent')
+    # the privacy notice, then Continue
+    b.keys(Keys.TAB)
+    check(b.active_id() == 'consent-privacy', 'focus %s' % b.active_id())
     b.keys(Keys.TAB)
     check(b.active_id() == 'consent-continue', 'focus %s' % b.active_id())
     b.keys(Keys.ENTER)
 
     b.screen('picker')
+    check(b.active_id() == 'picker-title', 'focus %s' % b.active_id())
+    b.keys(Keys.TAB)
     check(b.active_id() == 'biller-search', 'focus %s' % b.active_id())
     check(b.js("return document.getElementById('biller-search').labels.length") == 1, 'label')
     b.keys('sandbox water')
@@ -619,10 +687,15 @@ def keyboard(b):
     check(b.el('#biller-opt-0').get_attribute('aria-selected') == 'true', 'back to the first')
     fits('picker')
     b.shot('narrow-picker')
-    check(b.text('#biller-opt-0').startswith('Sandbox Water Works'), b.text('#biller-opt-0'))
+    check(b.text('#biller-opt-0 .option-name') == 'Sandbox Water Works', b.text('#biller-opt-0'))
+    # the monogram is decoration: the option's name is the biller's
+    check(b.js("return document.querySelector('#biller-opt-0 .monogram, #biller-opt-0 img.logo')"
+               ".matches('[aria-hidden=true], img[alt=\"\"]')"), 'the logo is not decoration')
     b.keys(Keys.ENTER)
 
     b.screen('credentials')
+    check(b.active_id() == 'cred-title', 'focus %s' % b.active_id())
+    b.keys(Keys.TAB)
     check(b.active_id() == 'cred-username', 'focus %s' % b.active_id())
     check(b.js("return [...document.querySelectorAll('input')].every(i => i.labels.length > 0)"),
           'an input without a label')
@@ -630,6 +703,8 @@ def keyboard(b):
     check(b.active_id() == 'cred-password', 'focus %s' % b.active_id())
     b.keys('pass_good', Keys.ENTER)
     b.screen('mfa')
+    check(b.active_id() == 'mfa-title', 'focus %s' % b.active_id())
+    b.keys(Keys.TAB)
     check(b.active_id() == 'mfa-code', 'focus %s' % b.active_id())
     b.keys('1234', Keys.ENTER)
     b.screen('success')
@@ -663,6 +738,9 @@ def spanish(b):
           b.text('#mfa-biller-prompt'))
     b.shot('mfa')
     b.click('#close')
+    b.wait(lambda: b.visible('#confirm-leave'), 'the confirm dialog')
+    check(b.text('#confirm-title') == '¿Salir sin vincular?', b.text('#confirm-title'))
+    b.click('#confirm-leave')
     b.screen('exit')
     check(b.text('#exit-title') == 'Saliste sin vincular', b.text('#exit-title'))
     b.shot('exit')
@@ -722,7 +800,7 @@ def unsure(b):
     check(until_outcome(b, shot_progress=False) == 'mfa', 'after a lost login answer: %s'
           % b.screen_now())
     b.js(FAKE_JS, '/v1/link-sessions/exit', 409, False)
-    b.click('#close')
+    leave(b)
     time.sleep(1.5)
     check(b.screen_now() == 'mfa', 'a refused exit left the MFA screen: %s' % b.screen_now())
     b.type('#mfa-code', '1234')
@@ -791,10 +869,393 @@ def too_many(b):
     b.screen('error')
     check(b.text('#error-body').startswith('Too many failed attempts to log in.'),
           b.text('#error-body'))
+    check(b.text('#error-title') == 'Too many attempts', b.text('#error-title'))
     check(not b.visible('#error-retry'), 'a retry for a spent link token')
     b.shot('error-too-many')
+
+    # in the page: the fifth wrong password ends the session; the heading
+    # says so, with the biller's site and its password reset
+    lt2 = link_token(client_user_id='web-too-many-page', hosted=True)
+    b.get(lt2['hosted_url'])
+    consent(b, shot=False)
+    pick(b, 'sandbox gas', 'Sandbox Gas Co.', shot=False)
+    # another login than the one spend() used up
+    for _ in range(4):
+        login(b, 'user_paid', 'wrong')
+        b.wait(lambda: b.screen_now() == 'credentials' and b.visible('#cred-error'),
+               'the credentials error')
+    login(b, 'user_paid', 'wrong')
+    b.screen('error')
+    check(b.heading() == 'Too many attempts', b.heading())
+    check(not b.visible('#error-retry'), 'a retry after the session ended')
+    check(b.el('#error-forgot').get_attribute('href') == 'https://sandbox-gas.example/login',
+          'no Forgot password?')
+    check(b.visible('#error-website'), "no biller's website")
+    check('session_token' not in (b.stored() or ''), 'the token stayed: %s' % b.stored())
+    b.shot('error-too-many-page')
+    b.assert_clean([LINK])
+    return {'link_token': lt['link_token'], 'link_token_page': lt2['link_token']}
+
+
+# ---- the page people trust ----------------------------------------------------
+
+def badge(b, where):
+    check(b.visible('#env-badge') and b.text('#env-badge').lower() == 'sandbox',
+          'no sandbox badge on %s' % where)
+
+
+def scopes_shown(b, css):
+    return b.js("return [...document.querySelectorAll(arguments[0] + ' li')]"
+                ".map(li => li.getAttribute('data-scope'))", css)
+
+
+def session_billers(lt, term=''):
+    """What the picker's API answers a fresh session of link token lt."""
+    status, ses = api('POST', '/v1/link-sessions', {'ticket': ticket(lt)['ticket']},
+                      bearer=None, base=LINK)
+    check(status == 201, 'session: %s %s' % (status, ses))
+    q = '?limit=8' + ('&search_term=' + urllib.parse.quote(term) if term else '')
+    status, out = api('GET', '/v1/link-sessions/billers' + q, bearer=ses['session_token'],
+                      base=LINK)
+    check(status == 200, 'billers: %s %s' % (status, out))
+    return out
+
+
+def resume(b):
+    """A reload on every step comes back to it, from the session kept for
+    the tab (the used ticket is not redeemed again: one session); the
+    token goes at the end; the hosted_url opened again says already linked."""
+    lt = link_token(client_user_id='web-resume', hosted=True)
+    b.get(lt['hosted_url'])
+    b.screen('consent')
+    badge(b, 'consent')
+    check('#ticket' not in b.d.current_url, 'the ticket stayed in the URL: %s' % b.d.current_url)
+    b.reload()
+    b.screen('consent')
+    b.click('#consent-continue')
+    b.screen('picker')
+    b.reload()
+    b.screen('picker')
+    badge(b, 'picker')
+    pick(b, 'sandbox power', 'Sandbox Power & Light', shot=False)
+    b.screen('credentials')
+    b.reload()
+    b.screen('credentials')
+    check(b.text('#cred-title') == 'Log in to Sandbox Power & Light', b.text('#cred-title'))
+    check(b.active_id() == 'cred-title', 'focus %s' % b.active_id())
+    login(b, 'user_locked', 'pass_good')
+    check(until_outcome(b, shot_progress=False) == 'error', 'no error: %s' % b.screen_now())
+    check(b.heading() == 'Account locked', b.heading())
+    b.reload()
+    b.screen('error')
+    check(b.heading() == 'Account locked', 'after the reload: %s' % b.heading())
+    badge(b, 'error')
+    b.click('#error-retry')
+    b.screen('credentials')
+    b.reload()
+    b.screen('credentials')
+    # a reload while the login runs: the progress (or already the outcome)
+    login(b, 'user_mfa', 'pass_good')
+    b.wait(lambda: b.screen_now() in ('progress', 'mfa'), 'progress or MFA')
+    b.reload()
+    b.wait(lambda: b.screen_now() in ('progress', 'mfa'), 'progress or MFA after the reload')
+    b.screen('mfa')
+    b.type('#mfa-code', '0000')
+    b.click('#mfa-submit')
+    b.wait(lambda: b.screen_now() == 'mfa' and b.visible('#mfa-error'), 'the MFA error')
+    b.reload()
+    b.screen('mfa')
+    badge(b, 'mfa')
+    check('session_token' in (b.stored() or ''), 'no session kept for the tab')
+    b.type('#mfa-code', '1234')
+    b.click('#mfa-submit')
+    b.screen('success')
+    badge(b, 'success')
+    check('session_token' not in (b.stored() or ''), 'the token stayed: %s' % b.stored())
+    b.reload()
+    b.screen('linked')
+    check(b.heading() == 'Already linked', b.heading())
+    # the used hosted URL, opened again: 409 LINK_SESSION_COMPLETED
+    b.get(lt['hosted_url'])
+    b.screen('linked')
+    b.js("sessionStorage.clear()")
+    b.get(lt['hosted_url'])
+    b.screen('linked')
+    check('already used' in b.text('#linked-body'), b.text('#linked-body'))
+    b.shot('linked')
     b.assert_clean([LINK])
     return {'link_token': lt['link_token']}
+
+
+def trust(b):
+    """Consent per the biller's scopes, the client with its domain, how to
+    disconnect, the privacy notice; the sandbox badge and test logins; the
+    picker's default list and counts, no loose matches, a biller request;
+    ✕ asks before it leaves."""
+    # pinned to a biller that gives bills and usage only
+    lt = link_token(client_user_id='web-trust', hosted=True, biller_id=SCOPED_BILLER,
+                    consents=['bills', 'account_details', 'usage', 'payments'])
+    b.get(lt['hosted_url'])
+    b.screen('consent')
+    badge(b, 'consent')
+    check(scopes_shown(b, '#consent-scopes') == ['bills', 'usage'],
+          'consent scopes %s' % scopes_shown(b, '#consent-scopes'))
+    check(b.text('#consent-client').endswith('(127.0.0.1)'), b.text('#consent-client'))
+    check('disconnect' in b.text('#consent-disconnect'), b.text('#consent-disconnect'))
+    check(b.el('#consent-privacy').get_attribute('href') == LINK + '/legal/end-user-privacy',
+          b.el('#consent-privacy').get_attribute('href'))
+    b.shot('consent-scoped')
+    b.click('#consent-continue')
+    b.screen('credentials')
+    badge(b, 'credentials')
+    check(b.visible('#sandbox-logins'), 'no sandbox test logins under the form')
+    check('user_mfa' in b.text('#sandbox-logins') and 'pass_good' in b.text('#sandbox-logins'),
+          b.text('#sandbox-logins'))
+    b.shot('credentials-sandbox')
+
+    # not pinned: all four asked for, then the chosen biller's share
+    lt2 = link_token(client_user_id='web-trust-2', hosted=True,
+                     consents=['bills', 'account_details', 'usage', 'payments'])
+    want = session_billers(lt2['link_token'])
+    b.get(lt2['hosted_url'])
+    b.screen('consent')
+    check(scopes_shown(b, '#consent-scopes') == ['bills', 'usage', 'account_details',
+                                                  'payments'] or
+          sorted(scopes_shown(b, '#consent-scopes')) ==
+          sorted(['bills', 'account_details', 'usage', 'payments']),
+          'consent scopes %s' % scopes_shown(b, '#consent-scopes'))
+    b.click('#consent-continue')
+    b.screen('picker')
+    badge(b, 'picker')
+    # opens on the default order (no search), with its counts
+    b.wait(lambda: b.el('#biller-list').get_attribute('data-term') == '' and
+           b.text('#biller-status'), 'the default list')
+    names = b.js("return [...document.querySelectorAll('#biller-list .option-name')]"
+                 ".map(e => e.textContent)")
+    check(names == [x['name'] for x in want['data']], 'default list %s, API %s' %
+          (names, [x['name'] for x in want['data']]))
+    check(len(names) == min(8, want['total_count']), 'default list of %d' % len(names))
+    check(b.text('#biller-status') == 'Showing %d of %d billers' %
+          (len(names), want['total_count']), b.text('#biller-status'))
+    check(b.js("return [...document.querySelectorAll('#biller-list [role=option]')].every("
+               "o => o.querySelector('img.logo[src^=\"/\"], .monogram'))"),
+          'an option without a logo or monogram')
+    # a stored logo is the link host's file, shown (CSP img-src 'self')
+    logos = [x['logo_src'] for x in want['data'] if x.get('logo_src')]
+    check(logos and len(logos) < len(names), 'logos %s of %d: want both kinds' %
+          (logos, len(names)))
+    check(b.js("return document.querySelectorAll('#biller-list .monogram').length")
+          == len(names) - len(logos), 'a biller without a logo has no monogram')
+    b.wait(lambda: b.js("return [...document.querySelectorAll('#biller-list img.logo')]"
+                        ".filter(i => i.complete && i.naturalWidth > 0)"
+                        ".map(i => i.getAttribute('src'))") == logos, 'the logos %s' % logos)
+    b.shot('picker-default')
+    # a term that matches nothing: no match, no loose partial matches
+    search(b, 'zzqxv')
+    check(b.js("return document.querySelectorAll('#biller-list [role=option]').length") == 0,
+          'options for a term that matches nothing')
+    check(b.text('#biller-empty') == 'No match for “zzqxv”.', b.text('#biller-empty'))
+    check(b.text('#biller-status') == 'No match', b.text('#biller-status'))
+    b.shot('picker-none')
+    pick(b, 'scoped', SCOPED_NAME, shot=False)
+    b.screen('credentials')
+    check(scopes_shown(b, '#cred-scopes') == ['bills', 'usage'],
+          'credentials scopes %s' % scopes_shown(b, '#cred-scopes'))
+
+    # "Can't find your biller?": the request, a bad website first
+    b.click('#cred-other')
+    b.screen('picker')
+    search(b, 'Newco Power')
+    b.click('#biller-missing')
+    b.screen('request')
+    badge(b, 'request')
+    check(b.el('#request-name').get_attribute('value') == 'Newco Power', 'the name not carried')
+    b.type('#request-url', 'not a website')
+    b.click('#request-submit')
+    b.wait(lambda: b.visible('#request-error'), 'the website error')
+    check(b.el('#request-url').get_attribute('aria-invalid') == 'true', 'aria-invalid')
+    check(b.active_id() == 'request-url', 'focus %s' % b.active_id())
+    b.shot('request-error')
+    # ✕ asks; Escape stays
+    b.click('#close')
+    b.wait(lambda: b.visible('#confirm-stay'), 'the confirm dialog')
+    check(b.js("return document.getElementById('confirm').matches(':modal')"), 'not modal')
+    check(b.active_id() == 'confirm-stay', 'focus %s' % b.active_id())
+    # no biller chosen for this step: the dialog names none
+    check(b.text('#confirm-body') == 'Nothing is linked yet. If you leave now, you will have to'
+          ' start again.', b.text('#confirm-body'))
+    b.shot('confirm')
+    b.keys(Keys.ESCAPE)
+    b.wait(lambda: not b.visible('#confirm-stay'), 'the dialog to close')
+    check(b.screen_now() == 'request', 'Escape left: %s' % b.screen_now())
+    check(b.active_id() == 'close', 'focus after the dialog %s' % b.active_id())
+    b.type('#request-url', REQUEST_HOST)
+    b.click('#request-submit')
+    b.screen('requested')
+    badge(b, 'requested')
+    check(b.heading() == 'Request sent', b.heading())
+    check('Newco Power' in b.text('#requested-body'), b.text('#requested-body'))
+    b.shot('requested')
+    b.reload()
+    b.screen('requested')
+    check('Newco Power' in b.text('#requested-body'), 'after the reload: %s' %
+          b.text('#requested-body'))
+    b.click('#requested-back')
+    b.screen('picker')
+    # ✕ again: Stay, then Leave
+    b.click('#close')
+    b.wait(lambda: b.visible('#confirm-stay'), 'the confirm dialog')
+    b.click('#confirm-stay')
+    b.wait(lambda: not b.visible('#confirm-stay'), 'the dialog to close')
+    check(b.screen_now() == 'picker', 'Stay left: %s' % b.screen_now())
+    leave(b)
+    b.screen('exit')
+    b.assert_clean([LINK])
+    return {'link_token': lt['link_token'], 'link_token_picker': lt2['link_token']}
+
+
+def done(b):
+    """Success without a redirect, in a window the app opened: Done closes
+    it."""
+    lt = link_token(client_user_id='web-done', hosted=True)
+    b.get(ORIGIN_OK + '/linked.html')
+    main = b.d.current_window_handle
+    b.js("window.open(arguments[0], 'bds_hosted')", lt['hosted_url'])
+    b.wait(lambda: len(b.d.window_handles) == 2, 'the window')
+    b.d.switch_to.window([h for h in b.d.window_handles if h != main][0])
+    consent(b, shot=False)
+    pick(b, 'sandbox water', 'Sandbox Water Works', shot=False)
+    login(b, 'user_good', 'pass_good')
+    check(until_outcome(b, shot_progress=False) == 'success', 'no success: %s' % b.screen_now())
+    check(b.visible('#success-done'), 'no Done')
+    b.shot('done')
+    b.click('#success-done')
+    b.d.switch_to.window(main)
+    b.wait(lambda: len(b.d.window_handles) == 1, 'the window to close')
+    b.assert_clean([LINK, ORIGIN_OK])
+    return {'link_token': lt['link_token']}
+
+
+# ---- axe-core on every screen ----------------------------------------------------
+
+AXE_RUN = """
+const done = arguments[arguments.length - 1];
+axe.run(document, {resultTypes: ['violations']}).then(r => done({
+  passes: r.passes.length,
+  violations: r.violations.map(v => ({id: v.id, impact: v.impact, help: v.help,
+    nodes: v.nodes.slice(0, 5).map(n => n.target.join(' '))}))
+}), e => done({error: String(e)}));
+"""
+
+# GET /current waits (the page stays on progress) until window.bdsRelease()
+HOLD_JS = """
+const real = window.fetch.bind(window);
+let release;
+const gate = new Promise(r => { release = r; });
+window.bdsRelease = () => { window.fetch = real; release(); };
+window.fetch = function (url, init) {
+  if (String(url).endsWith('/v1/link-sessions/current')) return gate.then(() => real(url, init));
+  return real(url, init);
+};
+"""
+
+
+def axe_check(b, where, seen):
+    check(os.path.exists(AXE), '%s is missing: run scripts/npm-tools' % AXE)
+    if not b.js('return !!window.axe'):
+        with open(AXE, encoding='utf-8') as f:
+            b.js(f.read())
+    out = b.d.execute_async_script(AXE_RUN)
+    check('error' not in out, 'axe on %s: %s' % (where, out.get('error')))
+    check(out['passes'] > 0, 'axe checked nothing on %s' % where)
+    check(not out['violations'], 'axe on %s (%s): %s' %
+          (where, b.js('return document.documentElement.lang'),
+           json.dumps(out['violations'], ensure_ascii=False)))
+    seen.append(where)
+
+
+def axe_walk(b, lang):
+    """Every screen, every dialog, in one language."""
+    seen = []
+
+    def at(where, click=None, screen=None):
+        """Click (when given), wait for the screen (when given), run axe."""
+        if click:
+            b.click(click)
+        if screen:
+            b.screen(screen)
+        axe_check(b, where, seen)
+
+    b.get(LINK + '/connect')
+    b.screen('error')
+    check(b.js('return document.documentElement.lang') == lang, 'lang %s' %
+          b.js('return document.documentElement.lang'))
+    at('error-no-ticket')
+
+    lt = link_token(client_user_id='web-axe-' + lang, hosted=True, language=lang,
+                    consents=['bills', 'statements', 'usage', 'account_details'])
+    b.get(lt['hosted_url'])
+    at('consent', screen='consent')
+    b.click('#consent-continue')
+    b.screen('picker')
+    b.wait(lambda: b.text('#biller-status'), 'the default list')
+    at('picker')
+    search(b, 'sandbox')
+    b.keys(Keys.ARROW_DOWN)
+    at('picker-active-option')
+    search(b, 'zzqxv')
+    at('picker-no-match')
+    at('request', '#biller-missing', 'request')
+    b.type('#request-url', 'not a website')
+    b.click('#request-submit')
+    b.wait(lambda: b.visible('#request-error'), 'the website error')
+    at('request-error')
+    b.click('#close')
+    b.wait(lambda: b.visible('#confirm-stay'), 'the confirm dialog')
+    at('confirm')
+    b.click('#confirm-stay')
+    b.type('#request-url', REQUEST_HOST)
+    at('requested', '#request-submit', 'requested')
+    b.click('#requested-back')
+    pick(b, 'sandbox gas', 'Sandbox Gas Co.', shot=False)
+    at('credentials', screen='credentials')
+    login(b, 'user_good', 'wrong')
+    b.wait(lambda: b.screen_now() == 'credentials' and b.visible('#cred-error'),
+           'the credentials error')
+    at('credentials-error')
+    login(b, 'user_locked', 'pass_good')
+    check(until_outcome(b, shot_progress=False) == 'error', 'no error: %s' % b.screen_now())
+    at('error-locked')
+    b.click('#error-retry')
+    b.screen('credentials')
+    b.js(HOLD_JS)
+    login(b, 'user_mfa', 'pass_good')
+    at('progress', screen='progress')
+    b.js('window.bdsRelease()')
+    at('mfa', screen='mfa')
+    b.type('#mfa-code', '0000')
+    b.click('#mfa-submit')
+    b.wait(lambda: b.screen_now() == 'mfa' and b.visible('#mfa-error'), 'the MFA error')
+    at('mfa-error')
+    b.type('#mfa-code', '1234')
+    at('success', '#mfa-submit', 'success')
+    b.reload()
+    at('linked', screen='linked')
+
+    lt2 = link_token(client_user_id='web-axe-exit-' + lang, hosted=True, language=lang)
+    b.get(lt2['hosted_url'])
+    b.screen('consent')
+    at('exit', '#close', 'exit')
+    b.assert_clean([LINK])
+    return {'link_token': lt['link_token'], 'screens_checked': seen}
+
+
+def axe_en(b):
+    return axe_walk(b, 'en')
+
+
+def axe_es(b):
+    return axe_walk(b, 'es')
 
 
 SCENARIOS = {
@@ -810,6 +1271,11 @@ SCENARIOS = {
     'unsure': (unsure, {}),
     'update': (update, {}),
     'too_many': (too_many, {}),
+    'resume': (resume, {}),
+    'trust': (trust, {}),
+    'done': (done, {}),
+    'axe_en': (axe_en, {'lang': 'en'}),
+    'axe_es': (axe_es, {'lang': 'es'}),
 }
 
 

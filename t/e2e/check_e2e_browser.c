@@ -8,7 +8,8 @@
  * log (no other host), and saves a screenshot of each screen under
  * t/artifacts/<build dir name>/. This suite then checks what the service
  * recorded: link.completed at the client's webhook, link.session_finished
- * completed or exited, the failed logins counted.
+ * completed or exited, the failed logins counted, a biller request. Two
+ * scenarios run axe-core on every screen, in English and in Spanish.
  *
  * The suite skips (77) only when chromium or chromium-driver is not
  * installed; scripts/test installs both (BDS_PKGS).
@@ -33,11 +34,34 @@
 #define CHROMEDRIVER	"/usr/bin/chromedriver"
 #define PYTHON		"/usr/bin/python3"
 #define RUN_MS		150000	/* one scenario, chromium's start included */
+/* connect_flows.py's SCOPED_BILLER and REQUEST_HOST */
+#define SCOPED_BILLER	"blr_01900000-0000-7000-8000-0000000000aa"
+#define REQUEST_HOST	"www.newco-power.example"
 
+/*
+ * The stack of check_e2e_web, plus: a sandbox biller that gives bills and
+ * usage only (the consent list per scopes), and a biller website the
+ * stack's resolver calls public (a biller request; no test needs the
+ * internet).
+ */
 static void
 setup(void)
 {
+	FILE *f;
+
 	webpage_start();
+	devacct_sql_exec("INSERT INTO billers (id, name, type, status, domains, website, login_url,"
+	    " country, connectivity_types, consent_scopes, capabilities, connector, search_text)"
+	    " VALUES ($1, $2, 'sewer', 'ACTIVE', '{scoped-sewer.example}',"
+	    " 'https://scoped-sewer.example', 'https://scoped-sewer.example/login', 'US',"
+	    " '{credentials}', '{bills,usage}', '{bills,usage}', 'sandbox',"
+	    " billers_fold($2 || ' scoped-sewer.example'))", SCOPED_BILLER, "Sandbox Scoped Sewer");
+	f = fopen(harness_config_path(), "a");
+	ck_assert_msg(f != NULL, "%s: %s", harness_config_path(), strerror(errno));
+	fprintf(f, "discovery_hosts = " REQUEST_HOST "=93.184.216.34\n");
+	ck_assert_int_eq(fclose(f), 0);
+	ck_assert_msg(harness_api_stop() == 0 && harness_api_start() == 0,
+	    "bds-api restart: %s", harness_error());
 }
 
 /*
@@ -84,6 +108,23 @@ browse(const struct webpage_tenant *t, const char *other, const char *scenario)
 	return out;
 }
 
+/* BDS_BROWSER_SCENARIOS=a,b runs only those (while working on the page);
+ * the others pass without running. */
+static int
+wanted(const char *scenario)
+{
+	const char *only = getenv("BDS_BROWSER_SCENARIOS");
+	size_t n = strlen(scenario);
+	const char *p;
+
+	if (only == NULL || *only == '\0')
+		return 1;
+	for (p = only; (p = strstr(p, scenario)) != NULL; p += n)
+		if ((p == only || p[-1] == ',') && (p[n] == '\0' || p[n] == ','))
+			return 1;
+	return 0;
+}
+
 static const char *
 res_str(struct json_object *res, const char *key)
 {
@@ -93,6 +134,15 @@ res_str(struct json_object *res, const char *key)
 	    json_object_is_type(v, json_type_string), "no %s in %s", key,
 	    json_object_to_json_string(res));
 	return json_object_get_string(v);
+}
+
+/* One figure of the sessions of the result's link token `key`: what is
+ * "count(*)" or a column of the one session. */
+static long long
+session_int(struct json_object *res, const char *key, const char *what)
+{
+	return devacct_sql_int(harness_fmt("SELECT %s FROM link_sessions WHERE link_token_id = $1",
+	    what), res_str(res, key), NULL);
 }
 
 /* link.session_finished events of a link token: what is "completed",
@@ -117,11 +167,14 @@ completed(const char *link_id)
  * bds:success and exchanged it; link.completed reached its webhook. */
 START_TEST(embedded)
 {
-	struct receiver *rc = receiver_start(NULL);
+	struct receiver *rc;
 	struct webpage_tenant t;
 	struct json_object *res;
 	const char *link;
 
+	if (!wanted("embedded"))
+		return;
+	rc = receiver_start(NULL);
 	ck_assert_msg(rc != NULL, "receiver: %s", receiver_error());
 	webpage_tenant_new(&t, NULL, NULL);
 	devacct_subscribe(t.key, rc);
@@ -144,8 +197,7 @@ END_TEST
 static void
 after_not_allowed(const struct webpage_tenant *t, struct json_object *res)
 {
-	ck_assert_int_eq(devacct_sql_int("SELECT count(*) FROM link_sessions"
-	    " WHERE link_token_id = $1", res_str(res, "link_token"), NULL), 1);
+	ck_assert_int_eq(session_int(res, "link_token", "count(*)"), 1);
 	ck_assert_int_eq(devacct_sql_int("SELECT count(*) FROM links WHERE client_id = $1",
 	    t->client, NULL), 0);
 }
@@ -172,8 +224,7 @@ after_mfa(const struct webpage_tenant *t, struct json_object *res)
 {
 	(void)t;
 	ck_assert_int_eq(finished(res_str(res, "link_token"), "completed"), 1);
-	ck_assert_int_eq(devacct_sql_int("SELECT failed_logins FROM link_sessions"
-	    " WHERE link_token_id = $1", res_str(res, "link_token"), NULL), 1);
+	ck_assert_int_eq(session_int(res, "link_token", "failed_logins"), 1);
 }
 
 /* In a popup: locked (not a failed login), a wrong password (one), then
@@ -182,8 +233,7 @@ static void
 after_wrong_password(const struct webpage_tenant *t, struct json_object *res)
 {
 	(void)t;
-	ck_assert_int_eq(devacct_sql_int("SELECT failed_logins FROM link_sessions"
-	    " WHERE link_token_id = $1", res_str(res, "link_token"), NULL), 1);
+	ck_assert_int_eq(session_int(res, "link_token", "failed_logins"), 1);
 	ck_assert_int_eq(completed(res_str(res, "link_id")), 1);
 }
 
@@ -254,16 +304,46 @@ after_refused(const struct webpage_tenant *t, struct json_object *res)
 }
 
 /* A link token whose ten failed logins were spent (two sessions, by the
- * script): its hosted_url opened no third session, nothing was linked. */
+ * script): its hosted_url opened no third session, nothing was linked.
+ * Then five wrong passwords typed in the page ended its session. */
 static void
 after_too_many(const struct webpage_tenant *t, struct json_object *res)
 {
-	ck_assert_int_eq(devacct_sql_int("SELECT count(*) FROM link_sessions"
-	    " WHERE link_token_id = $1", res_str(res, "link_token"), NULL), 2);
+	ck_assert_int_eq(session_int(res, "link_token", "count(*)"), 2);
 	ck_assert_int_eq(devacct_sql_int("SELECT failed_attempts FROM link_tokens"
 	    " WHERE id = $1", res_str(res, "link_token"), NULL), 10);
 	ck_assert_int_eq(devacct_sql_int("SELECT count(*) FROM links WHERE client_id = $1",
 	    t->client, NULL), 0);
+	/* and the page's five wrong passwords, in one session */
+	ck_assert_int_eq(session_int(res, "link_token_page", "failed_logins"), 5);
+}
+
+/* Every step reloaded: one session of the link token (the used ticket
+ * never redeemed again, the hosted_url opened twice after), completed. */
+static void
+after_resume(const struct webpage_tenant *t, struct json_object *res)
+{
+	(void)t;
+	ck_assert_int_eq(session_int(res, "link_token", "count(*)"), 1);
+	ck_assert_int_eq(finished(res_str(res, "link_token"), "completed"), 1);
+}
+
+/* The biller request reached the client's biller discoveries; ✕ then
+ * Leave exited the picker's session. */
+static void
+after_trust(const struct webpage_tenant *t, struct json_object *res)
+{
+	ck_assert_int_eq(devacct_sql_int("SELECT count(*) FROM biller_discoveries"
+	    " WHERE client_id = $1 AND biller_name = $2", t->client, "Newco Power"), 1);
+	ck_assert_int_eq(finished(res_str(res, "link_token_picker"), "exited/user_closed"), 1);
+}
+
+/* Done in a window the app opened; axe-core's walks end linked too. */
+static void
+after_completed(const struct webpage_tenant *t, struct json_object *res)
+{
+	(void)t;
+	ck_assert_int_eq(finished(res_str(res, "link_token"), "completed"), 1);
 }
 
 /* Every scenario but the embedded one (it has its webhook receiver): the
@@ -285,6 +365,11 @@ static const struct {
 	{ "unsure",		0, after_unsure },
 	{ "update",		0, after_update },
 	{ "too_many",		0, after_too_many },
+	{ "resume",		0, after_resume },
+	{ "trust",		0, after_trust },
+	{ "done",		0, after_completed },
+	{ "axe_en",		0, after_completed },
+	{ "axe_es",		0, after_completed },
 };
 
 START_TEST(scenario)
@@ -292,6 +377,8 @@ START_TEST(scenario)
 	struct webpage_tenant t, other = { NULL, NULL };
 	struct json_object *res;
 
+	if (!wanted(scenarios[_i].name))
+		return;
 	webpage_tenant_new(&t, NULL, NULL);
 	if (scenarios[_i].other)
 		webpage_tenant_new(&other, NULL, NULL);

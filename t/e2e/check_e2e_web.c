@@ -221,9 +221,13 @@ scan_file(const char *rel)
 		"document.write", "localStorage", "sessionStorage", "document.cookie", NULL };
 	char *text = web_file(rel), *p;
 	int html = strstr(rel, ".html") != NULL;
+	/* the session, kept for the tab so that a reload resumes: api.js only */
+	int tab = strcmp(rel, "assets/api.js") == 0;
 
 	for (int i = 0; any_bad[i] != NULL; i++)
-		ck_assert_msg(strstr(text, any_bad[i]) == NULL, "web/%s holds %s", rel, any_bad[i]);
+		ck_assert_msg(strstr(text, any_bad[i]) == NULL ||
+		    (tab && strcmp(any_bad[i], "sessionStorage") == 0), "web/%s holds %s", rel,
+		    any_bad[i]);
 	if (html) {
 		for (int i = 0; html_bad[i] != NULL; i++)
 			ck_assert_msg(strstr(text, html_bad[i]) == NULL, "web/%s holds %s", rel,

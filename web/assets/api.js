@@ -1,12 +1,16 @@
 /* The connect session API, same origin: the link host passes
  * /v1/link-sessions to the app, so the page needs no API address, no CORS
  * and no other host (CSP connect-src 'self'). The session token lives in
- * this closure only: never in storage, the URL or a cookie. */
+ * this closure and, so that a reload or an app switch resumes the step
+ * (the ticket is single use), in this tab's sessionStorage: never in
+ * storage that outlives the tab, the URL or a cookie; it goes when the
+ * session ends. */
 (function (w) {
   'use strict';
 
   var BDS = w.BDS = w.BDS || {};
   var BASE = '/v1/link-sessions';
+  var KEY = 'bds.link';
   var token = null;
 
   /* One call: resolves to {status, body} (status 0 and body null when the
@@ -47,6 +51,26 @@
     return parts.length ? '?' + parts.join('&') : '';
   }
 
+  /* ---- this tab's copy: {session, ticket, step, biller} or {ended} ---- */
+
+  function storage() {
+    try { return w.sessionStorage; } catch (e) { return null; }	/* blocked */
+  }
+
+  function load() {
+    var st = storage();
+    var v = null;
+    if (st === null) return null;
+    try { v = JSON.parse(st.getItem(KEY)); } catch (e) { v = null; }
+    return v && typeof v === 'object' ? v : null;
+  }
+
+  function save(v) {
+    var st = storage();
+    if (st === null) return;
+    try { st.setItem(KEY, JSON.stringify(v)); } catch (e) { /* full or blocked: no resume */ }
+  }
+
   BDS.api = {
     /* POST /v1/link-sessions {ticket}: keeps the session token. */
     open: function (ticket) {
@@ -67,7 +91,42 @@
     },
     current: function () { return call('GET', '/current'); },
     mfa: function (answer) { return call('POST', '/mfa', { answer: answer }); },
+    resend: function () { return call('POST', '/mfa/resend', {}); },
+    request: function (name, url) {
+      return call('POST', '/biller-request', { biller_name: name, biller_url: url });
+    },
     exit: function (reason) { return call('POST', '/exit', { reason: reason }); },
-    hasSession: function () { return token !== null; }
+    hasSession: function () { return token !== null; },
+
+    /* The tab's stored session, when there is one: its token is used again. */
+    stored: function () {
+      var v = load();
+      if (v === null || !v.session || typeof v.session.session_token !== 'string') return null;
+      token = v.session.session_token;
+      return v;
+    },
+    /* A session that has ended here, what it ended as (the token is gone). */
+    ended: function () {
+      var v = load();
+      return v !== null && typeof v.ended === 'string' ? v.ended : null;
+    },
+    /* Keep (or update) what resuming needs. */
+    keep: function (fields) {
+      var v = load() || {};
+      if (typeof v.ended === 'string') v = {};
+      Object.keys(fields).forEach(function (k) { v[k] = fields[k]; });
+      save(v);
+    },
+    /* The session ended (connected, exited, or no longer valid): the token
+     * goes; what it ended as stays, so that a reload can say so. */
+    end: function (how) {
+      token = null;
+      save({ ended: how });
+    },
+    forget: function () {
+      var st = storage();
+      token = null;
+      if (st !== null) st.removeItem(KEY);
+    }
   };
 }(window));

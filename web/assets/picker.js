@@ -48,35 +48,89 @@
       if (seq !== self.seq) return;	/* a newer search is under way */
       self.o.list.removeAttribute('aria-busy');
       if (res.status !== 200 || !res.body || !Array.isArray(res.body.data)) {
-        self.render([], term);
+        self.render([], term, null);
         self.o.fail(res);
         return;
       }
-      self.render(res.body.data, term);
+      self.render(res.body.data, term, res.body);
     });
   };
 
-  Picker.prototype.render = function (items, term) {
+  /* Two letters for a biller without a logo: its first two words'
+   * initials ("Sandbox Water Works" -> "SW"), or its first two letters. */
+  function monogram(name) {
+    var words = String(name || '?').split(/[^0-9A-Za-z\u00C0-\u024F]+/).filter(Boolean);
+    if (words.length >= 2) return (words[0][0] + words[1][0]).toUpperCase();
+    return (words[0] || '?').slice(0, 2).toUpperCase();
+  }
+
+  /* A logo the link host serves (a path on it, so CSP img-src 'self'
+   * holds), else the monogram; decorative either way (the name follows). */
+  function badge(b) {
+    var el;
+    if (typeof b.logo_src === 'string' && /^\/[^/\\]/.test(b.logo_src)) {
+      el = document.createElement('img');
+      el.className = 'logo';
+      el.alt = '';
+      el.width = 32;
+      el.height = 32;
+      el.src = b.logo_src;
+      /* a stored logo that went missing: the monogram instead */
+      el.addEventListener('error', function () {
+        if (el.parentNode) el.parentNode.replaceChild(letters(b), el);
+      });
+      return el;
+    }
+    return letters(b);
+  }
+
+  function letters(b) {
+    var el = document.createElement('span');
+    el.className = 'monogram';
+    el.setAttribute('aria-hidden', 'true');
+    el.textContent = monogram(b.name);
+    return el;
+  }
+
+  /* "Showing 8 of 381 billers" (no term) or "Showing 2 of 2 matches". */
+  Picker.prototype.count = function (n, term, page) {
+    var t = this.o.t;
+    var total = page && typeof page.total_count === 'number' ? page.total_count : n;
+    var matches = page && typeof page.match_count === 'number' ? page.match_count : n;
+    if (term) {
+      if (n === 0) return t('picker.no_match_status');
+      return t(matches === 1 ? 'picker.showing_match_one' : 'picker.showing_matches',
+        { n: n, total: matches });
+    }
+    return t(total === 1 ? 'picker.showing_one' : 'picker.showing', { n: n, total: total });
+  };
+
+  Picker.prototype.render = function (items, term, page) {
     var o = this.o;
-    var i, li, name, sub;
+    var i, li, text, name, sub;
     this.items = items;
     this.active = -1;
     while (o.list.firstChild) o.list.removeChild(o.list.firstChild);
     for (i = 0; i < items.length; i++) {
       li = document.createElement('li');
       li.id = 'biller-opt-' + i;
+      li.className = 'option';
       li.setAttribute('role', 'option');
       li.setAttribute('aria-selected', 'false');
       li.setAttribute('data-index', String(i));
       li.setAttribute('data-biller-id', items[i].id);
+      text = document.createElement('span');
+      text.className = 'option-text';
       name = document.createElement('span');
       name.className = 'option-name';
       name.textContent = items[i].name;
       sub = document.createElement('span');
       sub.className = 'muted small';
       sub.textContent = o.label(items[i]);
-      li.appendChild(name);
-      li.appendChild(sub);
+      text.appendChild(name);
+      text.appendChild(sub);
+      li.appendChild(badge(items[i]));
+      li.appendChild(text);
       o.list.appendChild(li);
     }
     o.list.setAttribute('data-term', term);	/* what the list shows results for */
@@ -88,8 +142,7 @@
     } else {
       o.empty.hidden = true;
     }
-    o.status.textContent = items.length === 1 ? o.t('picker.count_one') :
-      o.t('picker.count', { n: items.length });
+    o.status.textContent = page === null ? '' : this.count(items.length, term, page);
   };
 
   Picker.prototype.move = function (to) {
