@@ -9,6 +9,11 @@ check_LIBRARIES += %reldir%/libe2e.a
 	%reldir%/receiver.c %reldir%/receiver.h \
 	%reldir%/record.c %reldir%/record.h \
 	%reldir%/smtp_sink.c %reldir%/smtp_sink.h
+# The longest suites come first, so that a parallel `make check` does not
+# end with one of them running alone (each is described where its sources
+# are named below).
+E2E_SUITES += %reldir%/check_e2e_browser %reldir%/check_e2e_openapi_fuzz \
+	%reldir%/check_e2e_fleet
 E2E_SUITES += %reldir%/check_e2e_core %reldir%/check_e2e_faults %reldir%/check_e2e_mail \
 	%reldir%/check_e2e_accounts_signup %reldir%/check_e2e_accounts_session \
 	%reldir%/check_e2e_accounts_live %reldir%/check_e2e_accounts_throttle \
@@ -31,22 +36,23 @@ E2E_SUITES += %reldir%/check_e2e_bills_status
 E2E_SUITES += %reldir%/check_e2e_refresh
 # requests to link and biller discovery
 E2E_SUITES += %reldir%/check_e2e_rtl
-# the connect page (headers, frame policy, session extras) and
-# the same in a real browser (Debian chromium, chromedriver, selenium)
+# the connect page (headers, frame policy, session extras), and
+# check_e2e_browser (first): the same in a real browser (Debian chromium,
+# chromedriver, selenium)
 %canon_reldir%_libe2e_a_SOURCES += %reldir%/webpage.c %reldir%/webpage.h
-E2E_SUITES += %reldir%/check_e2e_web %reldir%/check_e2e_browser
+E2E_SUITES += %reldir%/check_e2e_web
 # the biller simulator for the suites, and the portal connector end to end
 %canon_reldir%_libe2e_a_SOURCES += %reldir%/sim.c %reldir%/sim.h
 E2E_SUITES += %reldir%/check_e2e_portal
-# 1,000 portal accounts under the per-biller limit, the credential scan
-E2E_SUITES += %reldir%/check_e2e_fleet
+# check_e2e_fleet (first): 1,000 portal accounts under the per-biller
+# limit, the credential scan
 # the error catalogue's page and every docs_url pointing at it
 E2E_SUITES += %reldir%/check_e2e_errors
 # the OpenAPI document served (/v1/openapi.json, .yaml) and the reference
 # page (/docs/, Redoc) in a real browser
 E2E_SUITES += %reldir%/check_e2e_reference
-# the OpenAPI document against the service: t/openapi/fuzz.py (hypothesis)
-E2E_SUITES += %reldir%/check_e2e_openapi_fuzz
+# check_e2e_openapi_fuzz (first): the OpenAPI document against the
+# service, t/openapi/fuzz.py (hypothesis)
 # the TypeScript SDK generated from docs/openapi.yaml, and its quickstart run
 # with node against the stack (sdk/typescript)
 E2E_SUITES += %reldir%/check_e2e_sdk
