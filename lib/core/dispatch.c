@@ -280,12 +280,8 @@ run(struct req *r)
 	else if (doc != NULL)	/* none, or (taken out above) client_id */
 		validate_body(r->arena, router_body_client_id(rt) ? router_client_id_field :
 		    no_fields, doc, &r->body, &errs);
-	if (errs.n > 0) {
-		rc = api_verror(r, &errs);
-		if (errs.hint != NULL)	/* an unknown name: the closest known one */
-			json_set_str(r->out, "hint", errs.hint);
-		return rc;
-	}
+	if (errs.n > 0)
+		return api_verror(r, &errs);
 	/* The client comes from the credential; a body naming another is refused. */
 	if (body_cid != NULL && r->client_id != NULL && strcmp(body_cid, r->client_id) != 0)
 		return api_error(r, 403, ERR_CLIENT_ID_MISMATCH, "omit client_id or send your own",

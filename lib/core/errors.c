@@ -135,7 +135,8 @@ api_verror_as(struct req *r, int status, const char *code, const struct verrs *e
 		msg = e->v[0].field && *e->v[0].field ?
 		    arena_printf(r->arena, "%s: %s", e->v[0].field, e->v[0].message) :
 		    e->v[0].message;
-	return api_error_obj(r, status, code, NULL, msg, arr);
+	/* an unknown name: the hint names the closest known one */
+	return api_error_obj(r, status, code, e->hint, msg, arr);
 }
 
 int
