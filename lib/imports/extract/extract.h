@@ -66,6 +66,12 @@ struct ex_doc {
  */
 struct json_object *ex_fields(const struct ex_doc *doc);
 
+/*
+ * Recompute draft's "checks" from its fields as they stand (after a
+ * review changed them), in place. 0 ok, -1 out of memory.
+ */
+int	 ex_recheck(struct json_object *draft);
+
 /* The confidence a required field needs for READY_TO_COMMIT. */
 #define EX_READY_CONFIDENCE	0.80
 
