@@ -18,3 +18,5 @@ lib_libbds_a_SOURCES += \
 	%reldir%/bills_status_store.c
 # the module's descriptor (core/module.h)
 lib_libbds_a_SOURCES += %reldir%/bills_module.c
+# the bills an import may duplicate (asked by lib/imports)
+lib_libbds_a_SOURCES += %reldir%/bills_dupes.c
