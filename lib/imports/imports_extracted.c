@@ -31,6 +31,7 @@
 #include "imports/extract/extract.h"
 #include "imports/imports.h"
 #include "imports/imports_int.h"
+#include "imports/imports_jobs.h"
 
 /* A draft field's value as jsonb text: draft #>> '{field,value}'. */
 #define DRAFT(path)	"draft #>> '{" path "}'"
