@@ -30,6 +30,11 @@ static const struct jobs_kind extract = { IMPORTS_JOB_EXTRACT, jobs_extract_fetc
 /* the runner's own tests (t/e2e/check_e2e_jobs): queued only by them */
 static const struct jobs_kind test = { "test", jobs_test_fetch, jobs_test_apply, 3, 5, NULL };
 
+/* where `make install` puts bds-extract (Makefile.am) */
+#ifndef BDS_EXTRACT_PROGRAM
+#define BDS_EXTRACT_PROGRAM	"/usr/local/libexec/bds/bds-extract"
+#endif
+
 #define S struct jobs_settings
 const struct module jobs_module = {
 	.name = "jobs",
@@ -46,7 +51,7 @@ const struct module jobs_module = {
 		CONFIG_INT_KEY(S, portal_timeout_ms, "30000", 0, 0),
 		CONFIG_INT_KEY(S, portal_since_days, "35", 0, 0),
 		CONFIG_STR_KEY(S, sandbox_basis_day, ""),
-		CONFIG_STR_KEY(S, extract_program, "/usr/local/bin/bds-extract"),
+		CONFIG_STR_KEY(S, extract_program, BDS_EXTRACT_PROGRAM),
 		CONFIG_INT_KEY(S, extract_timeout_s, "60", 1, 3600),
 		CONFIG_INT_KEY(S, extract_cpu_s, "30", 1, 3600),
 		CONFIG_INT_KEY(S, extract_memory_mb, "1536", 0, 65536),

@@ -16,4 +16,5 @@ BDS_EXTRACT_LIBS = lib/libbdsextract.a lib/libbds.a $(JSONC_LIBS) $(MAGIC_LIBS) 
 
 # The field rules: pure code (json-c only), in libbds.a, since the API
 # recomputes a reviewed draft's checks.
-lib_libbds_a_SOURCES += %reldir%/extract.h %reldir%/extract_fields.c
+lib_libbds_a_SOURCES += %reldir%/extract.h %reldir%/extract_fields.c \
+	%reldir%/extract_fields.h %reldir%/extract_fields_check.c %reldir%/extract_fields_text.c
