@@ -364,7 +364,12 @@ run_extract(struct req *r, int doc, const char *type, const char **reason,
 		return NULL;
 	}
 	if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-		*detail = "the extractor failed";
+		/* 126: the child could not set its limits (a service manager's
+		 * filter refusing setrlimit?); 127: no program to exec */
+		*detail = WIFEXITED(status) && WEXITSTATUS(status) == 126 ?
+		    "the extractor's limits could not be set" :
+		    WIFEXITED(status) && WEXITSTATUS(status) == 127 ?
+		    "extract_program could not be run" : "the extractor failed";
 		return NULL;
 	}
 	buf[len] = '\0';
