@@ -149,7 +149,7 @@ walk_obj(fz_context *ctx, pdf_obj *o, int depth, struct walk *w)
 		walk_obj(ctx, pdf_dict_get_val(ctx, o, i), depth + 1, w);
 }
 
-/* Filters whose output the walk measures; image codecs are sized above. */
+/* Filters whose output the walk measures (image codecs are images). */
 static int
 measured(fz_context *ctx, pdf_obj *f)
 {
@@ -214,7 +214,9 @@ walk_all(fz_context *ctx, pdf_document *pdf, struct walk *w)
 		fz_try(ctx) {
 			o = pdf_load_object(ctx, pdf, num);
 			walk_obj(ctx, o, 0, w);
+			/* an image decodes to its checked dimensions, no further */
 			if (w->reject == NULL && pdf_obj_num_is_stream(ctx, pdf, num) &&
+			    !is_name(ctx, pdf_dict_gets(ctx, o, "Subtype"), "Image") &&
 			    measured(ctx, pdf_dict_gets(ctx, o, "Filter")))
 				inflate_stream(ctx, pdf, num, w);
 		}
