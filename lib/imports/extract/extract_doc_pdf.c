@@ -436,9 +436,13 @@ ex_doc_pdf(const unsigned char *bytes, size_t len, const struct ex_limits *lim,
 		if (pdf == NULL)
 			fz_throw(ctx, FZ_ERROR_GENERIC, "not a PDF");
 		stage = 1;
-		if (fz_needs_password(ctx, doc) ||
-		    pdf_dict_gets(ctx, pdf_trailer(ctx, pdf), "Encrypt") != NULL) {
-			ex_result_reject(res, EX_REJ_ENCRYPTED, "the PDF is encrypted");
+		/*
+		 * A password we do not have. An owner password alone (printing or
+		 * copying restricted, as many statements are) opens with the
+		 * empty user password: MuPDF decrypts it and it is read.
+		 */
+		if (fz_needs_password(ctx, doc)) {
+			ex_result_reject(res, EX_REJ_ENCRYPTED, "the PDF needs a password");
 			break;
 		}
 		/* the page tree root's Count: no page is loaded to know it */
