@@ -1,4 +1,7 @@
-# t/imports/: the bill imports module's suites.
+# t/imports/: the bill imports module's suites (included after TESTS is
+# set, so that the script's += appends).
+# the field rules of bill extraction (extract_fields*.c)
+UNIT_SUITES += %reldir%/check_fields
 # bds-extract on hostile documents (t/imports/hostile.py) and good ones.
 TESTS += %reldir%/extract.test
 EXTRA_DIST += %reldir%/extract.test %reldir%/hostile.py
