@@ -257,8 +257,12 @@ ex_doc_read(const unsigned char *doc, size_t len, const char *type,
 		    type, sniffed ? sniffed : "unknown");
 	if (polyglot(doc, len, types[i].pdf, res))
 		return 0;
-	if (types[i].pdf)
+	if (types[i].pdf) {
+		/* a PDF ends with %%EOF: without one it was cut short (or is not whole) */
+		if (find(doc, len, "%%EOF", 5) == NULL)
+			return ex_result_reject(res, EX_REJ_UNREADABLE, "the PDF has no end (truncated)");
 		return ex_doc_pdf(doc, len, lim, res);
+	}
 	return ex_doc_image(doc, len, types[i].png, lim, res);
 }
 

@@ -149,7 +149,7 @@ walk_obj(fz_context *ctx, pdf_obj *o, int depth, struct walk *w)
 		walk_obj(ctx, pdf_dict_get_val(ctx, o, i), depth + 1, w);
 }
 
-/* Filters whose output the walk measures; image codecs are sized above. */
+/* Filters whose output the walk measures (image codecs are images). */
 static int
 measured(fz_context *ctx, pdf_obj *f)
 {
@@ -214,7 +214,9 @@ walk_all(fz_context *ctx, pdf_document *pdf, struct walk *w)
 		fz_try(ctx) {
 			o = pdf_load_object(ctx, pdf, num);
 			walk_obj(ctx, o, 0, w);
+			/* an image decodes to its checked dimensions, no further */
 			if (w->reject == NULL && pdf_obj_num_is_stream(ctx, pdf, num) &&
+			    !is_name(ctx, pdf_dict_gets(ctx, o, "Subtype"), "Image") &&
 			    measured(ctx, pdf_dict_gets(ctx, o, "Filter")))
 				inflate_stream(ctx, pdf, num, w);
 		}
@@ -434,9 +436,13 @@ ex_doc_pdf(const unsigned char *bytes, size_t len, const struct ex_limits *lim,
 		if (pdf == NULL)
 			fz_throw(ctx, FZ_ERROR_GENERIC, "not a PDF");
 		stage = 1;
-		if (fz_needs_password(ctx, doc) ||
-		    pdf_dict_gets(ctx, pdf_trailer(ctx, pdf), "Encrypt") != NULL) {
-			ex_result_reject(res, EX_REJ_ENCRYPTED, "the PDF is encrypted");
+		/*
+		 * A password we do not have. An owner password alone (printing or
+		 * copying restricted, as many statements are) opens with the
+		 * empty user password: MuPDF decrypts it and it is read.
+		 */
+		if (fz_needs_password(ctx, doc)) {
+			ex_result_reject(res, EX_REJ_ENCRYPTED, "the PDF needs a password");
 			break;
 		}
 		/* the page tree root's Count: no page is loaded to know it */

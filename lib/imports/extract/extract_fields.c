@@ -437,9 +437,31 @@ near(const char *a, const char *b, int max)
 	return prev[lb] <= max;
 }
 
+/* OCR's usual confusions undone in a word of letters: "rn" for "m",
+ * "cl" for "d", "vv" for "w", digits for the letters they look like. */
+static void
+ocr_word(const char *w, char *out)
+{
+	size_t i, o = 0;
+
+	for (i = 0; w[i] != '\0' && o < XF_WORD_LEN - 1; i++) {
+		char ch = w[i];
+
+		if ((ch == 'r' && w[i + 1] == 'n') || (ch == 'v' && w[i + 1] == 'v') ||
+		    (ch == 'c' && w[i + 1] == 'l')) {
+			out[o++] = ch == 'r' ? 'm' : ch == 'v' ? 'w' : 'd';
+			i++;
+			continue;
+		}
+		out[o++] = ch == '0' ? 'o' : ch == '1' ? 'l' : ch == '5' ? 's' : ch == '|' ? 'l' : ch;
+	}
+	out[o] = '\0';
+}
+
 static int
 word_eq(const char *w, const char *l, int ocr)
 {
+	char fixed[XF_WORD_LEN];
 	size_t n;
 
 	if (strcmp(w, l) == 0)
@@ -448,7 +470,10 @@ word_eq(const char *w, const char *l, int ocr)
 		return 0;
 	n = strlen(l);
 	/* OCR: one wrong, lost or extra letter in a word of five or more */
-	return n >= 5 && near(w, l, n >= 9 ? 2 : 1);
+	if (n >= 5 && near(w, l, n >= 9 ? 2 : 1))
+		return 1;
+	ocr_word(w, fixed);
+	return strcmp(fixed, l) == 0 || (n >= 5 && near(fixed, l, n >= 9 ? 2 : 1));
 }
 
 /* The labels of a row, longest first at each word. */
@@ -711,7 +736,8 @@ doc_currency(struct ctx *c)
 				    (row->text[a] == ' ' && a + 1 < row->len &&
 				    is_digit((unsigned char)row->text[a + 1])))) ||
 				    (i > 0 && is_digit((unsigned char)row->text[i - 1])) ||
-				    (i > 1 && row->text[i - 1] == ' ' && is_digit((unsigned char)row->text[i - 2])) ||
+				    (i > 1 && row->text[i - 1] == ' ' && (is_digit((unsigned char)row->text[i - 2]) ||
+				    row->text[i - 2] == ')')) ||
 				    strstr(low, "currency") != NULL || strstr(low, "amounts in") != NULL ||
 				    strstr(low, "w\xc3\xa4hrung") != NULL || strstr(low, "devise") != NULL)
 					nearnum = 1;
@@ -1578,6 +1604,15 @@ pick_payee(struct ctx *c, struct payee *p, const char *remit_first, int remit_ro
 			}
 			while (e > s && (vr->text[e - 1] == ' ' || vr->text[e - 1] == ','))
 				e--;
+			/* the sentence's full stop, not an abbreviation's ("Co.", "Inc.") */
+			if (e > s && vr->text[e - 1] == '.') {
+				size_t ws = e - 1;
+
+				while (ws > s && vr->text[ws - 1] != ' ')
+					ws--;
+				if (e - 1 - ws > 4 && memchr(vr->text + ws, '.', e - 1 - ws) == NULL)
+					e--;
+			}
 			/* "... payable to ACME POWER and mail to ..." */
 			for (i = s; i + 5 < e; i++)
 				if (strncmp(vr->text + i, " and ", 5) == 0 || strncmp(vr->text + i, " at ", 4) == 0) {
@@ -1608,7 +1643,7 @@ pick_payee(struct ctx *c, struct payee *p, const char *remit_first, int remit_ro
 		}
 	}
 	/* the letterhead: the tallest name-like line in the top third of page 1 */
-	if (c->doc->pages != NULL)
+	if (c->doc != NULL && c->doc->pages != NULL)
 		for (i = 0; i < c->doc->npages && i < 1000; i++)
 			if (c->doc->pages[i].number == 1 && isfinite(c->doc->pages[i].height) &&
 			    c->doc->pages[i].height > 50)

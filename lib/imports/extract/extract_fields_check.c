@@ -275,18 +275,17 @@ ex_draft_ready(const struct json_object *draft, const char **why)
 	if (why == NULL)
 		why = &dummy;
 	*why = NULL;
-	for (i = 0; i < sizeof(required) / sizeof(required[0]); i++) {
-		struct json_object *f = member(draft, required[i]);
-
-		if (!present(required[i], f)) {
+	/* what is missing first, then what is unsure, then the checks */
+	for (i = 0; i < sizeof(required) / sizeof(required[0]); i++)
+		if (!present(required[i], member(draft, required[i]))) {
 			*why = xf_why("missing", required[i]);
 			return 0;
 		}
-		if (confidence(f) < EX_READY_CONFIDENCE) {
+	for (i = 0; i < sizeof(required) / sizeof(required[0]); i++)
+		if (confidence(member(draft, required[i])) < EX_READY_CONFIDENCE) {
 			*why = xf_why("low_confidence", required[i]);
 			return 0;
 		}
-	}
 	checks = member(draft, "checks");
 	n = checks != NULL && json_object_is_type(checks, json_type_array) ?
 	    json_object_array_length(checks) : 0;

@@ -14,7 +14,11 @@ lib_libbdsextract_a_SOURCES = \
 BDS_EXTRACT_LIBS = lib/libbdsextract.a lib/libbds.a $(JSONC_LIBS) $(MAGIC_LIBS) \
 	$(MUPDF_LIBS) $(TESS_LIBS) $(SECCOMP_LIBS) -lm
 
-# The field rules: pure code (json-c only), in libbds.a, since the API
-# recomputes a reviewed draft's checks.
-lib_libbds_a_SOURCES += %reldir%/extract.h %reldir%/extract_fields.c \
-	%reldir%/extract_fields.h %reldir%/extract_fields_check.c %reldir%/extract_fields_text.c
+# The field rules: pure code (json-c and core/money only), in libbds.a:
+# bds-api re-checks a reviewed draft with them.
+lib_libbds_a_SOURCES += \
+	%reldir%/extract.h \
+	%reldir%/extract_fields.h \
+	%reldir%/extract_fields.c \
+	%reldir%/extract_fields_check.c \
+	%reldir%/extract_fields_text.c
