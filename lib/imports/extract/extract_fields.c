@@ -113,7 +113,9 @@ static const struct label labels[] = {
 	{ C_CHARGES, 0.85, "amount of this bill" }, { C_CHARGES, 0.70, "this bill" },
 	{ C_CHARGES, 0.90, "charges this month" }, { C_CHARGES, 0.85, "neue kosten" },
 	{ C_CHARGES, 0.85, "charges du mois" }, { C_CHARGES, 0.85, "nouveaux frais" },
-	{ C_CHARGES, 0.85, "total current bill" }, { C_CHARGES, 0.85, "current month's charges" },
+	{ C_CHARGES, 0.85, "total current bill" }, { C_CHARGES, 0.85, "current invoice" },
+	{ C_CHARGES, 0.90, "charges this statement" }, { C_CHARGES, 0.85, "water sewer charges" },
+	{ C_CHARGES, 0.85, "water & sewer charges" }, { C_CHARGES, 0.85, "charges this bill" }, { C_CHARGES, 0.85, "current month's charges" },
 	/* adjustments */
 	{ C_ADJ, 0.90, "adjustments" }, { C_ADJ, 0.90, "adjustment" },
 	{ C_ADJ, 0.80, "total credits" }, { C_ADJ, 0.80, "credits and adjustments" },
@@ -125,10 +127,10 @@ static const struct label labels[] = {
 	{ C_ACCOUNT, 0.95, "account #" }, { C_ACCOUNT, 0.95, "account nr" },
 	{ C_ACCOUNT, 0.90, "acct no" }, { C_ACCOUNT, 0.90, "acct #" },
 	{ C_ACCOUNT, 0.90, "acct number" }, { C_ACCOUNT, 0.75, "acct" },
-	{ C_ACCOUNT, 0.60, "account" }, { C_ACCOUNT, 0.90, "customer number" },
-	{ C_ACCOUNT, 0.90, "customer no" }, { C_ACCOUNT, 0.85, "customer #" },
+	{ C_ACCOUNT, 0.60, "account" }, { C_ACCOUNT, 0.50, "customer number" },
+	{ C_ACCOUNT, 0.50, "customer no" }, { C_ACCOUNT, 0.50, "customer #" },
 	{ C_ACCOUNT, 1.00, "customer account number" }, { C_ACCOUNT, 0.90, "account id" },
-	{ C_ACCOUNT, 0.85, "customer id" }, { C_ACCOUNT, 0.80, "account ref" },
+	{ C_ACCOUNT, 0.50, "customer id" }, { C_ACCOUNT, 0.80, "account ref" },
 	{ C_ACCOUNT, 0.85, "account reference" }, { C_ACCOUNT, 0.90, "account reference number" },
 	{ C_ACCOUNT, 0.85, "a c no" }, { C_ACCOUNT, 0.90, "kundennummer" },
 	{ C_ACCOUNT, 0.85, "kundennr" }, { C_ACCOUNT, 0.80, "vertragskonto" },
@@ -136,9 +138,9 @@ static const struct label labels[] = {
 	{ C_ACCOUNT, 0.90, "n\xc3\xba" "mero de cliente" }, { C_ACCOUNT, 0.90, "numero de cliente" },
 	{ C_ACCOUNT, 0.90, "codice cliente" }, { C_ACCOUNT, 0.90, "klantnummer" },
 	{ C_ACCOUNT, 0.80, "policy number" }, { C_ACCOUNT, 0.80, "membership number" },
-	{ C_ACCOUNT, 1.00, "billing account number" }, { C_ACCOUNT, 0.85, "service account" },
-	{ C_ACCOUNT, 0.95, "your account number" }, { C_ACCOUNT, 0.90, "customer account" },
-	{ C_ACCOUNT, 0.90, "account num" },
+	{ C_ACCOUNT, 1.00, "billing account number" }, 	{ C_ACCOUNT, 0.95, "your account number" }, { C_ACCOUNT, 0.90, "customer account" },
+	{ C_ACCOUNT, 0.90, "account num" }, { C_ACCOUNT, 0.95, "contract account" },
+	{ C_ACCOUNT, 0.95, "contract account number" }, { C_ACCOUNT, 0.95, "billing account" },
 	/* bill number */
 	{ C_BILLNO, 1.00, "invoice number" }, { C_BILLNO, 0.95, "invoice no" },
 	{ C_BILLNO, 0.95, "invoice #" }, { C_BILLNO, 0.55, "invoice" },
@@ -367,7 +369,7 @@ row_words(struct row *r)
 		struct word *w;
 
 		while (i < n && (r->text[i] == ' ' || r->text[i] == ':' || r->text[i] == '/' ||
-		    r->text[i] == '|' || r->text[i] == '\\'))
+		    r->text[i] == '|' || r->text[i] == '\\' || r->text[i] == '.'))
 			i++;
 		if (i >= n)
 			break;
@@ -376,7 +378,10 @@ row_words(struct row *r)
 			i++;
 		else
 			while (i < n && r->text[i] != ' ' && r->text[i] != ':' && r->text[i] != '/' &&
-			    r->text[i] != '|' && r->text[i] != '#' && r->text[i] != '\\')
+			    r->text[i] != '|' && r->text[i] != '#' && r->text[i] != '\\' &&
+			    !(r->text[i] == '.' && i > s && i + 1 < n &&
+			    is_alpha((unsigned char)r->text[i - 1]) && is_alpha((unsigned char)r->text[i + 1]) &&
+			    (i + 2 >= n || r->text[i + 2] != '.')))
 				i++;
 		e = i;
 		w = &r->w[r->nword];
@@ -599,7 +604,7 @@ build_rows(struct ctx *c)
 			if (ref[j].page != ref[i].page || ref[j].y > y1 || ref[j].y < y0)
 				break;
 			/* lines of clearly different sizes are not one row */
-			if (h > 0 && mh > 0 && (mh > 2.2f * h || h > 2.2f * mh))
+			if (h > 0 && mh > 0 && (mh > 3.5f * h || h > 3.5f * mh))
 				break;
 		}
 		/* left to right (insertion sort of a few) */
@@ -698,7 +703,7 @@ row_x_at(const struct ctx *c, const struct row *r, size_t off)
 static void
 doc_currency(struct ctx *c)
 {
-	static const char *const hints_cad[] = { "gst/hst", "hst", "qst", "pst", "canada" };
+	static const char *const hints_cad[] = { "gst/hst", "hst", "qst", "canada", "canadian" };
 	static const char *const hints_aud[] = { "abn", "australia", "bpay" };
 	static const char *const hints_nzd[] = { "new zealand" };
 	int counts[64], dollar = 0, ncodes = 0, best = -1, r, k, cad = 0, aud = 0, nzd = 0;
@@ -738,7 +743,8 @@ doc_currency(struct ctx *c)
 				    (i > 0 && is_digit((unsigned char)row->text[i - 1])) ||
 				    (i > 1 && row->text[i - 1] == ' ' && (is_digit((unsigned char)row->text[i - 2]) ||
 				    row->text[i - 2] == ')')) ||
-				    strstr(low, "currency") != NULL || strstr(low, "amounts in") != NULL ||
+				    strstr(low, "currency") != NULL || strstr(low, "amounts") != NULL ||
+				    strstr(low, "dollars") != NULL ||
 				    strstr(low, "w\xc3\xa4hrung") != NULL || strstr(low, "devise") != NULL)
 					nearnum = 1;
 				if (!nearnum && !(row->text[i] >= 'A' && row->text[i] <= 'Z'))
@@ -896,36 +902,54 @@ ident_word_ok(const char *s, size_t n, int *digits)
 	return 1;
 }
 
+static int
+filler(const char *w, size_t n)
+{
+	static const char *const words[] = { "no", "number", "num", "nr", "is", "id", "ref",
+	    "n\xc2\xb0", "nummer", "numero", "n\xc3\xbamero", "of", "the", "your" };
+	char low[16];
+	size_t i, k;
+
+	if (n == 0 || n >= sizeof(low))
+		return 0;
+	for (i = 0; i < n; i++)
+		low[i] = (char)lower((unsigned char)w[i]);
+	low[n] = '\0';
+	if (low[n - 1] == '.')
+		low[n - 1] = '\0';
+	for (k = 0; k < sizeof(words) / sizeof(words[0]); k++)
+		if (strcmp(low, words[k]) == 0)
+			return 1;
+	return 0;
+}
+
 /* An account, bill or reference number in s[from, to): the first word
  * with a digit, with the digit groups printed after it. */
 static int
 parse_ident(const char *s, size_t from, size_t to, struct cand *v)
 {
-	size_t i = from, ws, we, o = 0;
+	size_t i = from, ws, we, o = 0, k;
 	int digits, words = 0;
 
 	while (i < to && words < 4) {
 		while (i < to && (s[i] == ' ' || s[i] == ':' || s[i] == '#' || s[i] == '-' ||
-		    s[i] == '.'))
+		    s[i] == '.' || s[i] == '_' || s[i] == '\'' || s[i] == '"' || s[i] == '*' ||
+		    s[i] == ',' || s[i] == ';' || s[i] == '~' || s[i] == '(' || s[i] == '='))
 			i++;
 		ws = i;
 		while (i < to && s[i] != ' ')
 			i++;
 		we = i;
-		while (we > ws && (s[we - 1] == '.' || s[we - 1] == ',' || s[we - 1] == ';' ||
-		    s[we - 1] == ')'))
+		while (we > ws && !is_alpha((unsigned char)s[we - 1]) && !is_digit((unsigned char)s[we - 1]))
 			we--;
 		if (we == ws)
 			break;
 		words++;
 		/* "No", "Number", "is": filler before the value */
-		if (!ident_word_ok(s + ws, we - ws, &digits))
+		if (o == 0 && filler(s + ws, we - ws))
+			continue;
+		if (!ident_word_ok(s + ws, we - ws, &digits) || digits == 0)
 			return 0;
-		if (digits == 0) {
-			if (we - ws <= 8 && o == 0)
-				continue;
-			return 0;
-		}
 		if (we - ws >= sizeof(v->ident) - 1)
 			return 0;
 		{
@@ -941,15 +965,15 @@ parse_ident(const char *s, size_t from, size_t to, struct cand *v)
 		v->end = we;
 		/* "1234 5678 9012": digit groups printed apart */
 		while (i < to && s[i] == ' ' && o < sizeof(v->ident) - 8) {
-			size_t k = i + 1, e = k;
+			size_t g = i + 1, e = g;
 			int all = 1;
 
 			while (e < to && s[e] != ' ')
 				e++;
-			if (e - k < 2 || e - k > 6)
+			if (e - g < 1 || e - g > 6 || !is_digit((unsigned char)s[g]))
 				break;
-			for (; k < e; k++)
-				if (!is_digit((unsigned char)s[k]))
+			for (; g < e; g++)
+				if (!is_digit((unsigned char)s[g]) && s[g] != '-')
 					all = 0;
 			if (!all || !is_digit((unsigned char)v->ident[o - 1]))
 				break;
@@ -960,7 +984,9 @@ parse_ident(const char *s, size_t from, size_t to, struct cand *v)
 			i = e;
 		}
 		v->ident[o] = '\0';
-		return digits >= 2 ? 1 : 0;
+		for (k = 0, digits = 0; k < o; k++)
+			digits += is_digit((unsigned char)v->ident[k]);
+		return digits >= 4 ? 1 : 0;
 	}
 	return 0;
 }
@@ -1202,6 +1228,52 @@ field_pick(enum vtype t, const struct field *f, float *conf, int *agree)
 	return best;
 }
 
+static int
+row_has(const struct row *r, enum cls cls)
+{
+	int h;
+
+	for (h = 0; h < r->nhit; h++)
+		if (r->hit[h].cls == cls)
+			return 1;
+	return 0;
+}
+
+/* The digits and letters of an identifier. */
+static void
+squash(const char *s, char *out, size_t n)
+{
+	size_t o = 0;
+
+	for (; *s != '\0' && o + 1 < n; s++)
+		if (is_alpha((unsigned char)*s) || is_digit((unsigned char)*s))
+			out[o++] = (char)lower((unsigned char)*s);
+	out[o] = '\0';
+}
+
+/* An OCR reading that stops short ("1484 1465" beside "1484 1465 05")
+ * agrees with the longer one. */
+static void
+ident_merge(struct field *f)
+{
+	int i, j;
+	char a[64], b[64];
+
+	for (i = 0; i < f->n; i++)
+		for (j = 0; j < f->n; j++) {
+			size_t la;
+
+			if (i == j)
+				continue;
+			squash(f->c[i].ident, a, sizeof(a));
+			squash(f->c[j].ident, b, sizeof(b));
+			la = strlen(a);
+			if (la >= 4 && la < strlen(b) && strncmp(a, b, la) == 0 &&
+			    f->c[j].ident[strlen(f->c[i].ident)] == ' ')
+				memcpy(f->c[i].ident, f->c[j].ident, sizeof(f->c[i].ident));
+		}
+}
+
 /* Candidates of every label of class cls, read as type t. */
 static void
 collect(const struct ctx *c, enum cls cls, enum vtype t, struct field *f)
@@ -1212,7 +1284,8 @@ collect(const struct ctx *c, enum cls cls, enum vtype t, struct field *f)
 		for (h = 0; h < c->rows[r].nhit; h++) {
 			struct cand v;
 
-			if (c->rows[r].hit[h].cls != cls || !label_value(c, r, h, t, &v))
+			if (c->rows[r].hit[h].cls != cls || (cls == C_STMT && row_has(&c->rows[r], C_PREV)) ||
+			    !label_value(c, r, h, t, &v))
 				continue;
 			v.score *= row_trust(&c->rows[v.row]);
 			if (t == V_DATE && v.ambiguous && !c->order_known)
@@ -1220,6 +1293,8 @@ collect(const struct ctx *c, enum cls cls, enum vtype t, struct field *f)
 			v.page = c->rows[v.row].page;
 			field_add(f, &v);
 		}
+	if (t == V_IDENT)
+		ident_merge(f);
 }
 
 /* ---- JSON ---- */
@@ -1466,7 +1541,7 @@ static const char *const not_payee_words[] = {
 	"due", "total", "amount", "customer", "phone", "tel", "fax", "www", "http", "https",
 	"summary", "balance", "period", "number", "payment", "paid", "tax", "vat",
 	"rechnung", "facture", "factura", "fattura", "factuur", "remit", "mail", "send",
-	"to", "dear", "hello", "your", "thank", "service", "address", "email", "e-mail",
+	"to", "dear", "hello", "your", "thank", "address", "email", "e-mail",
 	"continued", "of", "for", "please", "detach", "return", "portion", "stub", "coupon",
 };
 
@@ -1479,15 +1554,6 @@ word_in(const char *w, const char *const *list, size_t n)
 		if (strcmp(w, list[k]) == 0)
 			return 1;
 	return 0;
-}
-
-/* The clean text of one line (not a row), into buf. */
-static size_t
-line_text(const struct ex_line *l, char *buf)
-{
-	size_t n = l->text != NULL ? strnlen(l->text, 65536) : 0;
-
-	return xf_clean(buf, l->text, n);
 }
 
 /* How much a line of text reads like a company name: 0 not at all. */
@@ -1563,6 +1629,63 @@ name_eq(const char *a, const char *b)
 	}
 }
 
+/*
+ * Where a name in s[from, to) stops: before OCR debris ("~", "|", a word
+ * of symbols), a spaced dash, or a trailing comma or colon.
+ */
+static size_t
+name_end(const char *s, size_t from, size_t to)
+{
+	size_t i = from, ws;
+
+	while (i < to) {
+		int bad = 0, letters = 0;
+		char w[XF_WORD_LEN];
+		size_t o = 0;
+
+		while (i < to && s[i] == ' ')
+			i++;
+		ws = i;
+		while (i < to && s[i] != ' ') {
+			unsigned char ch = (unsigned char)s[i];
+
+			if (is_alpha(ch) || is_digit(ch) || ch >= 0x80)
+				letters++;
+			else if (ch != '.' && ch != ',' && ch != '&' && ch != '\'' && ch != '-' &&
+			    ch != '(' && ch != ')')
+				bad = 1;
+			if (o < sizeof(w) - 1 && ch != '.' && ch != ',' && ch != '(' && ch != ')')
+				w[o++] = (char)lower(ch);
+			i++;
+		}
+		w[o] = '\0';
+		/* "Prairie Gas and Electric: |" */
+		if (bad && i - ws > 1 && (s[i - 1] == ':' || s[i - 1] == ';')) {
+			size_t k;
+
+			for (k = ws, bad = 0; k + 1 < i; k++)
+				if (!is_alpha((unsigned char)s[k]) && !is_digit((unsigned char)s[k]) &&
+				    (unsigned char)s[k] < 0x80 && s[k] != '.' && s[k] != '&' && s[k] != '-' &&
+				    s[k] != '\'')
+					bad = 1;
+			if (!bad) {
+				i--;
+				break;
+			}
+		}
+		/* debris, or a word no name has ("Your monthly invoice") */
+		if (bad || letters == 0 ||
+		    word_in(w, not_payee_words, sizeof(not_payee_words) / sizeof(not_payee_words[0]))) {
+			i = ws;
+			break;
+		}
+	}
+	while (i > from && (s[i - 1] == ' ' || s[i - 1] == ',' || s[i - 1] == ':' ||
+	    s[i - 1] == '-'))
+		i--;
+	return i;
+}
+
 struct payee {
 	char		 name[96];
 	float		 conf;
@@ -1575,11 +1698,12 @@ struct payee {
  * block, or the letterhead (the biggest name-like line at the top of page
  * 1). Two of them agreeing make it sure. */
 static void
-pick_payee(struct ctx *c, struct payee *p, const char *remit_first, int remit_row)
+pick_payee(struct ctx *c, struct payee *p, const char *remit_first, int remit_row,
+    const char *domain)
 {
-	char named[96] = "", head[96] = "", buf[XF_TEXT_MAX + 1];
+	char named[96] = "", head[96] = "";
 	float head_score = 0, named_conf = 0, page_h = 792;
-	int head_line = -1, named_row = -1, r, h, company = 0, head_company = 0;
+	int head_line = -1, named_row = -1, r, h, company = 0, head_company = 0, head_seen = 0;
 	size_t i, named_start = 0, named_end = 0;
 
 	memset(p, 0, sizeof(*p));
@@ -1648,23 +1772,105 @@ pick_payee(struct ctx *c, struct payee *p, const char *remit_first, int remit_ro
 			if (c->doc->pages[i].number == 1 && isfinite(c->doc->pages[i].height) &&
 			    c->doc->pages[i].height > 50)
 				page_h = c->doc->pages[i].height;
-	for (i = 0; i < c->nlines; i++) {
-		const struct ex_line *l = &c->doc->lines[i];
-		float y0 = finite_or(l->box.y0, 0), hgt = finite_or(l->box.y1, 0) - y0, score;
-		size_t n;
-		int comp;
+	for (r = 0; r < c->nrows; r++) {
+		const struct row *row = &c->rows[r];
+		int sg;
 
-		if (line_page(l) != 1 || y0 > page_h * 0.3f || hgt <= 0)
+		if (row->page != 1 || row->y0 > page_h * 0.3f)
 			continue;
-		n = line_text(l, buf);
-		if (name_like(buf, n, &comp) == 0)
-			continue;
-		score = hgt * (comp ? 1.25f : 1) - y0 * 0.01f;
-		if (score > head_score) {
-			head_score = score;
-			head_line = (int)i;
-			head_company = comp;
-			snprintf(head, sizeof(head), "%.95s", buf);
+		for (sg = 0; sg < row->nseg; sg++) {
+			const struct seg *sp = &row->seg[sg];
+			const struct ex_line *l = &c->doc->lines[sp->line];
+			float y0 = finite_or(l->box.y0, 0), hgt = finite_or(l->box.y1, 0) - y0, score;
+			size_t s = sp->off, e = sp->off + sp->len;
+			int comp;
+
+			if (hgt <= 0)
+				continue;
+			/* an OCR line may run on into the next column's labels */
+			for (h = 0; h < row->nhit; h++)
+				if (row->hit[h].start >= s && row->hit[h].start < e) {
+					e = row->hit[h].start;
+					break;
+				}
+			e = name_end(row->text, s, e);
+			if (e <= s || e - s >= sizeof(head))
+				continue;
+			if (name_like(row->text + s, e - s, &comp) == 0)
+				continue;
+			score = hgt * (comp ? 1.25f : 1) - y0 * 0.01f;
+			if (score > head_score) {
+				head_score = score;
+				head_line = sp->line;
+				head_company = comp;
+				memcpy(head, row->text + s, e - s);
+				head[e - s] = '\0';
+			}
+		}
+	}
+	/*
+	 * OCR runs a letterhead into the text beside it ("Northwind Electric
+	 * Aceun wanes"): the longest start of it printed elsewhere is the name.
+	 */
+	if (head[0] != '\0' && head_line >= 0) {
+		size_t ends[12], nw = 0, k2;
+		int ocr = !(c->doc->lines[head_line].conf >= 0.999f);
+
+		for (k2 = 1; head[k2 - 1] != '\0' && nw < 12; k2++)
+			if (head[k2] == ' ' || head[k2] == '\0')
+				ends[nw++] = k2;
+		/* the payment site's name: "kantoenergyservice.example" */
+		if (domain != NULL && domain[0] != '\0' && name_eq(head, domain)) {
+			head_seen = 1;
+			nw = 0;
+		}
+		if (ocr && domain != NULL && domain[0] != '\0')
+			for (k2 = nw; k2 > 0; k2--) {
+				char pre[96];
+
+				memcpy(pre, head, ends[k2 - 1]);
+				pre[ends[k2 - 1]] = '\0';
+				if (name_eq(pre, domain)) {
+					head[ends[k2 - 1]] = '\0';
+					head_seen = 1;
+					nw = 0;
+					break;
+				}
+			}
+		for (r = 0; r < c->nrows && nw > 0 && strlen(head) >= 4; r++) {
+			int sg;
+
+			for (sg = 0; sg < c->rows[r].nseg; sg++)
+				if (c->rows[r].seg[sg].line == head_line)
+					break;
+			if (sg == c->rows[r].nseg && strcasestr(c->rows[r].text, head) != NULL) {
+				head_seen = 1;
+				nw = 0;
+			}
+		}
+		while (ocr && nw > 1) {
+			char pre[96];
+			int seen = 0;
+
+			memcpy(pre, head, ends[nw - 1]);
+			pre[ends[nw - 1]] = '\0';
+			for (r = 0; r < c->nrows && !seen && strlen(pre) >= 4; r++) {
+				int sg;
+
+				for (sg = 0; sg < c->rows[r].nseg; sg++)
+					if (c->rows[r].seg[sg].line == head_line)
+						break;
+				if (sg < c->rows[r].nseg)
+					continue;
+				if (strcasestr(c->rows[r].text, pre) != NULL)
+					seen = 1;
+			}
+			if (seen && nw >= 2) {
+				head[ends[nw - 1]] = '\0';
+				head_seen = 1;
+				break;
+			}
+			nw--;
 		}
 	}
 	if (named[0] != '\0' && (head[0] == '\0' || name_eq(named, head) ||
@@ -1676,7 +1882,7 @@ pick_payee(struct ctx *c, struct payee *p, const char *remit_first, int remit_ro
 		p->end = named_end;
 	} else if (head[0] != '\0') {
 		const struct ex_line *l = &c->doc->lines[head_line];
-		float conf = head_company ? 0.82f : 0.72f;
+		float conf = head_company || head_seen ? 0.82f : 0.72f;
 
 		/* "Payable to" names another: the letterhead may be a brand */
 		if (named[0] != '\0')
@@ -1718,7 +1924,8 @@ pick_remit(struct ctx *c, struct remit *a)
 
 		for (h = 0; h < row->nhit && a->n == 0; h++) {
 			size_t s = row->hit[h].end, e = segment_end(row, h);
-			float x0 = row_x_at(c, row, row->hit[h].start), lh = row->y1 - row->y0;
+			float x0 = finite_or(row_line_at(c, row, row->hit[h].start)->box.x0, 0);
+			float lh = row->y1 - row->y0;
 			const struct row *prev = row;
 
 			if (row->hit[h].cls != C_REMIT)
@@ -1890,16 +2097,19 @@ category_of(const char *desc, long long minor)
 		{ "tax", "tax" }, { "vat", "tax" }, { "gst", "tax" }, { "hst", "tax" },
 		{ "pst", "tax" }, { "levy", "tax" }, { "duty", "tax" }, { "mwst", "tax" },
 		{ "tva", "tax" }, { "iva", "tax" }, { "btw", "tax" }, { "surcharge", "tax" },
+		{ "adjustment", "adjustment" }, { "correction", "adjustment" },
 		{ "credit", "credit" }, { "discount", "credit" }, { "rebate", "credit" },
-		{ "refund", "credit" }, { "adjustment", "adjustment" }, { "correction", "adjustment" },
+		{ "refund", "credit" },
+		{ "kwh", "usage" }, { "usage", "usage" }, { "consumption", "usage" },
+		{ "therms", "usage" }, { "gallons", "usage" }, { "minutes", "usage" }, { " min", "usage" },
+		{ "data", "usage" }, { "supply", "usage" }, { "delivery", "usage" },
+		{ "transmission", "usage" }, { "roaming", "usage" }, { "calls", "usage" },
+		{ "units", "usage" }, { "m3", "usage" },
 		{ "fee", "fee" }, { "charge", "fee" }, { "rental", "fee" }, { "rent", "fee" },
 		{ "connection", "fee" }, { "admin", "fee" }, { "standing", "fee" },
-		{ "meter", "fee" }, { "subscription", "fee" }, { "plan", "fee" },
-		{ "kwh", "usage" }, { "usage", "usage" }, { "energy", "usage" }, { "consumption", "usage" },
-		{ "therms", "usage" }, { "gallons", "usage" }, { "minutes", "usage" },
-		{ "data", "usage" }, { "supply", "usage" }, { "delivery", "usage" },
-		{ "electricity", "usage" }, { "water", "usage" }, { "gas", "usage" },
-		{ "sewer", "usage" }, { "units", "usage" }, { "calls", "usage" },
+		{ "meter", "fee" }, { "subscription", "fee" }, { "plan", "fee" }, { "line", "fee" },
+		{ "energy", "usage" }, { "electricity", "usage" }, { "water", "usage" },
+		{ "gas", "usage" }, { "sewer", "usage" },
 	};
 	char low[96];
 	size_t i, k, n = strlen(desc);
@@ -1994,6 +2204,7 @@ ex_fields(const struct ex_doc *doc)
 	struct remit rem;
 	struct url url;
 	struct items *items = NULL;
+	char domain[64];
 	size_t k;
 	int r, h;
 
@@ -2139,7 +2350,18 @@ ex_fields(const struct ex_doc *doc)
 		    c.rows[rem.row0].len);
 	} else
 		put_field(&c, draft, "remit_to_address", NULL, 0, NULL, 0, 0);
-	pick_payee(&c, &pay, rem.n > 0 ? rem.lines[0] : NULL, rem.row0);
+	pick_url(&c, &url);
+	{
+		/* the payment URL's host without "www." and its last label */
+		const char *h0 = url.row >= 0 ? url.text + 8 : "";
+		size_t n;
+
+		if (strncasecmp(h0, "www.", 4) == 0)
+			h0 += 4;
+		n = strcspn(h0, "./?#:");
+		snprintf(domain, sizeof(domain), "%.*s", (int)(n < sizeof(domain) ? n : 0), h0);
+	}
+	pick_payee(&c, &pay, rem.n > 0 ? rem.lines[0] : NULL, rem.row0, domain);
 	if (pay.name[0] != '\0' && pay.row != NULL)
 		put_field(&c, draft, "payee_name", jstr(&c, pay.name), pay.conf, pay.row,
 		    pay.start, pay.end > pay.start ? pay.end : pay.row->len);
@@ -2159,7 +2381,6 @@ ex_fields(const struct ex_doc *doc)
 		    s, e);
 	} else
 		put_field(&c, draft, "payee_name", NULL, 0, NULL, 0, 0);
-	pick_url(&c, &url);
 	put_field(&c, draft, "payment_url", url.row >= 0 ? jstr(&c, url.text) : NULL, url.conf,
 	    url.row >= 0 ? &c.rows[url.row] : NULL, url.start, url.end);
 

@@ -412,11 +412,13 @@ xf_amount_find(const char *text, size_t n, size_t from, enum xf_style style,
 		if (cur == NULL) {
 			const char *c2 = NULL;
 
-			if (k < n && (c2 = xf_currency_at(s, k, n, &len)) != NULL && strcmp(c2, "$") != 0)
-				k += len;
-			else if (k + 1 < n && s[k] == ' ' &&
-			    (c2 = xf_currency_at(s, k + 1, n, &len)) != NULL && strcmp(c2, "$") != 0)
-				k += 1 + len;
+			size_t q = k < n && s[k] == ' ' ? k + 1 : k;
+
+			/* a marker that opens the next amount ("2026 \xc2\xa5" "46,371") is not this one's */
+			if (q < n && (c2 = xf_currency_at(s, q, n, &len)) != NULL && strcmp(c2, "$") != 0 &&
+			    !(q + len < n && is_digit((unsigned char)s[q + len])) &&
+			    !(q + len + 1 < n && s[q + len] == ' ' && is_digit((unsigned char)s[q + len + 1])))
+				k = q + len;
 			else
 				c2 = NULL;
 			cur = c2;
