@@ -191,8 +191,17 @@ main(int argc, char **argv)
 		}
 	if (optind != argc || (type == NULL) == (from == NULL) || (from != NULL && lines))
 		usage();
-	/* Tesseract's OpenMP stays on this one thread */
-	setenv("OMP_THREAD_LIMIT", "1", 1);
+	/*
+	 * Tesseract's OpenMP stays on this one thread. libgomp reads the
+	 * variable when it is loaded, before main: set it and start again
+	 * (once; the runner sets it already, so only a run by hand pays this).
+	 */
+	if (getenv("OMP_THREAD_LIMIT") == NULL || strcmp(getenv("OMP_THREAD_LIMIT"), "1") != 0) {
+		if (setenv("OMP_THREAD_LIMIT", "1", 1) != 0)
+			fail("setenv: %s", strerror(errno));
+		execv("/proc/self/exe", argv);
+		fail("re-exec: %s", strerror(errno));
+	}
 	if (!verbose) {
 		if ((errfd = dup(2)) < 0 || (null = open("/dev/null", O_WRONLY)) < 0 ||
 		    dup2(null, 2) < 0)

@@ -30,6 +30,8 @@ tess_get(void)
 		return NULL;
 	}
 	TessBaseAPISetPageSegMode(tess, PSM_AUTO);
+	/* bills are dark on light: no second pass over inverted lines (a third of the time) */
+	TessBaseAPISetVariable(tess, "tessedit_do_invert", "0");
 	return tess;
 }
 
