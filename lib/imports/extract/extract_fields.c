@@ -252,11 +252,14 @@ static const struct label labels[] = {
 struct lwords {
 	int	 n;
 	char	 w[LABEL_WORDS_MAX][XF_WORD_LEN];
+	size_t	 len[LABEL_WORDS_MAX];
 };
 
 struct word {
 	unsigned short	 off, len;	/* in the row's text */
 	char		 norm[XF_WORD_LEN];
+	char		 fixed[XF_WORD_LEN];	/* OCR confusions undone (ocr_word) */
+	size_t		 nlen, flen;
 };
 
 struct hit {
@@ -356,6 +359,8 @@ is_alpha(int c)
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
 }
 
+static void	 ocr_word(const char *, char *);
+
 /* Split a row's text into normalised words: lower case, no surrounding
  * punctuation; ':' '/' '|' separate words, '#' is a word of its own. */
 static void
@@ -404,6 +409,9 @@ row_words(struct row *r)
 			continue;
 		w->off = (unsigned short)s;
 		w->len = (unsigned short)(e - s);
+		w->nlen = o;
+		ocr_word(w->norm, w->fixed);
+		w->flen = strlen(w->fixed);
 		r->nword++;
 	}
 }
@@ -464,21 +472,26 @@ ocr_word(const char *w, char *out)
 }
 
 static int
-word_eq(const char *w, const char *l, int ocr)
+word_eq(const struct word *w, const char *l, size_t n, int ocr)
 {
-	char fixed[XF_WORD_LEN];
-	size_t n;
+	size_t d;
 
-	if (strcmp(w, l) == 0)
+	if (w->nlen == n && memcmp(w->norm, l, n) == 0)
 		return 1;
 	if (!ocr)
 		return 0;
-	n = strlen(l);
-	/* OCR: one wrong, lost or extra letter in a word of five or more */
-	if (n >= 5 && near(w, l, n >= 9 ? 2 : 1))
+	if (w->flen == n && memcmp(w->fixed, l, n) == 0)
 		return 1;
-	ocr_word(w, fixed);
-	return strcmp(fixed, l) == 0 || (n >= 5 && near(fixed, l, n >= 9 ? 2 : 1));
+	/* OCR: one wrong, lost or extra letter in a word of five or more (two
+	 * in one of nine); a cheap look at the ends first */
+	if (n < 5)
+		return 0;
+	d = n >= 9 ? 2 : 1;
+	if ((w->nlen > n ? w->nlen - n : n - w->nlen) <= d && (w->norm[0] == l[0] ||
+	    w->norm[w->nlen - 1] == l[n - 1]) && near(w->norm, l, (int)d))
+		return 1;
+	return (w->flen > n ? w->flen - n : n - w->flen) <= d && (w->fixed[0] == l[0] ||
+	    w->fixed[w->flen - 1] == l[n - 1]) && near(w->fixed, l, (int)d);
 }
 
 /* The labels of a row, longest first at each word. */
@@ -499,7 +512,7 @@ row_hits(struct ctx *c, struct row *r)
 			if (lw->n <= bestn || p + lw->n > r->nword)
 				continue;
 			for (j = 0; j < lw->n; j++)
-				if (!word_eq(r->w[p + j].norm, lw->w[j], r->ocr))
+				if (!word_eq(&r->w[p + j], lw->w[j], lw->len[j], r->ocr))
 					break;
 			if (j == lw->n) {
 				best = k;
@@ -2221,7 +2234,9 @@ ex_fields(const struct ex_doc *doc)
 		while (*s != '\0' && c.lw[k].n < LABEL_WORDS_MAX) {
 			size_t n = strcspn(s, " ");
 
-			snprintf(c.lw[k].w[c.lw[k].n++], XF_WORD_LEN, "%.*s", (int)n, s);
+			snprintf(c.lw[k].w[c.lw[k].n], XF_WORD_LEN, "%.*s", (int)n, s);
+			c.lw[k].len[c.lw[k].n] = strlen(c.lw[k].w[c.lw[k].n]);
+			c.lw[k].n++;
 			s += n;
 			while (*s == ' ')
 				s++;
