@@ -77,6 +77,9 @@ static const struct label labels[] = {
 	{ C_TOTAL, 0.70, "montant total" }, { C_TOTAL, 0.80, "importe total" },
 	{ C_TOTAL, 0.95, "total a pagar" }, { C_TOTAL, 0.95, "importe a pagar" },
 	{ C_TOTAL, 0.95, "totale da pagare" }, { C_TOTAL, 0.95, "importo da pagare" },
+	{ C_TOTAL, 1.00, "total amount to pay" }, { C_TOTAL, 0.85, "invoice total" },
+	{ C_TOTAL, 0.90, "amount owed" }, { C_TOTAL, 0.90, "total amount owed" },
+	{ C_TOTAL, 0.90, "total to be paid" }, { C_TOTAL, 0.95, "total amount to be paid" },
 	{ C_TOTAL, 0.95, "te betalen" }, { C_TOTAL, 1.00, "totaal te betalen" },
 	/* previous balance */
 	{ C_PREV, 1.00, "previous balance" }, { C_PREV, 1.00, "prior balance" },
@@ -90,7 +93,10 @@ static const struct label labels[] = {
 	{ C_PREV, 0.90, "previous charges" }, { C_PREV, 0.90, "last statement balance" },
 	{ C_PREV, 0.90, "previous statement" }, { C_PREV, 0.90, "balance b f" },
 	{ C_PREV, 0.90, "vorheriger saldo" }, { C_PREV, 0.90, "solde pr\xc3\xa9" "c\xc3\xa9" "dent" },
-	{ C_PREV, 0.90, "saldo anterior" }, { C_PREV, 0.90, "previous amount" },
+	{ C_PREV, 0.90, "saldo anterior" }, { C_PREV, 1.00, "balance carried forward" },
+	{ C_PREV, 0.85, "carried forward" }, { C_PREV, 1.00, "balance at last statement" },
+	{ C_PREV, 0.95, "balance from last statement" }, { C_PREV, 0.90, "last invoice" },
+	{ C_PREV, 0.95, "previous invoice" }, { C_PREV, 0.95, "last statement" }, { C_PREV, 0.90, "previous amount" },
 	/* payments received */
 	{ C_PAY, 1.00, "payments received" }, { C_PAY, 1.00, "payment received" },
 	{ C_PAY, 0.75, "payments" }, { C_PAY, 0.50, "payment" },
@@ -113,7 +119,8 @@ static const struct label labels[] = {
 	{ C_CHARGES, 0.85, "amount of this bill" }, { C_CHARGES, 0.70, "this bill" },
 	{ C_CHARGES, 0.90, "charges this month" }, { C_CHARGES, 0.85, "neue kosten" },
 	{ C_CHARGES, 0.85, "charges du mois" }, { C_CHARGES, 0.85, "nouveaux frais" },
-	{ C_CHARGES, 0.85, "total current bill" }, { C_CHARGES, 0.85, "current invoice" },
+	{ C_CHARGES, 0.85, "total current bill" }, { C_CHARGES, 0.90, "your new charges" },
+	{ C_CHARGES, 0.90, "new charges this month" }, { C_CHARGES, 0.85, "charges this invoice" }, { C_CHARGES, 0.85, "current invoice" },
 	{ C_CHARGES, 0.90, "charges this statement" }, { C_CHARGES, 0.85, "water sewer charges" },
 	{ C_CHARGES, 0.85, "water & sewer charges" }, { C_CHARGES, 0.85, "charges this bill" }, { C_CHARGES, 0.85, "current month's charges" },
 	/* adjustments */
@@ -165,7 +172,7 @@ static const struct label labels[] = {
 	{ C_DUE, 0.95, "payment due" }, { C_DUE, 1.00, "payment due by" },
 	{ C_DUE, 0.90, "due by" }, { C_DUE, 0.90, "due on" }, { C_DUE, 0.90, "pay by" },
 	{ C_DUE, 1.00, "please pay by" }, { C_DUE, 0.95, "date due" },
-	{ C_DUE, 0.60, "due" }, { C_DUE, 0.90, "f\xc3\xa4llig am" },
+	{ C_DUE, 0.85, "due" }, { C_DUE, 0.90, "f\xc3\xa4llig am" },
 	{ C_DUE, 1.00, "f\xc3\xa4lligkeitsdatum" }, { C_DUE, 0.95, "zahlbar bis" },
 	{ C_DUE, 1.00, "date d'\xc3\xa9" "ch\xc3\xa9" "ance" }, { C_DUE, 0.90, "\xc3\xa9" "ch\xc3\xa9" "ance" },
 	{ C_DUE, 1.00, "date limite de paiement" }, { C_DUE, 1.00, "fecha de vencimiento" },
@@ -859,7 +866,10 @@ doc_order(struct ctx *c)
 			from = dt.end;
 		}
 	}
-	c->order_known = dmy != mdy;
+	/* US dollars are month first; pounds, euros and the like day first */
+	c->order_known = dmy != mdy || strcmp(c->cur, "USD") == 0 || strcmp(c->cur, "GBP") == 0 ||
+	    strcmp(c->cur, "EUR") == 0 || strcmp(c->cur, "AUD") == 0 || strcmp(c->cur, "NZD") == 0 ||
+	    strcmp(c->cur, "INR") == 0;
 	if (dmy != mdy)
 		c->order = dmy > mdy ? XF_ORDER_DMY : XF_ORDER_MDY;
 	else if (strcmp(c->cur, "USD") == 0 || (c->cur[0] == '\0' && c->style == XF_STYLE_DOT))
@@ -1889,7 +1899,9 @@ pick_payee(struct ctx *c, struct payee *p, const char *remit_first, int remit_ro
 	if (named[0] != '\0' && (head[0] == '\0' || name_eq(named, head) ||
 	    head_line < 0)) {
 		snprintf(p->name, sizeof(p->name), "%s", named);
-		p->conf = named_conf + (head[0] != '\0' ? 0.1f : 0);
+		/* the letterhead and the payable-to (or remit-to) name agree */
+		p->conf = head[0] != '\0' ? (named_conf + 0.25f > 0.92f ? named_conf + 0.25f : 0.92f) :
+		    named_conf;
 		p->row = named_row >= 0 ? &c->rows[named_row] : NULL;
 		p->start = named_start;
 		p->end = named_end;
@@ -2165,7 +2177,8 @@ pick_items(struct ctx *c, struct items *it)
 			int found = 0, stop = 0, j, letters = 0;
 			struct item *t;
 
-			if (b->page != row->page)
+			/* a table runs on to the next page, not further */
+			if (b->page > row->page + 1)
 				break;
 			while (from < b->len && xf_amount_find(b->text, b->len, from, c->style, c->exp,
 			    0, b->ocr, &cur)) {
