@@ -232,7 +232,9 @@ static const struct label labels[] = {
 	{ C_ITEMS, 0.90, "itemized charges" }, { C_ITEMS, 0.90, "charge details" },
 	{ C_ITEMS, 0.80, "charges" }, { C_ITEMS, 0.90, "breakdown of charges" },
 	{ C_ITEMS, 0.90, "your charges" }, { C_ITEMS, 0.90, "detail of current charges" },
-	{ C_ITEMS, 0.90, "summary of current charges" },
+	{ C_ITEMS, 0.90, "summary of current charges" }, { C_ITEMS, 0.90, "what you are paying for" },
+	{ C_ITEMS, 0.90, "details of your charges" }, { C_ITEMS, 0.90, "charges by line" },
+	{ C_ITEMS, 0.90, "itemised charges" }, { C_ITEMS, 0.90, "charge detail" },
 	/* amounts that are none of the fields */
 	{ C_TRAP, 1.00, "minimum payment due" }, { C_TRAP, 1.00, "minimum payment" },
 	{ C_TRAP, 1.00, "minimum amount due" }, { C_TRAP, 1.00, "minimum due" },
@@ -2158,6 +2160,7 @@ static void
 pick_items(struct ctx *c, struct items *it)
 {
 	int r, h, k;
+	float hx0, prev_y1;
 
 	memset(it, 0, sizeof(*it));
 	for (r = 0; r < c->nrows && it->n == 0; r++) {
@@ -2170,32 +2173,44 @@ pick_items(struct ctx *c, struct items *it)
 				head = 1;
 		if (!head || xf_amount_find(row->text, row->len, 0, c->style, c->exp, 0, row->ocr, &a))
 			continue;
+		hx0 = row->x0;
+		prev_y1 = row->y1;
 		for (k = r + 1; k < c->nrows && k < r + 1 + 2 * XF_ITEMS_MAX; k++) {
 			const struct row *b = &c->rows[k];
 			struct xf_amount last = { 0 }, cur;
-			size_t from = 0, ds, de;
+			size_t from = 0, ds, de, limit = b->len;
 			int found = 0, stop = 0, j, letters = 0;
+			float lh = b->y1 - b->y0;
 			struct item *t;
 
-			/* a table runs on to the next page, not further */
-			if (b->page > row->page + 1)
+			/* a table runs on to the next page, not further, and has no gaps */
+			if (b->page > row->page + 1 || (b->page == row->page && it->n > 0 &&
+			    b->y0 - prev_y1 > 3 * (lh > 4 ? lh : 4)))
 				break;
-			while (from < b->len && xf_amount_find(b->text, b->len, from, c->style, c->exp,
+			/* a summary's label ends the table; in a column to the right it
+			 * only ends this row's part of the table */
+			for (j = 0; j < b->nhit && !stop; j++)
+				if (b->hit[j].cls == C_TOTAL || b->hit[j].cls == C_CHARGES ||
+				    b->hit[j].cls == C_SUBTOTAL || b->hit[j].cls == C_PREV ||
+				    b->hit[j].cls == C_PAY || b->hit[j].cls == C_DUE ||
+				    b->hit[j].cls == C_ACCOUNT || b->hit[j].cls == C_REMIT) {
+					if (b->hit[j].start > 0 && row_x_at(c, b, b->hit[j].start) > hx0 + 150)
+						limit = b->hit[j].start;
+					else
+						stop = 1;
+				}
+			if (stop)
+				break;
+			while (from < limit && xf_amount_find(b->text, limit, from, c->style, c->exp,
 			    0, b->ocr, &cur)) {
 				last = cur;
 				found = 1;
 				from = cur.end > from ? cur.end : from + 1;
 			}
-			for (j = 0; j < b->nhit; j++)
-				if (b->hit[j].cls == C_TOTAL || b->hit[j].cls == C_CHARGES ||
-				    b->hit[j].cls == C_SUBTOTAL || b->hit[j].cls == C_PREV ||
-				    b->hit[j].cls == C_PAY || b->hit[j].cls == C_DUE ||
-				    b->hit[j].cls == C_ACCOUNT || b->hit[j].cls == C_REMIT)
-					stop = 1;
-			if (stop)
-				break;
 			if (!found)
 				continue;
+			if (b->page == row->page)
+				prev_y1 = b->y1;
 			ds = 0;
 			de = last.start;
 			while (de > ds && b->text[de - 1] == ' ')
@@ -2215,6 +2230,38 @@ pick_items(struct ctx *c, struct items *it)
 		}
 	}
 	it->conf = it->n > 0 ? 0.7f : 0;
+}
+
+/*
+ * Rows caught by the table's edges (a head read as an item, a note after
+ * the last one) make the items miss their sum. When the whole list misses
+ * the charges (or the total) but a run of it that drops at most two rows
+ * at the start and any at the end meets them, that run is the table.
+ */
+static void
+items_fit(struct items *it, long long target)
+{
+	long long sum;
+	int i0, k, best0 = -1, bestk = -1;
+
+	for (i0 = 0, sum = 0; i0 < it->n; i0++)
+		sum += it->it[i0].minor;
+	if (it->n == 0 || sum == target)
+		return;
+	for (i0 = 0; i0 <= 2 && i0 < it->n; i0++) {
+		sum = 0;
+		for (k = i0; k < it->n; k++) {
+			sum += it->it[k].minor;
+			if (sum == target && (best0 < 0 || k - i0 > bestk - best0)) {
+				best0 = i0;
+				bestk = k;
+			}
+		}
+	}
+	if (best0 < 0 || bestk - best0 + 1 < 2)
+		return;
+	memmove(&it->it[0], &it->it[best0], sizeof(it->it[0]) * (size_t)(bestk - best0 + 1));
+	it->n = bestk - best0 + 1;
 }
 
 /* ---- the draft ---- */
@@ -2338,6 +2385,10 @@ ex_fields(const struct ex_doc *doc)
 
 	/* line items */
 	pick_items(&c, items);
+	if (am->ci >= 0)
+		items_fit(items, am->charges.c[am->ci].minor);
+	else if (am->ti >= 0 && am->pi < 0 && am->yi < 0)
+		items_fit(items, am->total.c[am->ti].minor);
 	if (items->n > 0) {
 		struct json_object *arr = json_object_new_array();
 		int i;

@@ -148,8 +148,8 @@ xf_checks(struct json_object *draft, int first)
 			snprintf(msg, sizeof(msg), "no total amount due");
 		else if (!has_charges)
 			snprintf(msg, sizeof(msg), "no current charges shown");
-		else if (!has_prev)
-			snprintf(msg, sizeof(msg), "no previous balance shown");
+		else if (!has_prev || !has_pay)
+			snprintf(msg, sizeof(msg), "no previous balance or no payments shown");
 		else if (money_sub(prev, pay, &want) != 0 || money_add(want, charges, &want) != 0)
 			snprintf(msg, sizeof(msg), "the amounts are out of range");
 		else {
