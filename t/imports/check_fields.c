@@ -728,6 +728,7 @@ START_TEST(ready)
 	ck_assert_int_eq(ex_draft_ready(d, NULL), 1);
 	/* a failed check */
 	json_object_object_add(d, "previous_balance", field(money("5.00", "USD"), 1, 0));
+	json_object_object_add(d, "payments_received", field(money("0.00", "USD"), 1, 0));
 	json_object_object_add(d, "current_charges", field(money("5.00", "USD"), 1, 0));
 	json_object_object_add(d, "total_amount", field(money("10.01", "USD"), 0.95, 0));
 	ck_assert_int_eq(ex_recheck(d), 0);
