@@ -159,6 +159,7 @@ static const struct label labels[] = {
 	{ C_BILLNO, 0.90, "rechnung nr" }, { C_BILLNO, 0.95, "num\xc3\xa9ro de facture" },
 	{ C_BILLNO, 0.95, "n\xc3\xba" "mero de factura" }, { C_BILLNO, 0.95, "factuurnummer" },
 	{ C_BILLNO, 1.00, "tax invoice number" }, { C_BILLNO, 0.90, "invoice nr" },
+	{ C_BILLNO, 0.90, "bill reference" }, { C_BILLNO, 0.90, "invoice reference" },
 	/* reference number */
 	{ C_REF, 0.95, "reference number" }, { C_REF, 0.95, "reference no" },
 	{ C_REF, 0.90, "reference #" }, { C_REF, 0.90, "ref no" }, { C_REF, 0.85, "ref #" },
@@ -1104,6 +1105,19 @@ label_value(const struct ctx *c, int ri, int h, enum vtype t, struct cand *v)
 		v->score = ht->strength;
 		return 1;
 	}
+	/* a label that ends a line of running text: the value opens the next line */
+	if (h + 1 == r->nhit && r->len - ht->end <= 1 && ri + 1 < c->nrows &&
+	    r->seg[r->nseg - 1].len > 40) {
+		const struct row *b = &c->rows[ri + 1];
+
+		if (b->page == r->page && b->y0 - r->y1 < 1.5f * lh && fabsf(b->x0 - r->x0) < 20 &&
+		    parse_value(c, b, t, 0, b->nhit > 0 ? b->hit[0].start : b->len, v) && v->start < 4) {
+			v->row = ri + 1;
+			v->score = ht->strength * 0.85f;
+			return 1;
+		}
+		memset(v, 0, sizeof(*v));
+	}
 	/* the value below (then above) the label, in a row without a label of its own
 	 * before the value */
 	for (dir = 1; dir >= -1; dir -= 2) {
@@ -1939,6 +1953,75 @@ struct remit {
 	float		 conf;
 };
 
+/*
+ * "Make checks payable to ACME" with ACME's block in the column beside it
+ * (a payment stub): the block from that name down.
+ */
+static void
+remit_beside(struct ctx *c, struct remit *a)
+{
+	int r, h, sg, k;
+
+	for (r = 0; r < c->nrows && a->n == 0; r++) {
+		const struct row *row = &c->rows[r];
+
+		for (h = 0; h < row->nhit && a->n == 0; h++) {
+			size_t s = row->hit[h].end, e = segment_end(row, h);
+			const struct row *prev = row;
+			char name[96];
+			float x0, lh = row->y1 - row->y0;
+
+			if (row->hit[h].cls != C_PAYABLE)
+				continue;
+			while (s < e && (row->text[s] == ' ' || row->text[s] == ':'))
+				s++;
+			/* the name ends where its own line ends */
+			for (sg = 0; sg < row->nseg; sg++)
+				if (s >= row->seg[sg].off && s < row->seg[sg].off + row->seg[sg].len &&
+				    e > row->seg[sg].off + row->seg[sg].len)
+					e = row->seg[sg].off + row->seg[sg].len;
+			if (e <= s || e - s >= sizeof(name))
+				continue;
+			memcpy(name, row->text + s, e - s);
+			name[e - s] = '\0';
+			for (sg = 0; sg < row->nseg; sg++) {
+				char seg[96];
+
+				if (row->seg[sg].off <= s || row->seg[sg].len >= sizeof(seg))
+					continue;
+				memcpy(seg, row->text + row->seg[sg].off, row->seg[sg].len);
+				seg[row->seg[sg].len] = '\0';
+				if (name_eq(seg, name))
+					break;
+			}
+			if (sg == row->nseg)
+				continue;
+			x0 = finite_or(c->doc->lines[row->seg[sg].line].box.x0, 0);
+			snprintf(a->lines[a->n++], sizeof(a->lines[0]), "%s", name);
+			a->row0 = a->row1 = r;
+			a->conf = 0.8f * row_trust(row);
+			if (lh < 4)
+				lh = 4;
+			for (k = r + 1; k < c->nrows && a->n < XF_ADDR_MAX; k++) {
+				const struct row *b = &c->rows[k];
+				int s2;
+
+				if (b->page != row->page || b->y0 - prev->y1 > 1.2f * lh)
+					break;
+				for (s2 = 0; s2 < b->nseg; s2++)
+					if (fabsf(finite_or(c->doc->lines[b->seg[s2].line].box.x0, 0) - x0) <= 20)
+						break;
+				if (s2 == b->nseg)
+					break;
+				snprintf(a->lines[a->n++], sizeof(a->lines[0]), "%.*s", (int)b->seg[s2].len,
+				    b->text + b->seg[s2].off);
+				a->row1 = k;
+				prev = b;
+			}
+		}
+	}
+}
+
 static void
 pick_remit(struct ctx *c, struct remit *a)
 {
@@ -2007,6 +2090,10 @@ pick_remit(struct ctx *c, struct remit *a)
 				a->row0 = -1;
 		}
 	}
+	if (a->n == 0)
+		remit_beside(c, a);
+	if (a->n == 0)
+		a->row0 = -1;
 }
 
 /* ---- payment URL ---- */

@@ -209,7 +209,10 @@ currency_before(const char *s, size_t end, size_t *at)
 	size_t back, len;
 	const char *c;
 
-	for (back = 1; back <= 3 && back <= end; back++) {
+	/* the longest first: "CA$" before "$" */
+	for (back = 3; back >= 1; back--) {
+		if (back > end)
+			continue;
 		c = xf_currency_at(s, end - back, end, &len);
 		if (c != NULL && len == back) {
 			*at = end - back;
