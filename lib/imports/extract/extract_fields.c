@@ -1725,6 +1725,34 @@ name_end(const char *s, size_t from, size_t to)
 	return i;
 }
 
+/* A name the payment site spells: "Lakeshore Light and Power" is
+ * lakeshorelight-power.example, "Kanto Energy Service" kantoenergyservice. */
+static int
+domain_eq(const char *name, const char *domain)
+{
+	char a[96], b[64];
+	size_t i = 0, o = 0;
+
+	while (name[i] != '\0' && o + 1 < sizeof(a)) {
+		size_t e = i;
+
+		while (name[e] != '\0' && name[e] != ' ')
+			e++;
+		if (!((e - i == 3 && strncasecmp(name + i, "and", 3) == 0) ||
+		    (e - i == 1 && name[i] == '&') ||
+		    (e - i == 3 && strncasecmp(name + i, "the", 3) == 0)))
+			for (; i < e && o + 1 < sizeof(a); i++)
+				if (is_alpha((unsigned char)name[i]) || is_digit((unsigned char)name[i]))
+					a[o++] = (char)lower((unsigned char)name[i]);
+		i = e;
+		while (name[i] == ' ')
+			i++;
+	}
+	a[o] = '\0';
+	squash(domain, b, sizeof(b));
+	return o >= 4 && (strcmp(a, b) == 0 || name_eq(name, domain));
+}
+
 struct payee {
 	char		 name[96];
 	float		 conf;
@@ -1859,7 +1887,7 @@ pick_payee(struct ctx *c, struct payee *p, const char *remit_first, int remit_ro
 			if (head[k2] == ' ' || head[k2] == '\0')
 				ends[nw++] = k2;
 		/* the payment site's name: "kantoenergyservice.example" */
-		if (domain != NULL && domain[0] != '\0' && name_eq(head, domain)) {
+		if (domain != NULL && domain[0] != '\0' && domain_eq(head, domain)) {
 			head_seen = 1;
 			nw = 0;
 		}
@@ -1869,7 +1897,7 @@ pick_payee(struct ctx *c, struct payee *p, const char *remit_first, int remit_ro
 
 				memcpy(pre, head, ends[k2 - 1]);
 				pre[ends[k2 - 1]] = '\0';
-				if (name_eq(pre, domain)) {
+				if (domain_eq(pre, domain)) {
 					head[ends[k2 - 1]] = '\0';
 					head_seen = 1;
 					nw = 0;
