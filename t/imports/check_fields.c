@@ -635,6 +635,45 @@ START_TEST(hostile)
 }
 END_TEST
 
+/* long names of many-byte characters are cut between characters: the
+ * draft stays valid UTF-8 */
+START_TEST(utf8_cut)
+{
+	static char remit[400], item[400];
+	const char *spec[6];
+	struct tdoc t;
+	struct json_tokener *tok;
+	struct json_object *d, *back;
+	const char *text;
+	size_t i;
+
+	strcpy(remit, "1 350 654 ");
+	strcpy(item, "1 50 115 ");
+	for (i = 0; i < 120; i++) {
+		strcat(remit, i % 2 ? "\xc3\xa9" : "\xe2\x82\xac");
+		strcat(item, "\xc3\xa9");
+	}
+	strcat(item, " 12.00");
+	spec[0] = "1 50 40 Contoso Electric Inc.";
+	spec[1] = "1 50 100 Description";
+	spec[2] = item;
+	spec[3] = "1 50 200 Amount Due $12.00";
+	spec[4] = "1 350 640 Remit to:";
+	spec[5] = remit;
+	d = run(&t, spec, N(spec), 1);
+	ck_assert_ptr_nonnull(get(get(d, "remit_to_address"), "value"));
+	ck_assert_ptr_nonnull(get(get(d, "line_items"), "value"));
+	text = json_object_to_json_string(d);
+	tok = json_tokener_new();
+	json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
+	back = json_tokener_parse_ex(tok, text, (int)strlen(text));
+	ck_assert_ptr_nonnull(back);
+	json_object_put(back);
+	json_tokener_free(tok);
+	json_object_put(d);
+}
+END_TEST
+
 /* ---- ex_recheck and ex_draft_ready ---- */
 
 static struct json_object *
@@ -782,6 +821,7 @@ fields_suite(void)
 	tcase_add_test(tc, line_items_check);
 	tcase_add_test(tc, ocr_noise);
 	tcase_add_test(tc, hostile);
+	tcase_add_test(tc, utf8_cut);
 	tcase_add_test(tc, recheck);
 	tcase_add_test(tc, ready);
 	tcase_add_test(tc, deterministic);

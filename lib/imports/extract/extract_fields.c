@@ -316,6 +316,19 @@ struct ctx {
 	int		 oom;
 };
 
+/* src[0, len) into dst of size n, cut on a character boundary. */
+static void
+copy_text(char *dst, size_t n, const char *src, size_t len)
+{
+	if (len >= n) {
+		len = n - 1;
+		while (len > 0 && ((unsigned char)src[len] & 0xc0) == 0x80)
+			len--;
+	}
+	memcpy(dst, src, len);
+	dst[len] = '\0';
+}
+
 /* ---- rows ---- */
 
 static float
@@ -2041,8 +2054,8 @@ remit_beside(struct ctx *c, struct remit *a)
 						break;
 				if (s2 == b->nseg)
 					break;
-				snprintf(a->lines[a->n++], sizeof(a->lines[0]), "%.*s", (int)b->seg[s2].len,
-				    b->text + b->seg[s2].off);
+				copy_text(a->lines[a->n++], sizeof(a->lines[0]), b->text + b->seg[s2].off,
+				    b->seg[s2].len);
 				a->row1 = k;
 				prev = b;
 			}
@@ -2073,8 +2086,7 @@ pick_remit(struct ctx *c, struct remit *a)
 			while (s < e && (row->text[s] == ' ' || row->text[s] == ':'))
 				s++;
 			if (e > s) {
-				snprintf(a->lines[a->n], sizeof(a->lines[0]), "%.*s", (int)(e - s),
-				    row->text + s);
+				copy_text(a->lines[a->n], sizeof(a->lines[0]), row->text + s, e - s);
 				a->n++;
 			}
 			a->row0 = r;
@@ -2108,8 +2120,7 @@ pick_remit(struct ctx *c, struct remit *a)
 						break;
 				if (j < b->nhit)
 					break;
-				snprintf(a->lines[a->n], sizeof(a->lines[0]), "%.*s", (int)(to - from),
-				    b->text + from);
+				copy_text(a->lines[a->n], sizeof(a->lines[0]), b->text + from, to - from);
 				a->n++;
 				a->row1 = k;
 				prev = b;
@@ -2331,12 +2342,12 @@ pick_items(struct ctx *c, struct items *it)
 			while (de > ds && b->text[de - 1] == ' ')
 				de--;
 			for (j = 0; (size_t)j < de; j++)
-				if (is_alpha((unsigned char)b->text[j]))
+				if (is_alpha((unsigned char)b->text[j]) || (unsigned char)b->text[j] >= 0xc0)
 					letters++;
 			if (letters < 2 || it->n >= XF_ITEMS_MAX)
 				continue;
 			t = &it->it[it->n++];
-			snprintf(t->desc, sizeof(t->desc), "%.*s", (int)(de - ds), b->text + ds);
+			copy_text(t->desc, sizeof(t->desc), b->text + ds, de - ds);
 			t->minor = last.minor;
 			t->category = category_of(t->desc, t->minor);
 			t->row = k;
