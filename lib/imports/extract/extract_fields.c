@@ -1518,6 +1518,7 @@ struct amounts {
 	int		 ti, pi, yi, ci, ai;
 	float		 tconf, pconf, yconf, cconf, aconf;
 	int		 tagree;
+	int		 balanced;	/* the total is previous - payments + charges */
 };
 
 static long long
@@ -1561,11 +1562,20 @@ pick_amounts(struct ctx *c, struct amounts *am)
 			if (am->total.c[r].minor == want && (am->pi >= 0 || am->yi >= 0))
 				am->total.c[r].score += 0.1f;
 	}
-	/* a lone weak "Total" that is the charges' own line is not the total due */
 	(void)h;
 	am->ti = field_pick(V_AMOUNT, &am->total, &am->tconf, &am->tagree);
 	if (am->ti >= 0) {
 		const struct cand *t = &am->total.c[am->ti];
+
+		/*
+		 * previous - payments + charges is this total: the summary
+		 * confirms it, whatever rival a weaker reading offered
+		 */
+		am->balanced = am->ci >= 0 && am->pi >= 0 && am->yi >= 0 &&
+		    t->minor == am->prev.c[am->pi].minor - absll(am->pay.c[am->yi].minor) +
+		    am->charges.c[am->ci].minor;
+		if (am->balanced && t->score >= 0.8f && am->tconf < (t->score < 0.9f ? t->score : 0.9f))
+			am->tconf = t->score < 0.9f ? t->score : 0.9f;
 
 		/* OCR digits are trusted only when a second reading or a check agrees */
 		if (c->rows[t->row].ocr && am->tagree < 2 && am->tconf > 0.78f)
@@ -1817,9 +1827,15 @@ pick_payee(struct ctx *c, struct payee *p, const char *remit_first, int remit_ro
 				if (e - 1 - ws > 4 && memchr(vr->text + ws, '.', e - 1 - ws) == NULL)
 					e--;
 			}
-			/* "... payable to ACME POWER and mail to ..." */
+			/* "... payable to ACME POWER and mail it to ...", not "Light and Power" */
 			for (i = s; i + 5 < e; i++)
-				if (strncmp(vr->text + i, " and ", 5) == 0 || strncmp(vr->text + i, " at ", 4) == 0) {
+				if (strncasecmp(vr->text + i, " and mail", 9) == 0 ||
+				    strncasecmp(vr->text + i, " and send", 9) == 0 ||
+				    strncasecmp(vr->text + i, " and return", 11) == 0 ||
+				    strncasecmp(vr->text + i, " and remit", 10) == 0 ||
+				    strncasecmp(vr->text + i, " and write", 10) == 0 ||
+				    strncasecmp(vr->text + i, " and include", 12) == 0 ||
+				    strncmp(vr->text + i, " at ", 4) == 0 || strncmp(vr->text + i, ". ", 2) == 0) {
 					e = i;
 					break;
 				}
@@ -1952,6 +1968,18 @@ pick_payee(struct ctx *c, struct payee *p, const char *remit_first, int remit_ro
 			}
 			nw--;
 		}
+	}
+	/* OCR may double the payable-to name or run the letterhead on: one
+	 * that starts with the other agrees on the shorter */
+	if (named[0] != '\0' && head[0] != '\0' && !name_eq(named, head)) {
+		char a[96], b[96];
+
+		squash(named, a, sizeof(a));
+		squash(head, b, sizeof(b));
+		if (strlen(b) >= 4 && strncmp(a, b, strlen(b)) == 0)
+			snprintf(named, sizeof(named), "%s", head);
+		else if (strlen(a) >= 4 && strncmp(b, a, strlen(a)) == 0)
+			snprintf(head, sizeof(head), "%s", named);
 	}
 	if (named[0] != '\0' && (head[0] == '\0' || name_eq(named, head) ||
 	    head_line < 0)) {
@@ -2363,8 +2391,9 @@ pick_items(struct ctx *c, struct items *it)
  * the last one) make the items miss their sum. When the whole list misses
  * the charges (or the total) but a run of it that drops at most two rows
  * at the start and any at the end meets them, that run is the table.
+ * 0 the items meet target (now), -1 they do not.
  */
-static void
+static int
 items_fit(struct items *it, long long target)
 {
 	long long sum;
@@ -2373,7 +2402,7 @@ items_fit(struct items *it, long long target)
 	for (i0 = 0, sum = 0; i0 < it->n; i0++)
 		sum += it->it[i0].minor;
 	if (it->n == 0 || sum == target)
-		return;
+		return 0;
 	for (i0 = 0; i0 <= 2 && i0 < it->n; i0++) {
 		sum = 0;
 		for (k = i0; k < it->n; k++) {
@@ -2385,9 +2414,10 @@ items_fit(struct items *it, long long target)
 		}
 	}
 	if (best0 < 0 || bestk - best0 + 1 < 2)
-		return;
+		return -1;
 	memmove(&it->it[0], &it->it[best0], sizeof(it->it[0]) * (size_t)(bestk - best0 + 1));
 	it->n = bestk - best0 + 1;
+	return 0;
 }
 
 /* ---- the draft ---- */
@@ -2511,9 +2541,15 @@ ex_fields(const struct ex_doc *doc)
 
 	/* line items */
 	pick_items(&c, items);
-	if (am->ci >= 0)
-		items_fit(items, am->charges.c[am->ci].minor);
-	else if (am->ti >= 0 && am->pi < 0 && am->yi < 0)
+	if (am->ci >= 0 && items_fit(items, am->charges.c[am->ci].minor) != 0 && am->balanced) {
+		/*
+		 * Items that miss the charges while the balance holds are rows
+		 * misread (OCR, a table's edges), not a wrong total: left out for
+		 * the reviewer to add, rather than failing a total the
+		 * arithmetic confirms.
+		 */
+		items->n = 0;
+	} else if (am->ci < 0 && am->ti >= 0 && am->pi < 0 && am->yi < 0)
 		items_fit(items, am->total.c[am->ti].minor);
 	if (items->n > 0) {
 		struct json_object *arr = json_object_new_array();
