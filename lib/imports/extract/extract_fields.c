@@ -1040,7 +1040,7 @@ parse_period(const struct ctx *c, const char *s, size_t from, size_t to, struct 
 		return 0;
 	if (!xf_date_find(s, to, a.end, c->order, &b) || b.start - a.end > 12)
 		return 0;
-	if (xf_days(b.y, b.m, b.d) < xf_days(a.y, a.m, a.d))
+	if (b.y * 400 + b.m * 32 + b.d < a.y * 400 + a.m * 32 + a.d)
 		return 0;
 	v->y = a.y, v->m = a.m, v->d = a.d;
 	v->y2 = b.y, v->m2 = b.m, v->d2 = b.d;
