@@ -13,5 +13,6 @@ include %reldir%/webhooks/local.mk	# webhooks: events iam
 include %reldir%/billers/local.mk	# billers:
 include %reldir%/links/local.mk		# links: billers
 include %reldir%/bills/local.mk		# bills: links
+include %reldir%/imports/local.mk	# imports: bills billers
 include %reldir%/rtl/local.mk		# rtl: links billers
 include %reldir%/jobs/local.mk		# jobs: links bills billers

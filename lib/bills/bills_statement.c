@@ -4,13 +4,8 @@
  * URL, never through a FastCGI worker), and what a retrieval records.
  *
  * The URL: {api_url | sandbox_url}/v1/statements/{bill_id}?expires=E&sig=S,
- * the base of the host the call came to (config, never the Host header).
- *   k = HMAC-SHA256(secret_key, "bds statement url v1")
- *   S = base64url(HMAC-SHA256(k, bill_id "\n" client_id "\n" host "\n" E))
- * with host "live" or "sandbox" (BDS_HOST_ENV) and E unix seconds, now +
- * BILLS_STATEMENT_URL_TTL. The download looks the bill up by id, recomputes
- * S with the bill's client and its own host, compares in constant time and
- * only then reads E, so URL_EXPIRED is said only of a genuine URL.
+ * signed as core/urlsign.h says with the purpose "bds statement url v1", E
+ * now + BILLS_STATEMENT_URL_TTL.
  */
 #include <stdio.h>
 #include <string.h>
@@ -24,6 +19,7 @@
 #include "core/errors.h"
 #include "core/json.h"
 #include "core/req.h"
+#include "core/urlsign.h"
 #include "core/validate.h"
 #include "bills/bills.h"
 #include "bills/bills_statement.h"
@@ -68,29 +64,8 @@ bills_statement_attach(struct req *r, const char *client_id, const char *link_id
 	return db_exec(r->db, r->arena, &stmts[BS_ATTACH], 4, p) == NULL ? -1 : 0;
 }
 
-/* The host a request came to, as signed: "live" or "sandbox". */
-static const char *
-host_of(const struct req *r)
-{
-	return r->http.host_env != NULL && strcmp(r->http.host_env, "sandbox") == 0 ?
-	    "sandbox" : "live";
-}
-
-/* S for one bill, client, host and expiry (arena). */
-static const char *
-url_sig(struct req *r, const char *bill_id, const char *client_id, const char *host,
-    long long expires)
-{
-	static const char purpose[] = "bds statement url v1";
-	unsigned char k[32], mac[32];
-	const char *msg;
-
-	crypto_hmac_sha256(r->cfg->secret_key, sizeof(r->cfg->secret_key), purpose,
-	    sizeof(purpose) - 1, k);
-	msg = arena_printf(r->arena, "%s\n%s\n%s\n%lld", bill_id, client_id, host, expires);
-	crypto_hmac_sha256(k, sizeof(k), msg, strlen(msg), mac);
-	return crypto_b64url_encode(r->arena, mac, sizeof(mac));
-}
+/* the purpose of urlsign.h's key for statement URLs */
+#define STATEMENT_URL	"bds statement url v1"
 
 static int
 bill_not_found(struct req *r, const char *id)
@@ -103,7 +78,7 @@ bills_statement_get(struct req *r, struct json_object *out)
 {
 	/* a link access token (r->link_id) sees its link's bills only */
 	const char *id = req_cap(r, "id"), *p[4] = { r->client_id, id, r->env, r->link_id };
-	const char *host = host_of(r), *base, *sig;
+	const char *sig;
 	long long expires = (long long)time(NULL) + BILLS_STATEMENT_URL_TTL;
 	char iso[TIME_ISO_SIZE];
 	PGresult *res;
@@ -117,10 +92,9 @@ bills_statement_get(struct req *r, struct json_object *out)
 	if (strcmp(PQgetvalue(res, 0, BG_HAS), "t") != 0 || PQgetisnull(res, 0, BG_SHA))
 		return api_error(r, 404, ERR_STATEMENT_NOT_FOUND, NULL,
 		    "bill %s has no statement document", id);
-	base = strcmp(host, "sandbox") == 0 ? r->cfg->sandbox_url : r->cfg->api_url;
-	sig = url_sig(r, id, r->client_id, host, expires);
+	sig = urlsign_sig(r, STATEMENT_URL, id, r->client_id, urlsign_host(r), expires);
 	json_set_str(out, "url", arena_printf(r->arena, "%s/v1/statements/%s?expires=%lld&sig=%s",
-	    base, id, expires, sig));
+	    urlsign_base(r), id, expires, sig));
 	json_set_str(out, "expires_at", time_iso(iso, (int64_t)expires * 1000));
 	return 200;
 }
@@ -171,13 +145,16 @@ bills_statement_download(struct req *r, struct json_object *out)
 		return bad_sig(r);
 	if ((res = db_exec(r->db, r->arena, &stmts[BS_DOC], 1, p)) == NULL)
 		return api_db_error(r);
-	if (PQntuples(res) != 1 || sig == NULL ||
-	    !crypto_ct_streq(url_sig(r, id, PQgetvalue(res, 0, BD_CLIENT), host_of(r), expires),
-	    sig))
+	switch (PQntuples(res) != 1 ? URLSIGN_BAD : urlsign_check(r, STATEMENT_URL, id,
+	    PQgetvalue(res, 0, BD_CLIENT), sig, expires)) {
+	case URLSIGN_BAD:
 		return bad_sig(r);
-	if (expires < (long long)time(NULL))
+	case URLSIGN_EXPIRED:
 		return api_error(r, 403, ERR_URL_EXPIRED, "ask GET /v1/bills/{id}/statement for a new URL",
 		    "the statement URL expired");
+	case URLSIGN_OK:
+		break;
+	}
 	sha = PQgetisnull(res, 0, BD_SHA) ? NULL : PQgetvalue(res, 0, BD_SHA);
 	if (sha == NULL || strlen(sha) != 64 || strcmp(PQgetvalue(res, 0, BD_LIVE), "t") != 0)
 		return api_error(r, 404, ERR_STATEMENT_NOT_FOUND, NULL,

@@ -50,6 +50,8 @@ lib_libbds_a_SOURCES += \
 	%reldir%/server_reply.h \
 	%reldir%/server_worker.c \
 	%reldir%/urlsafe.c \
+	%reldir%/urlsign.c \
+	%reldir%/urlsign.h \
 	%reldir%/urlsafe.h \
 	%reldir%/vault.c \
 	%reldir%/vault.h \

@@ -1,0 +1,22 @@
+/* The imports module: bill imports, their upload, review and commit. */
+#include <stddef.h>
+
+#include "core/config.h"
+#include "core/db.h"
+#include "core/module.h"
+#include "imports/imports.h"
+#include "imports/imports_int.h"
+
+#define S struct imports_settings
+const struct module imports_module = {
+	.name = "imports",
+	.stmt_sets = MODULE_SETS(&imports_store_stmt_set),
+	.settings = (const struct config_key[]){
+		CONFIG_INT_KEY(S, imports_upload_ttl, "900", 60, 86400),
+		CONFIG_INT_KEY(S, imports_document_url_ttl, "300", 10, 3600),
+		CONFIG_INT_KEY(S, imports_expiry_days, "7", 1, 365),
+		{ NULL }
+	},
+	.settings_size = sizeof(S),
+};
+#undef S
