@@ -13,6 +13,7 @@
 #include "iam/iam_clients.h"
 #include "core/health.h"
 #include "iam/iam.h"
+#include "imports/imports_api.h"
 #include "links/links.h"
 #include "core/router.h"
 #include "links/links_connect.h"
@@ -112,6 +113,17 @@ const struct route routes[] = {
 	{ M_GET,   "/v1/statements/{id}",                   AUTH_NONE, NULL,                       bills_statement_download_query, bills_statement_download, 0 },
 	{ M_GET,   "/v1/account-links/{link_id}/bills/sync", AUTH_KEY | AUTH_LINK, NULL,            bills_sync_query, bills_sync, 0 },
 	{ M_GET,   "/v1/account-links/{link_id}/payments",  AUTH_KEY,  NULL,                       bills_payments_query, bills_link_payments, 0 },
+
+	/* bill imports (lib/imports/): create, complete_upload, GET, DELETE
+	 * (imports_api.c); the signed upload target nginx writes into a file
+	 * and the source document nginx serves (imports_upload.c) */
+	{ M_POST,  "/v1/bill_imports",                      AUTH_KEY,  imports_create_fields,      NULL, imports_create,           ROUTE_IDEM | ROUTE_IDEM_REQUIRED },
+	{ M_GET,   "/v1/bill_imports/{id}",                 AUTH_KEY,  NULL,                       NULL, imports_get_route,        ROUTE_USER_HEADER },
+	{ M_DELETE, "/v1/bill_imports/{id}",                AUTH_KEY,  NULL,                       NULL, imports_cancel,           ROUTE_TX | ROUTE_USER_HEADER },
+	{ M_PUT,   "/v1/bill_imports/{id}/upload",          AUTH_NONE, NULL,                       imports_upload_query, imports_upload, ROUTE_TX },
+	{ M_POST,  "/v1/bill_imports/{id}/complete_upload", AUTH_KEY,  imports_complete_fields,    NULL, imports_complete_upload,  ROUTE_TX },
+	{ M_GET,   "/v1/bill_imports/{id}/source_document", AUTH_KEY,  NULL,                       NULL, imports_source_document,  ROUTE_USER_HEADER },
+	{ M_GET,   "/v1/bill_imports/{id}/source_document/content", AUTH_NONE, NULL,               imports_document_query, imports_document_download, 0 },
 
 	/* the connect flow (lib/links/links_tokens.c, links_sessions.c,
 	 * links_exchange.c): the ticket call's bearer is the link token and the

@@ -99,20 +99,6 @@ bills_statement_get(struct req *r, struct json_object *out)
 	return 200;
 }
 
-/* A download file name: the bill number (or id), [A-Za-z0-9._-] kept,
- * anything else '_' (no quote, no CR/LF can reach the header). */
-static const char *
-file_name(struct arena *a, const char *number, const char *id)
-{
-	char *s = arena_printf(a, "%.100s", number != NULL && *number != '\0' ? number : id);
-
-	for (char *c = s; *c != '\0'; c++)
-		if (!((*c >= 'A' && *c <= 'Z') || (*c >= 'a' && *c <= 'z') ||
-		    (*c >= '0' && *c <= '9') || *c == '.' || *c == '_' || *c == '-'))
-			*c = '_';
-	return s;
-}
-
 static int
 bad_sig(struct req *r)
 {
@@ -168,7 +154,7 @@ bills_statement_download(struct req *r, struct json_object *out)
 	    sha, sha));
 	req_header_add(r, "Content-Type", strcmp(ext, "pdf") == 0 ? "application/pdf" : type);
 	req_header_add(r, "Content-Disposition", arena_printf(r->arena,
-	    "attachment; filename=\"%s.%s\"", file_name(r->arena,
+	    "attachment; filename=\"%s.%s\"", http_safe_filename(r->arena,
 	    PQgetisnull(res, 0, BD_NUMBER) ? NULL : PQgetvalue(res, 0, BD_NUMBER), id), ext));
 	req_header_add(r, "Cache-Control", "private, no-store");
 	r->out = NULL;

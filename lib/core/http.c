@@ -142,6 +142,7 @@ enum http_param {
 	P_REQUEST_URI,
 	P_DOCUMENT_URI,
 	P_QUERY_STRING,
+	P_BDS_UPLOAD_FILE,
 	P__MAX
 };
 
@@ -164,6 +165,7 @@ static const struct {
 	[P_REQUEST_URI] = PNAME("REQUEST_URI"),
 	[P_DOCUMENT_URI] = PNAME("DOCUMENT_URI"),
 	[P_QUERY_STRING] = PNAME("QUERY_STRING"),
+	[P_BDS_UPLOAD_FILE] = PNAME("BDS_UPLOAD_FILE"),
 };
 
 static const char *
@@ -209,6 +211,8 @@ parse(struct arena *a, struct http_req *h, const char *const v[P__MAX], size_t b
 	h->content_type = pdup(a, v[P_CONTENT_TYPE]);
 	h->cookie = pdup(a, v[P_HTTP_COOKIE]);
 	h->origin = pdup(a, v[P_HTTP_ORIGIN]);
+	h->upload_file = v[P_BDS_UPLOAD_FILE] != NULL && *v[P_BDS_UPLOAD_FILE] != '\0' ?
+	    arena_strdup(a, v[P_BDS_UPLOAD_FILE]) : NULL;
 
 	if ((cl = v[P_CONTENT_LENGTH]) != NULL && *cl != '\0') {
 		char *end;
@@ -273,6 +277,18 @@ http_parse_env(struct arena *a, struct http_req *h, const char *const *envp,
 			}
 	}
 	return parse(a, h, v, body_limit);
+}
+
+char *
+http_safe_filename(struct arena *a, const char *name, const char *fallback)
+{
+	char *s = arena_printf(a, "%.100s", name != NULL && *name != '\0' ? name : fallback);
+
+	for (char *c = s; *c != '\0'; c++)
+		if (!((*c >= 'A' && *c <= 'Z') || (*c >= 'a' && *c <= 'z') ||
+		    (*c >= '0' && *c <= '9') || *c == '.' || *c == '_' || *c == '-'))
+			*c = '_';
+	return s;
 }
 
 const char *

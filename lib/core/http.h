@@ -43,6 +43,9 @@ struct http_req {
 	const char	*content_type;
 	const char	*cookie;
 	const char	*origin;	/* Origin header (CORS) */
+	const char	*upload_file;	/* BDS_UPLOAD_FILE: the file nginx wrote a
+					 * request body into (the bill import upload
+					 * location only; no body is passed), or NULL */
 	long long	 content_length;	/* -1 when absent */
 	char		*body;		/* NUL-terminated; NULL when none */
 	size_t		 body_len;
@@ -72,5 +75,9 @@ const char *http_query_get(const struct http_req *, const char *key);
 const char *http_method_name(enum http_method);
 enum http_method http_method_parse(const char *);
 const char *http_status_text(int status);
+/* A download's file name for Content-Disposition: name (NULL or empty:
+ * fallback) cut to 100 bytes, every byte but [A-Za-z0-9._-] made '_', so
+ * no quote, CR or LF can reach the header. Arena string. */
+char	*http_safe_filename(struct arena *, const char *name, const char *fallback);
 
 #endif

@@ -42,9 +42,24 @@ struct imports_rec {
 	int		 document_deleted;	/* the sweep removed the file */
 };
 
-/* imports_get with the whole row. 1 found, 0 not, -1 database failure. */
+/* imports_get with the whole row; client_id NULL: by id alone (a signed
+ * URL's import, before anything names its client). 1 found, 0 not, -1
+ * database failure. */
 int	 imports_read(struct req *, const char *client_id, const char *id, int lock,
 	    struct imports_rec *out);
+/* A new import of r's client and environment (POST /v1/bill_imports). */
+struct imports_new {
+	const char	*id, *client_user_id, *biller_id, *file_name, *content_type;
+	long long	 size_bytes;
+	long long	 upload_expires;	/* the upload URL's expiry, epoch seconds */
+};
+/* Insert it AWAITING_UPLOAD, expiring after imports_expiry_days; *out the
+ * row. 0 ok, -1 database failure. */
+int	 imports_insert(struct req *, const struct imports_new *, struct imports_rec *out);
+/* Record the uploaded document's path (uploaded_at now) while the import is
+ * AWAITING_UPLOAD without one. 1 recorded, 0 not (uploaded already or
+ * moved on), -1 database failure. */
+int	 imports_uploaded(struct req *, const char *client_id, const char *id, const char *path);
 /* imports_move that fills *after (may be NULL) with the row as moved. */
 int	 imports_move_rec(struct req *, const char *client_id, const char *id,
 	    const char *from, const char *to, const struct imports_set *s,
@@ -59,6 +74,19 @@ int	 imports_move_rec(struct req *, const char *client_id, const char *id,
  * Arena-owned.
  */
 struct json_object *imports_entity(struct req *, const struct imports_rec *);
+
+/*
+ * The import {id} of the path for r's client and environment, locked for
+ * a write when lock; with client_user_id (not NULL) only that end user's:
+ * 0 with *w filled, or the status written (404 BILL_IMPORT_NOT_FOUND for an
+ * unknown id and for another client's, environment's or user's; 503).
+ */
+int	 imports_or_reply(struct req *, const char *client_user_id, int lock,
+	    struct imports_rec *w);
+
+/* The signed upload URL of import id for r's client, on r's host
+ * (imports_upload.c checks it). Arena string. */
+const char *imports_upload_url(struct req *, const char *id, long long expires);
 
 extern const struct db_stmt_set imports_store_stmt_set;
 

@@ -32,13 +32,31 @@ enum imports_col {
 	C_UPLOAD_EXPIRES, C_UPLOADED, C_UPLOAD_EPOCH, C_DELETED, C__MAX
 };
 
-enum imports_store_stmt { IS_GET, IS_GET_LOCK, IS_MOVE, IS__MAX };
+enum imports_store_stmt {
+	IS_GET, IS_GET_LOCK, IS_GET_ANY, IS_GET_ANY_LOCK, IS_INSERT, IS_UPLOADED, IS_MOVE, IS__MAX
+};
 
 static struct db_stmt stmts[IS__MAX] = {
 	[IS_GET] = { "imports_get",
 	    "SELECT " COLS " FROM bill_imports WHERE " DB_BY_ID("", ""), 0 },
 	[IS_GET_LOCK] = { "imports_get_lock",
 	    "SELECT " COLS " FROM bill_imports WHERE " DB_BY_ID("", "") " FOR UPDATE", 0 },
+	/* a signed URL's import: by id alone, the signature names the client */
+	[IS_GET_ANY] = { "imports_get_any",
+	    "SELECT " COLS " FROM bill_imports WHERE id = $1", 0 },
+	[IS_GET_ANY_LOCK] = { "imports_get_any_lock",
+	    "SELECT " COLS " FROM bill_imports WHERE id = $1 FOR UPDATE", 0 },
+	/* $9 the upload URL's expiry (epoch seconds), $10 the days to EXPIRED */
+	[IS_INSERT] = { "imports_insert",
+	    "INSERT INTO bill_imports (client_id, id, environment, client_user_id, biller_id,"
+	    " file_name, content_type, size_bytes, upload_expires_at, expires_at)"
+	    " VALUES ($1, $2, $3, $4, $5, $6, $7, $8::bigint, to_timestamp($9::bigint),"
+	    "  now() + make_interval(days => $10::int))"
+	    " RETURNING " COLS, 0 },
+	/* the document nginx received, once: no status move, no event */
+	[IS_UPLOADED] = { "imports_uploaded",
+	    "UPDATE bill_imports SET document_path = $3, uploaded_at = now(), updated_at = now()"
+	    " WHERE " DB_BY_ID("", " AND status = 'AWAITING_UPLOAD' AND document_path IS NULL"), 0 },
 	/*
 	 * $3 the status it leaves (NULL: any), $4 the one it takes; $5 a new
 	 * draft (NULL: kept; else draft_version + 1), $6 the extraction's
@@ -112,12 +130,48 @@ imports_read(struct req *r, const char *client_id, const char *id, int lock,
 	const char *p[2] = { client_id, id };
 	PGresult *res;
 
-	if ((res = db_exec(r->db, r->arena, &stmts[lock ? IS_GET_LOCK : IS_GET], 2, p)) == NULL)
+	if (client_id == NULL)
+		res = db_exec(r->db, r->arena, &stmts[lock ? IS_GET_ANY_LOCK : IS_GET_ANY], 1, &id);
+	else
+		res = db_exec(r->db, r->arena, &stmts[lock ? IS_GET_LOCK : IS_GET], 2, p);
+	if (res == NULL)
 		return -1;
 	if (PQntuples(res) != 1)
 		return 0;
 	rec_fill(r, res, 0, out);
 	return 1;
+}
+
+int
+imports_insert(struct req *r, const struct imports_new *n, struct imports_rec *out)
+{
+	const char *p[10];
+	PGresult *res;
+
+	p[0] = r->client_id;
+	p[1] = n->id;
+	p[2] = r->env;
+	p[3] = n->client_user_id;
+	p[4] = n->biller_id;
+	p[5] = n->file_name;
+	p[6] = n->content_type;
+	p[7] = arena_printf(r->arena, "%lld", n->size_bytes);
+	p[8] = arena_printf(r->arena, "%lld", n->upload_expires);
+	p[9] = arena_printf(r->arena, "%d", imports_settings(r->cfg)->imports_expiry_days);
+	if ((res = db_exec(r->db, r->arena, &stmts[IS_INSERT], 10, p)) == NULL ||
+	    PQntuples(res) != 1)
+		return -1;
+	rec_fill(r, res, 0, out);
+	return 0;
+}
+
+int
+imports_uploaded(struct req *r, const char *client_id, const char *id, const char *path)
+{
+	const char *p[3] = { client_id, id, path };
+	long long n = db_exec_count(r->db, r->arena, &stmts[IS_UPLOADED], 3, p);
+
+	return n < 0 ? -1 : n > 0;
 }
 
 int

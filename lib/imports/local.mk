@@ -3,5 +3,11 @@ lib_libbds_a_SOURCES += \
 	%reldir%/imports.h \
 	%reldir%/imports_int.h \
 	%reldir%/imports_store.c
+# the routes: create, complete_upload, GET, DELETE; the upload target and
+# the source document
+lib_libbds_a_SOURCES += \
+	%reldir%/imports_api.h \
+	%reldir%/imports_api.c \
+	%reldir%/imports_upload.c
 # the module's descriptor (core/module.h)
 lib_libbds_a_SOURCES += %reldir%/imports_module.c

@@ -58,3 +58,6 @@ E2E_SUITES += %reldir%/check_e2e_reference
 E2E_SUITES += %reldir%/check_e2e_sdk
 # the README's quickstart blocks ("sh quickstart"), extracted and run as written
 E2E_SUITES += %reldir%/check_e2e_readme
+# bill imports: create, the signed upload nginx writes into a file,
+# complete_upload, GET/DELETE, the source document
+E2E_SUITES += %reldir%/check_e2e_imports
