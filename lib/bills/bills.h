@@ -9,6 +9,7 @@
 #include <string.h>
 
 struct arena;
+struct json_object;
 struct req;
 struct db_stmt_set;
 
@@ -154,10 +155,12 @@ struct bills_import {
  * statement_sha256 and statement_type the document's, bill.created
  * emitted as bills_store does. 1 created, 0 the link had a bill of that
  * statement already (*bill_id is it; nothing written), -1 failure.
- * *bill_id is an arena string.
+ * *bill_id is an arena string; *entity (entity may be NULL) the bill as
+ * GET /v1/bills/{id} shows it, arena-owned.
  */
 int	 bills_import_create(struct req *r, const struct bills_import *imp,
-	    const struct bills_statement *st, const char **bill_id);
+	    const struct bills_statement *st, const char **bill_id,
+	    struct json_object **entity);
 /* The JSON text line items are stored as (bills_store.c), in the arena. */
 const char *bills_items_json(struct arena *, const struct bills_statement *);
 

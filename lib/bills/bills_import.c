@@ -57,9 +57,9 @@ static struct db_stmt stmts[BI__MAX] = {
 	    "         $12::bigint, $13::bigint, $14::date, $15::date, $16::date, $17::date, $18,"
 	    "         $19, $20::jsonb, $21::text IS NOT NULL, $21, $22, $23, $24,"
 	    "         $25::bigint, $25::bigint, $26::bigint, $27::bigint)"
-	    " ON CONFLICT (link_id, statement_ref) DO NOTHING RETURNING id", 0 },
+	    " ON CONFLICT (link_id, statement_ref) DO NOTHING RETURNING id, entity", 0 },
 	[BI_BY_REF] = { "bills_import_by_ref",
-	    "SELECT id FROM bills WHERE " BILLS_BY_STATEMENT, 0 },
+	    "SELECT id, entity FROM bills WHERE " BILLS_BY_STATEMENT, 0 },
 };
 
 const struct db_stmt_set bills_import_stmt_set = { "bills_import", stmts, BI__MAX };
@@ -157,7 +157,7 @@ announce(struct req *r, const struct bills_import *imp, const char *id, const ch
 
 int
 bills_import_create(struct req *r, const struct bills_import *imp,
-    const struct bills_statement *st, const char **bill_id)
+    const struct bills_statement *st, const char **bill_id, struct json_object **entity)
 {
 	const char *p[BP__MAX] = { 0 }, *biller, *name, *link = imp->link_id;
 	const char *account = imp->account_id, *mask = mask_of(r->arena, imp->account_number);
@@ -204,6 +204,8 @@ bills_import_create(struct req *r, const struct bills_import *imp,
 		return -1;
 	if (PQntuples(res) == 1) {
 		*bill_id = PQgetvalue(res, 0, 0);
+		if (entity != NULL)
+			*entity = db_json_raw(r->arena, res, 0, 1);
 		return announce(r, imp, *bill_id, biller) == 0 ? 1 : -1;
 	}
 	/* the link has this statement's bill already: the number taken is a
@@ -214,5 +216,7 @@ bills_import_create(struct req *r, const struct bills_import *imp,
 	    PQntuples(res) != 1)
 		return -1;
 	*bill_id = PQgetvalue(res, 0, 0);
+	if (entity != NULL)
+		*entity = db_json_raw(r->arena, res, 0, 1);
 	return 0;
 }
