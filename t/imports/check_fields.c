@@ -487,7 +487,7 @@ START_TEST(line_items)
 		"1 50 115 Electricity usage 450 kWh 54.00",
 		"1 50 130 Basic service charge 12.50",
 		"1 50 145 Sales tax 3.26",
-		"1 50 160 Credit adjustment -2.00",
+		"1 50 160 Loyalty discount -2.00",
 		"1 50 175 Total Current Charges $67.76",
 		"1 50 200 Amount Due $67.76",
 	};

@@ -138,8 +138,7 @@ static const struct label labels[] = {
 	{ C_ACCOUNT, 0.90, "n\xc3\xba" "mero de cliente" }, { C_ACCOUNT, 0.90, "numero de cliente" },
 	{ C_ACCOUNT, 0.90, "codice cliente" }, { C_ACCOUNT, 0.90, "klantnummer" },
 	{ C_ACCOUNT, 0.80, "policy number" }, { C_ACCOUNT, 0.80, "membership number" },
-	{ C_ACCOUNT, 1.00, "billing account number" }, { C_ACCOUNT, 0.85, "service account" },
-	{ C_ACCOUNT, 0.95, "your account number" }, { C_ACCOUNT, 0.90, "customer account" },
+	{ C_ACCOUNT, 1.00, "billing account number" }, 	{ C_ACCOUNT, 0.95, "your account number" }, { C_ACCOUNT, 0.90, "customer account" },
 	{ C_ACCOUNT, 0.90, "account num" }, { C_ACCOUNT, 0.95, "contract account" },
 	{ C_ACCOUNT, 0.95, "contract account number" }, { C_ACCOUNT, 0.95, "billing account" },
 	/* bill number */
@@ -941,8 +940,7 @@ parse_ident(const char *s, size_t from, size_t to, struct cand *v)
 		while (i < to && s[i] != ' ')
 			i++;
 		we = i;
-		while (we > ws && (s[we - 1] == '.' || s[we - 1] == ',' || s[we - 1] == ';' ||
-		    s[we - 1] == ')'))
+		while (we > ws && !is_alpha((unsigned char)s[we - 1]) && !is_digit((unsigned char)s[we - 1]))
 			we--;
 		if (we == ws)
 			break;
@@ -967,15 +965,15 @@ parse_ident(const char *s, size_t from, size_t to, struct cand *v)
 		v->end = we;
 		/* "1234 5678 9012": digit groups printed apart */
 		while (i < to && s[i] == ' ' && o < sizeof(v->ident) - 8) {
-			size_t k = i + 1, e = k;
+			size_t g = i + 1, e = g;
 			int all = 1;
 
 			while (e < to && s[e] != ' ')
 				e++;
-			if (e - k < 1 || e - k > 6)
+			if (e - g < 1 || e - g > 6 || !is_digit((unsigned char)s[g]))
 				break;
-			for (; k < e; k++)
-				if (!is_digit((unsigned char)s[k]))
+			for (; g < e; g++)
+				if (!is_digit((unsigned char)s[g]) && s[g] != '-')
 					all = 0;
 			if (!all || !is_digit((unsigned char)v->ident[o - 1]))
 				break;
@@ -1241,6 +1239,41 @@ row_has(const struct row *r, enum cls cls)
 	return 0;
 }
 
+/* The digits and letters of an identifier. */
+static void
+squash(const char *s, char *out, size_t n)
+{
+	size_t o = 0;
+
+	for (; *s != '\0' && o + 1 < n; s++)
+		if (is_alpha((unsigned char)*s) || is_digit((unsigned char)*s))
+			out[o++] = (char)lower((unsigned char)*s);
+	out[o] = '\0';
+}
+
+/* An OCR reading that stops short ("1484 1465" beside "1484 1465 05")
+ * agrees with the longer one. */
+static void
+ident_merge(struct field *f)
+{
+	int i, j;
+	char a[64], b[64];
+
+	for (i = 0; i < f->n; i++)
+		for (j = 0; j < f->n; j++) {
+			size_t la;
+
+			if (i == j)
+				continue;
+			squash(f->c[i].ident, a, sizeof(a));
+			squash(f->c[j].ident, b, sizeof(b));
+			la = strlen(a);
+			if (la >= 4 && la < strlen(b) && strncmp(a, b, la) == 0 &&
+			    f->c[j].ident[strlen(f->c[i].ident)] == ' ')
+				memcpy(f->c[i].ident, f->c[j].ident, sizeof(f->c[i].ident));
+		}
+}
+
 /* Candidates of every label of class cls, read as type t. */
 static void
 collect(const struct ctx *c, enum cls cls, enum vtype t, struct field *f)
@@ -1260,6 +1293,8 @@ collect(const struct ctx *c, enum cls cls, enum vtype t, struct field *f)
 			v.page = c->rows[v.row].page;
 			field_add(f, &v);
 		}
+	if (t == V_IDENT)
+		ident_merge(f);
 }
 
 /* ---- JSON ---- */
@@ -1624,6 +1659,20 @@ name_end(const char *s, size_t from, size_t to)
 			i++;
 		}
 		w[o] = '\0';
+		/* "Prairie Gas and Electric: |" */
+		if (bad && i - ws > 1 && (s[i - 1] == ':' || s[i - 1] == ';')) {
+			size_t k;
+
+			for (k = ws, bad = 0; k + 1 < i; k++)
+				if (!is_alpha((unsigned char)s[k]) && !is_digit((unsigned char)s[k]) &&
+				    (unsigned char)s[k] < 0x80 && s[k] != '.' && s[k] != '&' && s[k] != '-' &&
+				    s[k] != '\'')
+					bad = 1;
+			if (!bad) {
+				i--;
+				break;
+			}
+		}
 		/* debris, or a word no name has ("Your monthly invoice") */
 		if (bad || letters == 0 ||
 		    word_in(w, not_payee_words, sizeof(not_payee_words) / sizeof(not_payee_words[0]))) {
@@ -1771,7 +1820,11 @@ pick_payee(struct ctx *c, struct payee *p, const char *remit_first, int remit_ro
 			if (head[k2] == ' ' || head[k2] == '\0')
 				ends[nw++] = k2;
 		/* the payment site's name: "kantoenergyservice.example" */
-		if (domain != NULL && domain[0] != '\0')
+		if (domain != NULL && domain[0] != '\0' && name_eq(head, domain)) {
+			head_seen = 1;
+			nw = 0;
+		}
+		if (ocr && domain != NULL && domain[0] != '\0')
 			for (k2 = nw; k2 > 0; k2--) {
 				char pre[96];
 
@@ -1784,6 +1837,17 @@ pick_payee(struct ctx *c, struct payee *p, const char *remit_first, int remit_ro
 					break;
 				}
 			}
+		for (r = 0; r < c->nrows && nw > 0 && strlen(head) >= 4; r++) {
+			int sg;
+
+			for (sg = 0; sg < c->rows[r].nseg; sg++)
+				if (c->rows[r].seg[sg].line == head_line)
+					break;
+			if (sg == c->rows[r].nseg && strcasestr(c->rows[r].text, head) != NULL) {
+				head_seen = 1;
+				nw = 0;
+			}
+		}
 		while (ocr && nw > 1) {
 			char pre[96];
 			int seen = 0;
