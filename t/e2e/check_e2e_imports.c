@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include <check.h>
+#include <curl/curl.h>
 #include <json-c/json.h>
 
 #include "core/arena.h"
@@ -123,6 +124,57 @@ put(const char *path, const char *type, const void *bytes, size_t len)
 	const char *h[2] = { harness_fmt("Content-Type: %s", type), NULL };
 
 	return harness_request("PUT", "sandbox", path, h, bytes, len);
+}
+
+struct chunked {
+	size_t	 left;	/* bytes still to send */
+};
+
+static size_t
+chunk_read(char *buf, size_t size, size_t n, void *arg)
+{
+	struct chunked *c = arg;
+	size_t k = size * n < c->left ? size * n : c->left;
+
+	memset(buf, 'x', k);
+	c->left -= k;
+	return k;
+}
+
+static size_t
+chunk_discard(char *p, size_t size, size_t n, void *arg)
+{
+	(void)p;
+	(void)arg;
+	return size * n;
+}
+
+/* PUT len bytes to path on the sandbox host with Transfer-Encoding: chunked
+ * (no Content-Length); the status, or 0 when the exchange broke off. */
+static long
+put_chunked(const char *path, size_t len)
+{
+	struct chunked c = { len };
+	struct curl_slist *h = curl_slist_append(NULL, "Transfer-Encoding: chunked");
+	CURL *k = curl_easy_init();
+	long status = 0;
+
+	ck_assert_ptr_nonnull(k);
+	h = curl_slist_append(h, "Content-Type: application/pdf");
+	curl_easy_setopt(k, CURLOPT_URL, harness_fmt("%s%s", harness_base_url("sandbox"), path));
+	curl_easy_setopt(k, CURLOPT_UPLOAD, 1L);
+	curl_easy_setopt(k, CURLOPT_READFUNCTION, chunk_read);
+	curl_easy_setopt(k, CURLOPT_READDATA, &c);
+	curl_easy_setopt(k, CURLOPT_HTTPHEADER, h);
+	curl_easy_setopt(k, CURLOPT_WRITEFUNCTION, chunk_discard);
+	curl_easy_setopt(k, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(k, CURLOPT_PROXY, "");
+	curl_easy_setopt(k, CURLOPT_TIMEOUT_MS, 30000L);
+	if (curl_easy_perform(k) == CURLE_OK)
+		curl_easy_getinfo(k, CURLINFO_RESPONSE_CODE, &status);
+	curl_easy_cleanup(k);
+	curl_slist_free_all(h);
+	return status;
 }
 
 /* A document of len bytes (malloc'ed), seeded so two differ. */
@@ -616,6 +668,17 @@ START_TEST(upload_refusals)
 	harness_assert_coded(r, 413, "PAYLOAD_TOO_LARGE");
 	harness_resp_free(r);
 	free(big);
+	/* chunked, of any size: 411, since nginx would learn the size only
+	 * while writing the file */
+	ck_assert_int_eq(put_chunked(im.upload, DOC_MAX + 65536), 411);
+	ck_assert_int_eq(put_chunked(im.upload, 3000), 411);
+	ck_assert_int_eq(stray_files(imports_dir()), 0);
+	/* another method than PUT: refused before the body is stored */
+	r = harness_request("POST", "sandbox", im.upload, (const char *const[]){
+	    "Content-Type: application/pdf", NULL }, bytes, 3000);
+	harness_assert_coded(r, 405, "METHOD_NOT_ALLOWED");
+	harness_resp_free(r);
+	ck_assert_int_eq(stray_files(imports_dir()), 0);
 	/* a size other than size_bytes, and none at all */
 	r = put(im.upload, "application/pdf", bytes, 2999);
 	harness_assert_coded(r, 400, "UPLOAD_SIZE_MISMATCH");
@@ -628,6 +691,8 @@ START_TEST(upload_refusals)
 	r = put(im.upload, "application/pdf", bytes, 3000);
 	harness_expect(r, 200);
 	harness_resp_free(r);
+	ck_assert_int_eq(devacct_sql_int("SELECT count(*) FROM bill_imports WHERE id = $1"
+	    " AND document_path LIKE '%/' || id", im.id, NULL), 1);
 
 	/* a cancelled import takes no upload */
 	import_new(&ta, "u-up", "application/pdf", 3000, &gone);
