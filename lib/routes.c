@@ -14,6 +14,7 @@
 #include "core/health.h"
 #include "iam/iam.h"
 #include "imports/imports_api.h"
+#include "imports/imports_review.h"
 #include "links/links.h"
 #include "core/router.h"
 #include "links/links_connect.h"
@@ -124,6 +125,10 @@ const struct route routes[] = {
 	{ M_POST,  "/v1/bill_imports/{id}/complete_upload", AUTH_KEY,  imports_complete_fields,    NULL, imports_complete_upload,  ROUTE_TX },
 	{ M_GET,   "/v1/bill_imports/{id}/source_document", AUTH_KEY,  NULL,                       NULL, imports_source_document,  ROUTE_USER_HEADER },
 	{ M_GET,   "/v1/bill_imports/{id}/source_document/content", AUTH_NONE, NULL,               imports_document_query, imports_document_download, 0 },
+	/* review and commit (lib/imports/imports_review.c): the row lock in the
+	 * transaction makes one winner per draft_version */
+	{ M_PATCH, "/v1/bill_imports/{id}/review_draft",    AUTH_KEY,  imports_review_fields,      NULL, imports_review,           ROUTE_TX | ROUTE_USER_HEADER },
+	{ M_POST,  "/v1/bill_imports/{id}/confirm",         AUTH_KEY,  imports_confirm_fields,     NULL, imports_confirm,          ROUTE_TX | ROUTE_USER_HEADER },
 
 	/* the connect flow (lib/links/links_tokens.c, links_sessions.c,
 	 * links_exchange.c): the ticket call's bearer is the link token and the

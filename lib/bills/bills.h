@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <string.h>
 
+struct arena;
+struct json_object;
 struct req;
 struct db_stmt_set;
 
@@ -120,6 +122,48 @@ const char *bills_link_next(struct req *r, const char *client_id, const char *li
 /* Bills of a link that are not deleted: count, -1 on failure. */
 long long bills_count(struct req *r, const char *client_id, const char *link_id);
 
+/*
+ * A bill from a bill import (lib/imports; docs/DECISIONS.md "Bills from
+ * imports"). The figures come as a statement (ref, total, amount_due,
+ * dates, bill_number, items, the figures when has_figures, sha256: the
+ * document, NULL none); its status is PENDING.
+ */
+struct bills_import {
+	const char	*client_id, *environment, *client_user_id;
+	const char	*import_id;
+	const char	*biller_id;	/* the import's; NULL: the catalog biller
+					 * named payee (case-insensitive, one only) */
+	const char	*payee;		/* the draft's payee_name, or NULL */
+	const char	*account_number; /* the draft's, or NULL: its last four
+					 * characters are the mask */
+	const char	*link_id;	/* a portal import's link (its bill, source
+					 * connector, ref st->ref, account_id);
+					 * NULL: an upload */
+	const char	*account_id;
+	const char	*content_type;	/* the document's: statement_type */
+};
+
+/*
+ * Write the bill of an import in the caller's transaction. An upload's
+ * bill joins the client user's link of the same biller when there is one
+ * (not REVOKED; ACTIVE first, then the newest), on the account whose mask
+ * matches the account number when exactly one does; it takes the link's
+ * next change number (a sync `added` entry). Without such a link its
+ * link_id is null: GET /v1/bills?client_user_id= lists it. biller_id is
+ * null when neither the import nor the catalog names one (biller_name the
+ * payee). source import (a portal import's: connector), import_id set,
+ * statement_sha256 and statement_type the document's, bill.created
+ * emitted as bills_store does. 1 created, 0 the link had a bill of that
+ * statement already (*bill_id is it; nothing written), -1 failure.
+ * *bill_id is an arena string; *entity (entity may be NULL) the bill as
+ * GET /v1/bills/{id} shows it, arena-owned.
+ */
+int	 bills_import_create(struct req *r, const struct bills_import *imp,
+	    const struct bills_statement *st, const char **bill_id,
+	    struct json_object **entity);
+/* The JSON text line items are stored as (bills_store.c), in the arena. */
+const char *bills_items_json(struct arena *, const struct bills_statement *);
+
 #define BILLS_NO_BILL	(-2)
 
 struct bills_move {
@@ -200,5 +244,6 @@ bills_is(const char *a, const char *b)
 extern const struct db_stmt_set bills_stmt_set;
 extern const struct db_stmt_set bills_status_store_stmt_set;	/* bills_status_store.c */
 extern const struct db_stmt_set bills_dupes_stmt_set;		/* bills_dupes.c */
+extern const struct db_stmt_set bills_import_stmt_set;		/* bills_import.c */
 
 #endif

@@ -29,7 +29,7 @@ enum bs_stmt { BS_ATTACH, BS_GET, BS_DOC, BS__MAX };
 /* BS_GET columns */
 enum bs_get_col { BG_HAS, BG_SHA, BG__MAX };
 /* BS_DOC columns */
-enum bs_doc_col { BD_CLIENT, BD_SHA, BD_NUMBER, BD_LIVE, BD__MAX };
+enum bs_doc_col { BD_CLIENT, BD_SHA, BD_NUMBER, BD_LIVE, BD_TYPE, BD__MAX };
 
 static struct db_stmt stmts[BS__MAX] = {
 	/* the hash only: no seq, no updated_at (nothing a sync would carry) */
@@ -43,7 +43,7 @@ static struct db_stmt stmts[BS__MAX] = {
 	/* no credential yet: by id (bills_by_id); the signature names the client */
 	[BS_DOC] = { "bills_statement_doc",
 	    "SELECT client_id, statement_sha256, bill_number,"
-	    "       has_statement AND deleted_at IS NULL"
+	    "       has_statement AND deleted_at IS NULL, statement_type"
 	    "  FROM bills WHERE id = $1", 0 },
 };
 
@@ -106,11 +106,23 @@ bad_sig(struct req *r)
 	    "the statement URL's signature is not valid");
 }
 
+/* The file name extension of a statement's type (sql/100: the three a
+ * document may have). */
+static const char *
+type_ext(const char *type)
+{
+	if (bills_is(type, "image/png"))
+		return "png";
+	if (bills_is(type, "image/jpeg"))
+		return "jpg";
+	return "pdf";
+}
+
 int
 bills_statement_download(struct req *r, struct json_object *out)
 {
 	const char *id = req_cap(r, "id"), *p[1] = { id };
-	const char *sig = json_get_str(r->query, "sig"), *sha;
+	const char *sig = json_get_str(r->query, "sig"), *sha, *type, *ext;
 	long long expires = json_get_int(r->query, "expires", 0);
 	PGresult *res;
 
@@ -133,13 +145,17 @@ bills_statement_download(struct req *r, struct json_object *out)
 	if (sha == NULL || strlen(sha) != 64 || strcmp(PQgetvalue(res, 0, BD_LIVE), "t") != 0)
 		return api_error(r, 404, ERR_STATEMENT_NOT_FOUND, NULL,
 		    "bill %s has no statement document", id);
-	/* nginx serves the file from its internal location; no body here */
+	/* nginx serves the file from its internal location; no body here.
+	 * The store names every document <sha>.pdf; an imported statement may
+	 * be an image, whose type the bill keeps (statement_type). */
+	type = PQgetvalue(res, 0, BD_TYPE);
+	ext = type_ext(type);
 	req_header_add(r, "X-Accel-Redirect", arena_printf(r->arena, "/_statements/%.2s/%s.pdf",
 	    sha, sha));
-	req_header_add(r, "Content-Type", "application/pdf");
+	req_header_add(r, "Content-Type", strcmp(ext, "pdf") == 0 ? "application/pdf" : type);
 	req_header_add(r, "Content-Disposition", arena_printf(r->arena,
-	    "attachment; filename=\"%s.pdf\"", http_safe_filename(r->arena,
-	    PQgetisnull(res, 0, BD_NUMBER) ? NULL : PQgetvalue(res, 0, BD_NUMBER), id)));
+	    "attachment; filename=\"%s.%s\"", http_safe_filename(r->arena,
+	    PQgetisnull(res, 0, BD_NUMBER) ? NULL : PQgetvalue(res, 0, BD_NUMBER), id), ext));
 	req_header_add(r, "Cache-Control", "private, no-store");
 	r->out = NULL;
 	return 200;

@@ -67,7 +67,9 @@ int	 bills_statement_get(struct req *, struct json_object *);
 /*
  * GET /v1/statements/{id}?expires=&sig= (no credential: the signature is
  * one). 200 with no body and X-Accel-Redirect: /_statements/<aa>/<sha>.pdf,
- * Content-Type application/pdf, Content-Disposition attachment; 403
+ * Content-Type the bill's statement_type (application/pdf, or image/png,
+ * image/jpeg for an imported image), Content-Disposition attachment
+ * (<bill number or id>.pdf|.png|.jpg); 403
  * INVALID_SIGNATURE (bad, tampered, another bill's or host's, unknown
  * bill), 403 URL_EXPIRED (a genuine URL past its expiry), 404
  * STATEMENT_NOT_FOUND (genuine, but the bill or its document is gone).

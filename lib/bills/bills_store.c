@@ -125,8 +125,8 @@ money_json(const struct bills_money *m)
 	return o;
 }
 
-static const char *
-items_json(struct arena *a, const struct bills_statement *st)
+const char *
+bills_items_json(struct arena *a, const struct bills_statement *st)
 {
 	struct json_object *arr = json_object_new_array();
 	const char *text;
@@ -271,7 +271,7 @@ bills_store(struct req *r, const struct bills_link *l, const char *account_id,
 	p[10] = st->period_end;
 	p[11] = st->bill_number;
 	p[12] = account_mask;
-	p[13] = items_json(r->arena, st);
+	p[13] = bills_items_json(r->arena, st);
 	p[14] = usage_json(r->arena, st);
 	p[15] = st->has_document ? "true" : "false";
 	p[16] = account_id;

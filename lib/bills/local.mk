@@ -16,6 +16,8 @@ lib_libbds_a_SOURCES += \
 	%reldir%/bills_status.c \
 	%reldir%/bills_status_api.c \
 	%reldir%/bills_status_store.c
+# bills from bill imports
+lib_libbds_a_SOURCES += %reldir%/bills_import.c
 # the module's descriptor (core/module.h)
 lib_libbds_a_SOURCES += %reldir%/bills_module.c
 # the bills an import may duplicate (asked by lib/imports)

@@ -9,6 +9,13 @@ lib_libbds_a_SOURCES += \
 	%reldir%/imports_api.h \
 	%reldir%/imports_api.c \
 	%reldir%/imports_upload.c
+# review and commit: the review changes (pure), PATCH review_draft, confirm,
+# imports_commit
+lib_libbds_a_SOURCES += \
+	%reldir%/imports_changes.h \
+	%reldir%/imports_changes.c \
+	%reldir%/imports_review.h \
+	%reldir%/imports_review.c
 # the module's descriptor (core/module.h)
 lib_libbds_a_SOURCES += %reldir%/imports_module.c
 # what bds-jobs runs: the extraction's outcome, the portal's PDF-only

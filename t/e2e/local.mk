@@ -64,3 +64,5 @@ E2E_SUITES += %reldir%/check_e2e_readme
 # bill imports: create, the signed upload nginx writes into a file,
 # complete_upload, GET/DELETE, the source document
 E2E_SUITES += %reldir%/check_e2e_imports
+# reviewing and confirming bill imports: the draft, its versions, the bill
+E2E_SUITES += %reldir%/check_e2e_imports_review

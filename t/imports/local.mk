@@ -9,3 +9,6 @@ EXTRA_DIST += %reldir%/extract.test %reldir%/hostile.py
 # the only unit suite that links the reader's archive
 UNIT_SUITES += %reldir%/check_extract_doc
 %canon_reldir%_check_extract_doc_LDADD = $(BDS_EXTRACT_LIBS) $(CHECK_LIBS)
+# the review changes (lib/imports/imports_changes.c): every key, operation
+# and error, and their application to a draft
+UNIT_SUITES += %reldir%/check_changes
