@@ -13,7 +13,8 @@
 const struct module imports_module = {
 	.name = "imports",
 	.stmt_sets = MODULE_SETS(&imports_store_stmt_set,
-	    &imports_extracted_stmt_set, &imports_portal_stmt_set, &imports_sweep_stmt_set, &imports_review_stmt_set),
+	    &imports_extracted_stmt_set, &imports_portal_stmt_set, &imports_sweep_stmt_set,
+	    &imports_review_stmt_set),
 	.sweeps = (const struct module_sweep[]){
 		{ "bill imports expired", imports_expire_sweep },
 		{ "bill import documents removed", imports_docs_sweep },
