@@ -65,12 +65,13 @@ enum { D_CLIENT, D_ID, D_PATH };
 
 /* One batch of expiries in its transaction: how many, -1. */
 static long long
-expire_batch(struct req *r)
+expire_batch(const struct config *cfg, struct req *r)
 {
 	const char *p[1] = { arena_printf(r->arena, "%d", IMPORTS_SWEEP_BATCH) };
 	PGresult *res;
 	long long n = 0;
 
+	(void)cfg;
 	if (db_begin(r->db) != 0)
 		return -1;
 	if ((res = db_exec(r->db, r->arena, &stmts[SW_EXPIRE], 1, p)) == NULL)
@@ -91,15 +92,18 @@ fail:
 	return -1;
 }
 
-long long
-imports_expire_sweep(const struct config *cfg, struct db *d, struct arena *a)
+/* batch (expire_batch, docs_batch) until one is not full, at most
+ * IMPORTS_SWEEP_BATCHES: the rows handled, -1. */
+static long long
+batches(const struct config *cfg, struct db *d, struct arena *a,
+    long long (*batch)(const struct config *, struct req *))
 {
 	long long total = 0, n;
 	struct req r;
 
 	req_init(&r, cfg, d, a, REQ_ID_SWEEP);
 	for (int b = 0; b < IMPORTS_SWEEP_BATCHES; b++) {
-		if ((n = expire_batch(&r)) < 0)
+		if ((n = batch(cfg, &r)) < 0)
 			return -1;
 		total += n;
 		arena_reset(a);
@@ -107,6 +111,12 @@ imports_expire_sweep(const struct config *cfg, struct db *d, struct arena *a)
 			break;
 	}
 	return total;
+}
+
+long long
+imports_expire_sweep(const struct config *cfg, struct db *d, struct arena *a)
+{
+	return batches(cfg, d, a, expire_batch);
 }
 
 /* path names a file under <data_dir>/imports/, with no way out of it. */
@@ -157,17 +167,5 @@ fail:
 long long
 imports_docs_sweep(const struct config *cfg, struct db *d, struct arena *a)
 {
-	long long total = 0, n;
-	struct req r;
-
-	req_init(&r, cfg, d, a, REQ_ID_SWEEP);
-	for (int b = 0; b < IMPORTS_SWEEP_BATCHES; b++) {
-		if ((n = docs_batch(cfg, &r)) < 0)
-			return -1;
-		total += n;
-		arena_reset(a);
-		if (n < IMPORTS_SWEEP_BATCH)
-			break;
-	}
-	return total;
+	return batches(cfg, d, a, docs_batch);
 }
