@@ -9,7 +9,8 @@
  * limit (processing_limit_exceeded) while the one runner process (one
  * worker) completes a sandbox retrieval meanwhile; one that crashes or
  * answers garbage is extraction_failed. The same document twice is
- * POSSIBLE_DUPLICATE of the first. The sweeps (`bdsctl jobs`): an import
+ * POSSIBLE_DUPLICATE of the first; another file of the same figures too,
+ * and of the bill the first became once confirmed. The sweeps (`bdsctl jobs`): an import
  * past expires_at goes EXPIRED with bill_import.updated at the client's
  * receiver, and the documents of expired and cancelled imports are
  * removed; a rejected import's document stays 7 days.
@@ -372,6 +373,56 @@ START_TEST(same_document_twice)
 }
 END_TEST
 
+/*
+ * Another file with the same figures (payee, account, total, due date) for
+ * the same end user: POSSIBLE_DUPLICATE of the first import; once that one
+ * is confirmed, of its bill (the bills module's answer: its biller name,
+ * account mask, total and due date).
+ */
+START_TEST(same_figures_other_file)
+{
+	char *first = good_import("figures-a"), *again, *third, *bill, *st;
+	unsigned char *doc;
+	struct harness_resp *r;
+	size_t len;
+	FILE *f;
+
+	/* good.pdf with one byte of its binary comment changed: another file */
+	doc = slurp(harness_fmt("%s/good.pdf", casedir), &len);
+	ck_assert_uint_gt(len, 16);
+	ck_assert_int_eq(memcmp(doc, "%PDF-1.", 7), 0);
+	ck_assert_int_eq(doc[9], '%');
+	doc[13] ^= 1;
+	ck_assert_ptr_nonnull(f = fopen(harness_fmt("%s/good-again.pdf", casedir), "wb"));
+	ck_assert_uint_eq(fwrite(doc, 1, len, f), len);
+	ck_assert_int_eq(fclose(f), 0);
+	free(doc);
+	again = upload("figures-a", "good-again.pdf", "application/pdf");
+	st = extracted(again);
+	ck_assert_str_eq(st, "POSSIBLE_DUPLICATE");
+	free(st);
+	assert_col(again, "duplicate_of", first);
+	/* the first confirmed: a bill; the second cancelled */
+	r = call("POST", harness_fmt("/v1/bill_imports/%s/confirm", first), "figures-a",
+	    "{\"final_changes\":{}}");
+	harness_expect(r, 200);
+	bill = strdup(devacct_str(r, "bill.id"));
+	harness_resp_free(r);
+	r = call("DELETE", harness_fmt("/v1/bill_imports/%s", again), "figures-a", NULL);
+	harness_expect(r, 200);
+	harness_resp_free(r);
+	third = upload("figures-a", "good-again.pdf", "application/pdf");
+	st = extracted(third);
+	ck_assert_str_eq(st, "POSSIBLE_DUPLICATE");
+	free(st);
+	assert_col(third, "duplicate_of", bill);
+	free(first);
+	free(again);
+	free(third);
+	free(bill);
+}
+END_TEST
+
 /* `bdsctl jobs`: the sweeps */
 static void
 sweep(void)
@@ -488,6 +539,7 @@ imports_jobs_suite(void)
 	ADD(tc, hostile_files_rejected);
 	ADD(tc, extractor_limits);
 	ADD(tc, same_document_twice);
+	ADD(tc, same_figures_other_file);
 	ADD(tc, expiry_and_document_removal);
 	ADD(tc, cancelled_and_rejected_documents);
 	suite_add_tcase(s, tc);
