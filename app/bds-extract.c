@@ -43,7 +43,7 @@ fail(const char *fmt, ...)
 	vdprintf(errfd, fmt, ap);
 	va_end(ap);
 	dprintf(errfd, "\n");
-	exit(1);
+	_exit(1);		/* no atexit work (a sanitizer's, under seccomp) */
 }
 
 static void
@@ -210,10 +210,6 @@ main(int argc, char **argv)
 	}
 	if (from != NULL && (fd = open(from, O_RDONLY)) < 0)
 		fail("%s: %s", from, strerror(errno));
-#if defined(__SANITIZE_ADDRESS__)
-	/* ASan reserves terabytes of shadow address space */
-	sb.address_space = 0;
-#endif
 	if (ex_doc_init() != 0 || ex_sandbox_enter(&sb) != 0)
 		fail("the sandbox could not be set up");
 
@@ -244,5 +240,13 @@ main(int argc, char **argv)
 		print(extracted(&res, now_ms() - t0));
 	ex_result_free(&res);
 	ex_doc_fini();
+#if defined(__SANITIZE_ADDRESS__)
+	/*
+	 * LeakSanitizer's exit check clones a tracer that ptraces the process:
+	 * the sandbox kills both. A sanitizer build ends here without it (the
+	 * reader's leaks are checked by t/imports/check_extract_doc, unsandboxed).
+	 */
+	_exit(0);
+#endif
 	return 0;
 }

@@ -366,6 +366,8 @@ order_lines(struct ex_line *l, size_t n)
 {
 	size_t i = 0;
 
+	if (n < 2)
+		return;
 	qsort(l, n, sizeof *l, by_top);
 	while (i < n) {
 		/* a row: the lines whose middle lies within the first one's height */
