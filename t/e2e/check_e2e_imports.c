@@ -608,8 +608,7 @@ START_TEST(create_idempotency)
 	/* 20 at once with a fresh key: one import, every answer it */
 	k2 = strdup(new_key());
 	body = create_body("u-burst", "a.pdf", "application/pdf", 10);
-	h[0] = strdup(devacct_bearer(ta.key));
-	h[0] = harness_fmt("Authorization: %s", h[0]);
+	h[0] = harness_fmt("Authorization: %s", devacct_bearer(ta.key));
 	h[1] = harness_fmt("idempotency-key: %s", k2);
 	h[2] = "Content-Type: application/json";
 	h[3] = NULL;
