@@ -20,6 +20,15 @@ BDS_PKGS="$BDS_PKGS python3 chromium chromium-driver python3-selenium"
 # and the generated TypeScript client (npm comes with NodeSource's nodejs;
 # scripts/npm-tools installs Debian's npm where it is missing).
 BDS_PKGS="$BDS_PKGS python3-yaml python3-jsonschema python3-hypothesis nodejs"
+# bill imports: bds-extract reads documents with MuPDF (Debian's static
+# library, whose -dev package depends on none of its third-party libraries:
+# they are named here), Tesseract's English model and Leptonica for OCR,
+# libseccomp for its sandbox; the test documents come from mupdf-tools,
+# python3-reportlab, python3-pil and ImageMagick.
+BDS_PKGS="$BDS_PKGS libmupdf-dev mupdf-tools libfreetype-dev libharfbuzz-dev
+  libjbig2dec0-dev libopenjp2-7-dev libjpeg-dev libgumbo-dev libmujs-dev
+  libtesseract-dev tesseract-ocr-eng libleptonica-dev libseccomp-dev
+  python3-reportlab python3-pil imagemagick"
 
 say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }

@@ -215,6 +215,25 @@ int	 bills_status_move(struct req *r, const char *client_id, const char *bill_id
 	    const struct bills_move *m);
 
 
+/* What an import's draft shows of its bill (bills_dupes.c); strings may
+ * be NULL. */
+struct bills_dupe_key {
+	const char	*client_id, *environment, *client_user_id;
+	const char	*sha;		/* the document's SHA-256; NULL: not by document */
+	/* by figures when due_date, total.currency, account_number and payee
+	 * or biller_id are all given */
+	const char	*payee, *biller_id, *account_number, *due_date;
+	struct bills_money total;
+};
+/*
+ * A bill of the client's user (not deleted) an import may duplicate: one
+ * whose statement is the same document, else one of the same payee
+ * (biller_name, case-insensitive, or biller_id), account (its mask's
+ * visible tail), total and due date; the oldest. Its id (arena), or NULL
+ * (*err 1 on a database failure).
+ */
+const char *bills_duplicate(struct req *r, const struct bills_dupe_key *k, int *err);
+
 /* a and b both set and equal: a status or code read from a row. */
 static inline int
 bills_is(const char *a, const char *b)
@@ -224,6 +243,7 @@ bills_is(const char *a, const char *b)
 
 extern const struct db_stmt_set bills_stmt_set;
 extern const struct db_stmt_set bills_status_store_stmt_set;	/* bills_status_store.c */
+extern const struct db_stmt_set bills_dupes_stmt_set;		/* bills_dupes.c */
 extern const struct db_stmt_set bills_import_stmt_set;		/* bills_import.c */
 
 #endif

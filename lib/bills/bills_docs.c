@@ -49,7 +49,10 @@ static struct db_stmt stmts[DOC__MAX] = {
 	    "SELECT s FROM unnest($1::text[]) s"
 	    " WHERE NOT EXISTS (SELECT 1 FROM bills b WHERE b.statement_sha256 = s)"
 	    "   AND NOT EXISTS (SELECT 1 FROM portal_unstructured u"
-	    "                    WHERE u.document_sha256 = s)" },
+	    "                    WHERE u.document_sha256 = s)"
+	    /* an open import's copy: the statement of the bill it may become */
+	    "   AND NOT EXISTS (SELECT 1 FROM bill_imports i WHERE i.document_sha256 = s"
+	    "                    AND i.status NOT IN ('CANCELLED', 'EXPIRED', 'REJECTED'))" },
 };
 const struct db_stmt_set bills_docs_stmt_set = { "bills_docs", stmts, DOC__MAX };
 

@@ -20,3 +20,5 @@ lib_libbds_a_SOURCES += \
 lib_libbds_a_SOURCES += %reldir%/bills_import.c
 # the module's descriptor (core/module.h)
 lib_libbds_a_SOURCES += %reldir%/bills_module.c
+# the bills an import may duplicate (asked by lib/imports)
+lib_libbds_a_SOURCES += %reldir%/bills_dupes.c

@@ -18,3 +18,10 @@ lib_libbds_a_SOURCES += \
 	%reldir%/imports_review.c
 # the module's descriptor (core/module.h)
 lib_libbds_a_SOURCES += %reldir%/imports_module.c
+# what bds-jobs runs: the extraction's outcome, the portal's PDF-only
+# statements, the sweeps (expiry, document removal)
+lib_libbds_a_SOURCES += \
+	%reldir%/imports_jobs.h \
+	%reldir%/imports_extracted.c \
+	%reldir%/imports_portal.c \
+	%reldir%/imports_sweep.c

@@ -74,6 +74,10 @@ int	 jobs_retrieval_failed(struct req *, struct jobs_job *, int dead);
 enum jobs_outcome jobs_connect_fetch(struct req *, struct jobs_job *);
 enum jobs_outcome jobs_connect_apply(struct req *, struct jobs_job *);
 enum jobs_outcome jobs_reconcile_apply(struct req *, struct jobs_job *);
+/* a bill import's extraction (jobs_extract.c) */
+enum jobs_outcome jobs_extract_fetch(struct req *, struct jobs_job *);
+enum jobs_outcome jobs_extract_apply(struct req *, struct jobs_job *);
+int	 jobs_extract_failed(struct req *, struct jobs_job *, int dead);
 /* a biller's logo (jobs_logos.c) */
 enum jobs_outcome jobs_logo_fetch(struct req *, struct jobs_job *);
 enum jobs_outcome jobs_logo_apply(struct req *, struct jobs_job *);
@@ -98,6 +102,14 @@ struct jobs_settings {
 	/* the day (YYYY-MM-DD) every sandbox history is dated from; "": each
 	 * link's own creation day (sandbox.c). Tests pin it. */
 	char	*sandbox_basis_day;
+	/* bill imports' extraction (jobs_extract.c; docs/DECISIONS.md
+	 * "Extraction sandbox") */
+	char	*extract_program;	/* bds-extract's absolute path */
+	int	 extract_timeout_s;	/* wall clock per document */
+	int	 extract_cpu_s;		/* RLIMIT_CPU */
+	int	 extract_memory_mb;	/* RLIMIT_AS; 0: none */
+	int	 extract_concurrency;	/* children at once per runner process */
+	int	 extract_netns;		/* try an empty network namespace */
 };
 
 /* The module (jobs_module.c) and its settings block (core/config.h). */

@@ -6,6 +6,7 @@
 #include "core/config.h"
 #include "core/db.h"
 #include "core/module.h"
+#include "imports/imports.h"
 #include "jobs/connectors/connector.h"
 #include "jobs/jobs.h"
 
@@ -22,14 +23,23 @@ static const struct jobs_kind reconcile = { "reconcile", NULL, jobs_reconcile_ap
 /* a biller's logo fetched from the catalog's logo_url (jobs_logos.c) */
 static const struct jobs_kind logo = { BILLERS_JOB_LOGO, jobs_logo_fetch, jobs_logo_apply,
 	3, 60, NULL };
+/* a bill import's extraction by bds-extract (jobs_extract.c): the lease
+ * outlasts extract_timeout_s */
+static const struct jobs_kind extract = { IMPORTS_JOB_EXTRACT, jobs_extract_fetch,
+	jobs_extract_apply, 3, 300, jobs_extract_failed };
 /* the runner's own tests (t/e2e/check_e2e_jobs): queued only by them */
 static const struct jobs_kind test = { "test", jobs_test_fetch, jobs_test_apply, 3, 5, NULL };
+
+/* where `make install` puts bds-extract (Makefile.am) */
+#ifndef BDS_EXTRACT_PROGRAM
+#define BDS_EXTRACT_PROGRAM	"/usr/local/libexec/bds/bds-extract"
+#endif
 
 #define S struct jobs_settings
 const struct module jobs_module = {
 	.name = "jobs",
 	.stmt_sets = MODULE_SETS(&jobs_stmt_set, &connector_stmt_set),
-	.job_kinds = MODULE_KINDS(&retrieval, &connect, &reconcile, &logo, &test),
+	.job_kinds = MODULE_KINDS(&retrieval, &connect, &reconcile, &logo, &extract, &test),
 	.settings = (const struct config_key[]){
 		CONFIG_INT_KEY(S, jobs_workers, "2", 0, 0),
 		CONFIG_STR_KEY(S, jobs_retry_schedule, "5,30,120,600,1800"),
@@ -41,6 +51,12 @@ const struct module jobs_module = {
 		CONFIG_INT_KEY(S, portal_timeout_ms, "30000", 0, 0),
 		CONFIG_INT_KEY(S, portal_since_days, "35", 0, 0),
 		CONFIG_STR_KEY(S, sandbox_basis_day, ""),
+		CONFIG_STR_KEY(S, extract_program, BDS_EXTRACT_PROGRAM),
+		CONFIG_INT_KEY(S, extract_timeout_s, "60", 1, 3600),
+		CONFIG_INT_KEY(S, extract_cpu_s, "30", 1, 3600),
+		CONFIG_INT_KEY(S, extract_memory_mb, "1536", 0, 65536),
+		CONFIG_INT_KEY(S, extract_concurrency, "2", 1, 64),
+		CONFIG_BOOL_KEY(S, extract_netns, "1"),
 		{ NULL }
 	},
 	.settings_size = sizeof(S),

@@ -16,7 +16,9 @@
  * the balance again); every statement oldest first (bills_store:
  * bill.created, the status the statement reports, statement_refreshed; a
  * withdrawn one bills_withdraw: bill.deleted; a structured:false one is
- * only recorded with its document, connector_unstructured_put); every
+ * recorded with its document, connector_unstructured_put, and that
+ * document becomes a bill import of source portal, imports_from_portal:
+ * its extraction makes the bill, or an import the client reviews); every
  * stored statement the biller no longer lists inside the since window
  * (bills_withdraw); the posted payments oldest first (payment.observed, the
  * match, paid / partially_paid). Then the link's reconciliation when a
@@ -55,6 +57,7 @@
 #include "bills/bills.h"
 #include "bills/bills_statement.h"
 #include "bills/bills_status.h"
+#include "imports/imports.h"
 #include "jobs/connectors/connector.h"
 #include "jobs/jobs.h"
 #include "links/links.h"
@@ -430,7 +433,10 @@ statement_store(struct run *u, const struct racct *ra, size_t i)
 	if (!cs->structured)
 		return connector_unstructured_put(r, u->job->client_id, u->job->subject_id,
 		    ra->id, cs, ra->sha[i], cs->b.withdrawn) != 0 ||
-		    (cs->b.withdrawn && bills_withdraw(r, &u->bl, cs->b.ref) < 0) ? -1 : 0;
+		    (cs->b.withdrawn && bills_withdraw(r, &u->bl, cs->b.ref) < 0) ||
+		    (!cs->b.withdrawn && ra->sha[i] != NULL && imports_from_portal(r,
+		    u->job->client_id, u->bl.environment, u->job->subject_id, ra->id,
+		    u->bl.client_user_id, u->bl.biller_id, cs->b.ref, ra->sha[i]) != 0) ? -1 : 0;
 	if (cs->b.withdrawn)
 		return bills_withdraw(r, &u->bl, cs->b.ref) < 0 ? -1 : 0;
 	if (bills_store(r, &u->bl, ra->id, ra->acct->mask, &cs->b, &created) != 0)

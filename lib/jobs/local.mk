@@ -22,3 +22,5 @@ lib_libbds_a_SOURCES += \
 lib_libbds_a_SOURCES += %reldir%/jobs_module.c
 # the biller logo fetch (lib/billers stores it)
 lib_libbds_a_SOURCES += %reldir%/jobs_logos.c
+# a bill import's extraction: bds-extract run in a sandboxed child
+lib_libbds_a_SOURCES += %reldir%/jobs_extract.c

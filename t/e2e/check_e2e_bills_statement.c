@@ -21,13 +21,9 @@
 #include <check.h>
 #include <json-c/json.h>
 
-#include "core/arena.h"
-#include "core/crypto.h"
 #include "devacct.h"
 #include "harness.h"
 
-/* the harness's config (t/e2e/harness.c write_config) */
-#define SECRET_KEY "a0b1c2d3e4f5061728394a5b6c7d8e9fa0b1c2d3e4f5061728394a5b6c7d8e9f"
 #define IDLE_MS 60000
 
 static struct devacct dev;
@@ -114,19 +110,7 @@ statement_path(const struct tenant *t, const char *bill)
 static char *
 sign(const char *bill, const char *client, const char *host, long long expires)
 {
-	static const char purpose[] = "bds statement url v1";
-	unsigned char key[32], k[32], mac[32];
-	struct arena a;
-	char msg[512], *sig;
-
-	arena_init(&a);
-	ck_assert_int_eq(crypto_hex_decode(SECRET_KEY, key, 32), 0);
-	crypto_hmac_sha256(key, 32, purpose, sizeof(purpose) - 1, k);
-	snprintf(msg, sizeof(msg), "%s\n%s\n%s\n%lld", bill, client, host, expires);
-	crypto_hmac_sha256(k, 32, msg, strlen(msg), mac);
-	sig = strdup(crypto_b64url_encode(&a, mac, 32));
-	arena_free(&a);
-	return sig;
+	return devacct_url_sig("bds statement url v1", bill, client, host, expires);
 }
 
 static size_t

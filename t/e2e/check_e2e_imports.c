@@ -21,14 +21,10 @@
 #include <curl/curl.h>
 #include <json-c/json.h>
 
-#include "core/arena.h"
-#include "core/crypto.h"
 #include "devacct.h"
 #include "harness.h"
 #include "receiver.h"
 
-/* the harness's config (t/e2e/harness.c write_config) */
-#define SECRET_KEY "a0b1c2d3e4f5061728394a5b6c7d8e9fa0b1c2d3e4f5061728394a5b6c7d8e9f"
 #define SANDBOX_BILLER "blr_01900000-0000-7000-8000-000000000001"
 #define UNKNOWN_BILLER "blr_01900000-0000-7000-8000-00000000dead"
 #define DOC_MAX (20 * 1024 * 1024)
@@ -229,18 +225,7 @@ imports_dir(void)
 static char *
 sign(const char *purpose, const char *id, const char *client, long long expires)
 {
-	unsigned char key[32], k[32], mac[32];
-	struct arena a;
-	char msg[512], *sig;
-
-	arena_init(&a);
-	ck_assert_int_eq(crypto_hex_decode(SECRET_KEY, key, 32), 0);
-	crypto_hmac_sha256(key, 32, purpose, strlen(purpose), k);
-	snprintf(msg, sizeof(msg), "%s\n%s\n%s\n%lld", id, client, "sandbox", expires);
-	crypto_hmac_sha256(k, 32, msg, strlen(msg), mac);
-	sig = strdup(crypto_b64url_encode(&a, mac, 32));
-	arena_free(&a);
-	return sig;
+	return devacct_url_sig(purpose, id, client, "sandbox", expires);
 }
 
 /* path with its last character (the signature's) changed. */

@@ -1422,28 +1422,58 @@ START_TEST(next_statement_shows_balance)
 }
 END_TEST
 
-/* structured:false: the document stored and recorded, no bill made. */
+/*
+ * structured:false: the document stored and recorded, and made a bill
+ * import of source portal whose extraction (bds-extract on the
+ * simulator's PDF, which shows the statement's figures) is ready: it is
+ * committed at once to a bill of the link with the statement's ref and
+ * document (bill.created), the import COMMITTED, bill_import.updated at
+ * the receiver. A refresh makes no second import.
+ */
 START_TEST(unstructured_statement)
 {
 	struct tenant t;
-	char *user = user_of(18), *link, *ref, *sha;
+	char *user = user_of(18), *link, *ref, *sha, *imp, *bill, *v;
+	const char *body;
 
-	tenant_new(&t, 0);
+	tenant_new(&t, 1);
 	knobs("power", user, "{\"unstructured\":[0]}");
 	link = link_portal(&t, POWER, user);
 	ref = sim_statement("power", user, 0, "id");
-	ck_assert_int_eq(bills_live(link), STATEMENTS - 1);
-	ck_assert_int_eq(sqln("SELECT count(*) FROM bills WHERE statement_ref = $1", ref, NULL,
-	    NULL), 0);
 	sha = sqlv("SELECT document_sha256 FROM portal_unstructured WHERE link_id = $1"
 	    " AND statement_ref = $2 AND withdrawn_at IS NULL", link, ref, NULL);
 	ck_assert_ptr_nonnull(sha);
 	ck_assert_int_eq(access(harness_fmt("%s/data/statements/%.2s/%s.pdf", harness_dir(), sha,
 	    sha), R_OK), 0);
-	ck_assert_int_eq(evn(t.client, "bill.created", "{}"), STATEMENTS - 1);
+	/* the import: the statement's link, ref and document */
+	imp = sqlv("SELECT id FROM bill_imports WHERE link_id = $1 AND statement_ref = $2"
+	    " AND source = 'portal' AND document_sha256 = $3", link, ref, sha);
+	ck_assert_ptr_nonnull(imp);
+	v = sqlv("SELECT status || ' ' || coalesce(extraction->>'review_reason', '-')"
+	    " FROM bill_imports WHERE id = $1", imp, NULL, NULL);
+	ck_assert_pstr_eq(v, "COMMITTED -");
+	free(v);
+	/* its bill: the link's, the statement's ref and document */
+	bill = sqlv("SELECT id FROM bills WHERE link_id = $1 AND statement_ref = $2"
+	    " AND statement_sha256 = $3 AND deleted_at IS NULL", link, ref, sha);
+	ck_assert_ptr_nonnull(bill);
+	ck_assert_int_eq(sqln("SELECT count(*) FROM bill_imports WHERE id = $1"
+	    " AND committed_bill_id = $2", imp, bill, NULL), 1);
+	ck_assert_int_eq(bills_live(link), STATEMENTS);
+	ck_assert_int_eq(evn(t.client, "bill.created", "{}"), STATEMENTS);
+	ck_assert_int_eq(evn(t.client, "bill_import.updated", harness_fmt("{\"bill_import_id\":"
+	    "\"%s\",\"status\":\"COMMITTED\",\"committed_bill_id\":\"%s\"}", imp, bill)), 1);
+	body = devacct_received(t.rc, "bill_import.updated", "COMMITTED");
+	ck_assert_ptr_nonnull(body);
+	ck_assert_ptr_nonnull(strstr(body, imp));
+	/* the statement seen again: no second import */
+	refresh_done(link);
+	ck_assert_int_eq(sqln("SELECT count(*) FROM bill_imports WHERE link_id = $1", link, NULL,
+	    NULL), 1);
 	free(sha);
 	free(ref);
-	finish(&t, user, link, NULL);
+	free(imp);
+	finish(&t, user, link, bill);
 }
 END_TEST
 

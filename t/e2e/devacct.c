@@ -10,6 +10,8 @@
 #include <json-c/json.h>
 #include <libpq-fe.h>
 
+#include "core/arena.h"
+#include "core/crypto.h"
 #include "devacct.h"
 #include "receiver.h"
 #include "harness.h"
@@ -496,4 +498,25 @@ devacct_bills_unreconciled(const char *link_id)
 	    "  (e->>'has_statement')::boolean THEN '/v1/bills/' || b.id || '/statement' END,"
 	    " false)", link_id, NULL);
 #undef V
+}
+
+/* the harness's config (harness.c write_config) */
+#define URL_SECRET_KEY "a0b1c2d3e4f5061728394a5b6c7d8e9fa0b1c2d3e4f5061728394a5b6c7d8e9f"
+
+char *
+devacct_url_sig(const char *purpose, const char *id, const char *client, const char *host,
+    long long expires)
+{
+	unsigned char key[32], k[32], mac[32];
+	struct arena a;
+	char msg[512], *sig;
+
+	arena_init(&a);
+	ck_assert_int_eq(crypto_hex_decode(URL_SECRET_KEY, key, 32), 0);
+	crypto_hmac_sha256(key, 32, purpose, strlen(purpose), k);
+	snprintf(msg, sizeof(msg), "%s\n%s\n%s\n%lld", id, client, host, expires);
+	crypto_hmac_sha256(k, 32, msg, strlen(msg), mac);
+	sig = strdup(crypto_b64url_encode(&a, mac, 32));
+	arena_free(&a);
+	return sig;
 }

@@ -110,4 +110,11 @@ const char *devacct_received(struct receiver *rc, const char *type, const char *
  */
 long long devacct_bills_unreconciled(const char *link_id);
 
+/* ---- signed URLs (core/urlsign.h) ---- */
+/* The signature the app makes for a URL of purpose ("bds statement url
+ * v1"...) of id, client, host ("live" or "sandbox") and expiry, with the
+ * harness's secret_key: a URL of the test's own (malloc'ed). */
+char	*devacct_url_sig(const char *purpose, const char *id, const char *client,
+	    const char *host, long long expires);
+
 #endif

@@ -1393,6 +1393,7 @@ write_config(const struct harness_opts *o)
 	    "drain_timeout = %d\n"
 	    "sql_dir = %s/sql\n"
 	    "data_dir = %s/data\n"	/* statement documents */
+	    "extract_program = %s/app/bds-extract\n"	/* bill imports' extractor */
 	    "api_url = %s\n"
 	    "sandbox_url = %s\n"
 	    "%s"
@@ -1402,7 +1403,7 @@ write_config(const struct harness_opts *o)
 	    geteuid() == 0 ? "socket_group = nogroup\n" : "", o->workers, o->body_limit,
 	    o->docs_url ? "docs_url = " : "", o->docs_url ? o->docs_url : "",
 	    o->docs_url ? "\n" : "", H->reqlog,
-	    o->drain_timeout, H->srcdir, H->dir, H->base_url[HOST_API],
+	    o->drain_timeout, H->srcdir, H->dir, H->builddir, H->base_url[HOST_API],
 	    H->base_url[HOST_SANDBOX], mail,
 	    o->extra_config ? o->extra_config : "",
 	    o->extra_config && *o->extra_config ? "\n" : "");

@@ -44,6 +44,9 @@ E2E_SUITES += %reldir%/check_e2e_web
 # the biller simulator for the suites, and the portal connector end to end
 %canon_reldir%_libe2e_a_SOURCES += %reldir%/sim.c %reldir%/sim.h
 E2E_SUITES += %reldir%/check_e2e_portal
+# bill imports in bds-jobs: the extraction of hostile and good documents,
+# the extractor's limits, duplicates, the expiry and document sweeps
+E2E_SUITES += %reldir%/check_e2e_imports_jobs
 # check_e2e_fleet (first): 1,000 portal accounts under the per-biller
 # limit, the credential scan
 # the error catalogue's page and every docs_url pointing at it

@@ -506,7 +506,103 @@ START_TEST(line_items)
 }
 END_TEST
 
+/* a payment stub: the remit-to block is the column beside "payable to" */
+START_TEST(remit_beside_payable)
+{
+	static const char *const spec[] = {
+		"1 40 40 NORTHERN LIGHTS ENERGY",
+		"1 40 200 Amount Due 212.23 CAD",
+		"1 40 663 Make checks payable to Northern Lights Energy",
+		"1 330 663 Northern Lights Energy",
+		"1 40 682 Alex Morgan",
+		"1 330 676 PO Box 39605",
+		"1 40 693 654 Rideau Street",
+		"1 330 689 Ottawa, ON K1P 5J9",
+	};
+	struct tdoc t;
+	struct json_object *d = run(&t, spec, N(spec), 1), *a;
+
+	a = get(get(d, "remit_to_address"), "value");
+	ck_assert_ptr_nonnull(a);
+	ck_assert_str_eq(json_object_get_string(get(a, "text")),
+	    "Northern Lights Energy\nPO Box 39605\nOttawa, ON K1P 5J9");
+	/* the letterhead in capitals and the payable-to name agree */
+	ck_assert(conf(d, "payee_name") >= EX_READY_CONFIDENCE);
+	json_object_put(d);
+}
+END_TEST
+
+/* a label that ends a line of running text: its value opens the next line */
+START_TEST(wrapped_value)
+{
+	static const char *const spec[] = {
+		"1 40 40 Acme Water Company",
+		"1 50 217 Thank you for being a customer. This statement covers the statement period",
+		"1 50 231 Jan 27, 2027 - Feb 25, 2027. The details are below.",
+		"1 50 300 Amount Due $10.00",
+	};
+	struct tdoc t;
+	struct json_object *d = run(&t, spec, N(spec), 1), *p;
+
+	p = get(get(d, "service_period"), "value");
+	ck_assert_ptr_nonnull(p);
+	ck_assert_str_eq(json_object_get_string(get(p, "start_date")), "2027-01-27");
+	ck_assert_str_eq(json_object_get_string(get(p, "end_date")), "2027-02-25");
+	json_object_put(d);
+}
+END_TEST
+
 /* ---- the checks ---- */
+
+/* two totals disagree; the balance says which one is due */
+START_TEST(balance_picks_total)
+{
+	static const char *const spec[] = {
+		"1 50 40 Contoso Electric Inc.",
+		"1 50 100 Previous Balance $50.00",
+		"1 50 115 Payments Received -$50.00",
+		"1 50 130 Current Charges $100.00",
+		"1 50 145 Amount Due $100.00",
+		"1 50 300 Total Due $120.00",
+		"1 50 160 Due Date: 12/04/2026",
+	};
+	struct tdoc t;
+	char buf[64];
+	struct json_object *d = run(&t, spec, N(spec), 1);
+
+	ck_assert_str_eq(aval(d, "total_amount", buf, sizeof(buf)), "100.00 USD");
+	ck_assert_str_eq(check_status(d, "balance"), "passed");
+	ck_assert(conf(d, "total_amount") >= EX_READY_CONFIDENCE);
+	json_object_put(d);
+}
+END_TEST
+
+/* items that miss the charges while the balance holds are misread rows:
+ * left out, the total stays confirmed */
+START_TEST(items_left_out)
+{
+	static const char *const spec[] = {
+		"1 50 40 Contoso Electric Inc.",
+		"1 50 100 Previous Balance $50.00",
+		"1 50 115 Payments Received -$50.00",
+		"1 50 200 Description",
+		"1 50 215 Water usage 20.00",
+		"1 50 230 Meter fee 5.00",
+		"1 50 245 Current Charges $30.00",
+		"1 50 260 Amount Due $30.00",
+		"1 50 275 Due Date: 12/04/2026",
+	};
+	struct tdoc t;
+	const char *why;
+	struct json_object *d = run(&t, spec, N(spec), 1);
+
+	ck_assert_ptr_null(get(get(d, "line_items"), "value"));
+	ck_assert_str_eq(check_status(d, "line_items"), "skipped");
+	ck_assert_str_eq(check_status(d, "balance"), "passed");
+	ck_assert_int_eq(ex_draft_ready(d, &why), 1);
+	json_object_put(d);
+}
+END_TEST
 
 /* previous - payments + charges against the total: equal, one cent off */
 START_TEST(balance_check)
@@ -635,6 +731,45 @@ START_TEST(hostile)
 }
 END_TEST
 
+/* long names of many-byte characters are cut between characters: the
+ * draft stays valid UTF-8 */
+START_TEST(utf8_cut)
+{
+	static char remit[400], item[400];
+	const char *spec[6];
+	struct tdoc t;
+	struct json_tokener *tok;
+	struct json_object *d, *back;
+	const char *text;
+	size_t i;
+
+	strcpy(remit, "1 350 654 ");
+	strcpy(item, "1 50 115 ");
+	for (i = 0; i < 120; i++) {
+		strcat(remit, i % 2 ? "\xc3\xa9" : "\xe2\x82\xac");
+		strcat(item, "\xc3\xa9");
+	}
+	strcat(item, " 12.00");
+	spec[0] = "1 50 40 Contoso Electric Inc.";
+	spec[1] = "1 50 100 Description";
+	spec[2] = item;
+	spec[3] = "1 50 200 Amount Due $12.00";
+	spec[4] = "1 350 640 Remit to:";
+	spec[5] = remit;
+	d = run(&t, spec, N(spec), 1);
+	ck_assert_ptr_nonnull(get(get(d, "remit_to_address"), "value"));
+	ck_assert_ptr_nonnull(get(get(d, "line_items"), "value"));
+	text = json_object_to_json_string(d);
+	tok = json_tokener_new();
+	json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
+	back = json_tokener_parse_ex(tok, text, (int)strlen(text));
+	ck_assert_ptr_nonnull(back);
+	json_object_put(back);
+	json_tokener_free(tok);
+	json_object_put(d);
+}
+END_TEST
+
 /* ---- ex_recheck and ex_draft_ready ---- */
 
 static struct json_object *
@@ -728,6 +863,7 @@ START_TEST(ready)
 	ck_assert_int_eq(ex_draft_ready(d, NULL), 1);
 	/* a failed check */
 	json_object_object_add(d, "previous_balance", field(money("5.00", "USD"), 1, 0));
+	json_object_object_add(d, "payments_received", field(money("0.00", "USD"), 1, 0));
 	json_object_object_add(d, "current_charges", field(money("5.00", "USD"), 1, 0));
 	json_object_object_add(d, "total_amount", field(money("10.01", "USD"), 0.95, 0));
 	ck_assert_int_eq(ex_recheck(d), 0);
@@ -777,10 +913,15 @@ fields_suite(void)
 	tcase_add_test(tc, payee_and_remit);
 	tcase_add_test(tc, payee_letterhead);
 	tcase_add_test(tc, line_items);
+	tcase_add_test(tc, remit_beside_payable);
+	tcase_add_test(tc, wrapped_value);
+	tcase_add_test(tc, balance_picks_total);
+	tcase_add_test(tc, items_left_out);
 	tcase_add_test(tc, balance_check);
 	tcase_add_test(tc, line_items_check);
 	tcase_add_test(tc, ocr_noise);
 	tcase_add_test(tc, hostile);
+	tcase_add_test(tc, utf8_cut);
 	tcase_add_test(tc, recheck);
 	tcase_add_test(tc, ready);
 	tcase_add_test(tc, deterministic);

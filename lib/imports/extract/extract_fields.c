@@ -77,6 +77,9 @@ static const struct label labels[] = {
 	{ C_TOTAL, 0.70, "montant total" }, { C_TOTAL, 0.80, "importe total" },
 	{ C_TOTAL, 0.95, "total a pagar" }, { C_TOTAL, 0.95, "importe a pagar" },
 	{ C_TOTAL, 0.95, "totale da pagare" }, { C_TOTAL, 0.95, "importo da pagare" },
+	{ C_TOTAL, 1.00, "total amount to pay" }, { C_TOTAL, 0.85, "invoice total" },
+	{ C_TOTAL, 0.90, "amount owed" }, { C_TOTAL, 0.90, "total amount owed" },
+	{ C_TOTAL, 0.90, "total to be paid" }, { C_TOTAL, 0.95, "total amount to be paid" },
 	{ C_TOTAL, 0.95, "te betalen" }, { C_TOTAL, 1.00, "totaal te betalen" },
 	/* previous balance */
 	{ C_PREV, 1.00, "previous balance" }, { C_PREV, 1.00, "prior balance" },
@@ -90,7 +93,10 @@ static const struct label labels[] = {
 	{ C_PREV, 0.90, "previous charges" }, { C_PREV, 0.90, "last statement balance" },
 	{ C_PREV, 0.90, "previous statement" }, { C_PREV, 0.90, "balance b f" },
 	{ C_PREV, 0.90, "vorheriger saldo" }, { C_PREV, 0.90, "solde pr\xc3\xa9" "c\xc3\xa9" "dent" },
-	{ C_PREV, 0.90, "saldo anterior" }, { C_PREV, 0.90, "previous amount" },
+	{ C_PREV, 0.90, "saldo anterior" }, { C_PREV, 1.00, "balance carried forward" },
+	{ C_PREV, 0.85, "carried forward" }, { C_PREV, 1.00, "balance at last statement" },
+	{ C_PREV, 0.95, "balance from last statement" }, { C_PREV, 0.90, "last invoice" },
+	{ C_PREV, 0.95, "previous invoice" }, { C_PREV, 0.95, "last statement" }, { C_PREV, 0.90, "previous amount" },
 	/* payments received */
 	{ C_PAY, 1.00, "payments received" }, { C_PAY, 1.00, "payment received" },
 	{ C_PAY, 0.75, "payments" }, { C_PAY, 0.50, "payment" },
@@ -113,7 +119,8 @@ static const struct label labels[] = {
 	{ C_CHARGES, 0.85, "amount of this bill" }, { C_CHARGES, 0.70, "this bill" },
 	{ C_CHARGES, 0.90, "charges this month" }, { C_CHARGES, 0.85, "neue kosten" },
 	{ C_CHARGES, 0.85, "charges du mois" }, { C_CHARGES, 0.85, "nouveaux frais" },
-	{ C_CHARGES, 0.85, "total current bill" }, { C_CHARGES, 0.85, "current invoice" },
+	{ C_CHARGES, 0.85, "total current bill" }, { C_CHARGES, 0.90, "your new charges" },
+	{ C_CHARGES, 0.90, "new charges this month" }, { C_CHARGES, 0.85, "charges this invoice" }, { C_CHARGES, 0.85, "current invoice" },
 	{ C_CHARGES, 0.90, "charges this statement" }, { C_CHARGES, 0.85, "water sewer charges" },
 	{ C_CHARGES, 0.85, "water & sewer charges" }, { C_CHARGES, 0.85, "charges this bill" }, { C_CHARGES, 0.85, "current month's charges" },
 	/* adjustments */
@@ -152,6 +159,7 @@ static const struct label labels[] = {
 	{ C_BILLNO, 0.90, "rechnung nr" }, { C_BILLNO, 0.95, "num\xc3\xa9ro de facture" },
 	{ C_BILLNO, 0.95, "n\xc3\xba" "mero de factura" }, { C_BILLNO, 0.95, "factuurnummer" },
 	{ C_BILLNO, 1.00, "tax invoice number" }, { C_BILLNO, 0.90, "invoice nr" },
+	{ C_BILLNO, 0.90, "bill reference" }, { C_BILLNO, 0.90, "invoice reference" },
 	/* reference number */
 	{ C_REF, 0.95, "reference number" }, { C_REF, 0.95, "reference no" },
 	{ C_REF, 0.90, "reference #" }, { C_REF, 0.90, "ref no" }, { C_REF, 0.85, "ref #" },
@@ -165,7 +173,7 @@ static const struct label labels[] = {
 	{ C_DUE, 0.95, "payment due" }, { C_DUE, 1.00, "payment due by" },
 	{ C_DUE, 0.90, "due by" }, { C_DUE, 0.90, "due on" }, { C_DUE, 0.90, "pay by" },
 	{ C_DUE, 1.00, "please pay by" }, { C_DUE, 0.95, "date due" },
-	{ C_DUE, 0.60, "due" }, { C_DUE, 0.90, "f\xc3\xa4llig am" },
+	{ C_DUE, 0.85, "due" }, { C_DUE, 0.90, "f\xc3\xa4llig am" },
 	{ C_DUE, 1.00, "f\xc3\xa4lligkeitsdatum" }, { C_DUE, 0.95, "zahlbar bis" },
 	{ C_DUE, 1.00, "date d'\xc3\xa9" "ch\xc3\xa9" "ance" }, { C_DUE, 0.90, "\xc3\xa9" "ch\xc3\xa9" "ance" },
 	{ C_DUE, 1.00, "date limite de paiement" }, { C_DUE, 1.00, "fecha de vencimiento" },
@@ -225,7 +233,9 @@ static const struct label labels[] = {
 	{ C_ITEMS, 0.90, "itemized charges" }, { C_ITEMS, 0.90, "charge details" },
 	{ C_ITEMS, 0.80, "charges" }, { C_ITEMS, 0.90, "breakdown of charges" },
 	{ C_ITEMS, 0.90, "your charges" }, { C_ITEMS, 0.90, "detail of current charges" },
-	{ C_ITEMS, 0.90, "summary of current charges" },
+	{ C_ITEMS, 0.90, "summary of current charges" }, { C_ITEMS, 0.90, "what you are paying for" },
+	{ C_ITEMS, 0.90, "details of your charges" }, { C_ITEMS, 0.90, "charges by line" },
+	{ C_ITEMS, 0.90, "itemised charges" }, { C_ITEMS, 0.90, "charge detail" },
 	/* amounts that are none of the fields */
 	{ C_TRAP, 1.00, "minimum payment due" }, { C_TRAP, 1.00, "minimum payment" },
 	{ C_TRAP, 1.00, "minimum amount due" }, { C_TRAP, 1.00, "minimum due" },
@@ -252,11 +262,14 @@ static const struct label labels[] = {
 struct lwords {
 	int	 n;
 	char	 w[LABEL_WORDS_MAX][XF_WORD_LEN];
+	size_t	 len[LABEL_WORDS_MAX];
 };
 
 struct word {
 	unsigned short	 off, len;	/* in the row's text */
 	char		 norm[XF_WORD_LEN];
+	char		 fixed[XF_WORD_LEN];	/* OCR confusions undone (ocr_word) */
+	size_t		 nlen, flen;
 };
 
 struct hit {
@@ -302,6 +315,19 @@ struct ctx {
 	int		 order_known;	/* decided by a date that can be read one way only */
 	int		 oom;
 };
+
+/* src[0, len) into dst of size n, cut on a character boundary. */
+static void
+copy_text(char *dst, size_t n, const char *src, size_t len)
+{
+	if (len >= n) {
+		len = n - 1;
+		while (len > 0 && ((unsigned char)src[len] & 0xc0) == 0x80)
+			len--;
+	}
+	memcpy(dst, src, len);
+	dst[len] = '\0';
+}
 
 /* ---- rows ---- */
 
@@ -356,6 +382,8 @@ is_alpha(int c)
 	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
 }
 
+static void	 ocr_word(const char *, char *);
+
 /* Split a row's text into normalised words: lower case, no surrounding
  * punctuation; ':' '/' '|' separate words, '#' is a word of its own. */
 static void
@@ -404,6 +432,9 @@ row_words(struct row *r)
 			continue;
 		w->off = (unsigned short)s;
 		w->len = (unsigned short)(e - s);
+		w->nlen = o;
+		ocr_word(w->norm, w->fixed);
+		w->flen = strlen(w->fixed);
 		r->nword++;
 	}
 }
@@ -464,21 +495,26 @@ ocr_word(const char *w, char *out)
 }
 
 static int
-word_eq(const char *w, const char *l, int ocr)
+word_eq(const struct word *w, const char *l, size_t n, int ocr)
 {
-	char fixed[XF_WORD_LEN];
-	size_t n;
+	size_t d;
 
-	if (strcmp(w, l) == 0)
+	if (w->nlen == n && memcmp(w->norm, l, n) == 0)
 		return 1;
 	if (!ocr)
 		return 0;
-	n = strlen(l);
-	/* OCR: one wrong, lost or extra letter in a word of five or more */
-	if (n >= 5 && near(w, l, n >= 9 ? 2 : 1))
+	if (w->flen == n && memcmp(w->fixed, l, n) == 0)
 		return 1;
-	ocr_word(w, fixed);
-	return strcmp(fixed, l) == 0 || (n >= 5 && near(fixed, l, n >= 9 ? 2 : 1));
+	/* OCR: one wrong, lost or extra letter in a word of five or more (two
+	 * in one of nine); a cheap look at the ends first */
+	if (n < 5)
+		return 0;
+	d = n >= 9 ? 2 : 1;
+	if ((w->nlen > n ? w->nlen - n : n - w->nlen) <= d && (w->norm[0] == l[0] ||
+	    w->norm[w->nlen - 1] == l[n - 1]) && near(w->norm, l, (int)d))
+		return 1;
+	return (w->flen > n ? w->flen - n : n - w->flen) <= d && (w->fixed[0] == l[0] ||
+	    w->fixed[w->flen - 1] == l[n - 1]) && near(w->fixed, l, (int)d);
 }
 
 /* The labels of a row, longest first at each word. */
@@ -499,7 +535,7 @@ row_hits(struct ctx *c, struct row *r)
 			if (lw->n <= bestn || p + lw->n > r->nword)
 				continue;
 			for (j = 0; j < lw->n; j++)
-				if (!word_eq(r->w[p + j].norm, lw->w[j], r->ocr))
+				if (!word_eq(&r->w[p + j], lw->w[j], lw->len[j], r->ocr))
 					break;
 			if (j == lw->n) {
 				best = k;
@@ -846,7 +882,10 @@ doc_order(struct ctx *c)
 			from = dt.end;
 		}
 	}
-	c->order_known = dmy != mdy;
+	/* US dollars are month first; pounds, euros and the like day first */
+	c->order_known = dmy != mdy || strcmp(c->cur, "USD") == 0 || strcmp(c->cur, "GBP") == 0 ||
+	    strcmp(c->cur, "EUR") == 0 || strcmp(c->cur, "AUD") == 0 || strcmp(c->cur, "NZD") == 0 ||
+	    strcmp(c->cur, "INR") == 0;
 	if (dmy != mdy)
 		c->order = dmy > mdy ? XF_ORDER_DMY : XF_ORDER_MDY;
 	else if (strcmp(c->cur, "USD") == 0 || (c->cur[0] == '\0' && c->style == XF_STYLE_DOT))
@@ -1001,7 +1040,7 @@ parse_period(const struct ctx *c, const char *s, size_t from, size_t to, struct 
 		return 0;
 	if (!xf_date_find(s, to, a.end, c->order, &b) || b.start - a.end > 12)
 		return 0;
-	if (xf_days(b.y, b.m, b.d) < xf_days(a.y, a.m, a.d))
+	if (b.y * 400 + b.m * 32 + b.d < a.y * 400 + a.m * 32 + a.d)
 		return 0;
 	v->y = a.y, v->m = a.m, v->d = a.d;
 	v->y2 = b.y, v->m2 = b.m, v->d2 = b.d;
@@ -1078,6 +1117,19 @@ label_value(const struct ctx *c, int ri, int h, enum vtype t, struct cand *v)
 		v->row = ri;
 		v->score = ht->strength;
 		return 1;
+	}
+	/* a label that ends a line of running text: the value opens the next line */
+	if (h + 1 == r->nhit && r->len - ht->end <= 1 && ri + 1 < c->nrows &&
+	    r->seg[r->nseg - 1].len > 40) {
+		const struct row *b = &c->rows[ri + 1];
+
+		if (b->page == r->page && b->y0 - r->y1 < 1.5f * lh && fabsf(b->x0 - r->x0) < 20 &&
+		    parse_value(c, b, t, 0, b->nhit > 0 ? b->hit[0].start : b->len, v) && v->start < 4) {
+			v->row = ri + 1;
+			v->score = ht->strength * 0.85f;
+			return 1;
+		}
+		memset(v, 0, sizeof(*v));
 	}
 	/* the value below (then above) the label, in a row without a label of its own
 	 * before the value */
@@ -1466,6 +1518,7 @@ struct amounts {
 	int		 ti, pi, yi, ci, ai;
 	float		 tconf, pconf, yconf, cconf, aconf;
 	int		 tagree;
+	int		 balanced;	/* the total is previous - payments + charges */
 };
 
 static long long
@@ -1509,11 +1562,20 @@ pick_amounts(struct ctx *c, struct amounts *am)
 			if (am->total.c[r].minor == want && (am->pi >= 0 || am->yi >= 0))
 				am->total.c[r].score += 0.1f;
 	}
-	/* a lone weak "Total" that is the charges' own line is not the total due */
 	(void)h;
 	am->ti = field_pick(V_AMOUNT, &am->total, &am->tconf, &am->tagree);
 	if (am->ti >= 0) {
 		const struct cand *t = &am->total.c[am->ti];
+
+		/*
+		 * previous - payments + charges is this total: the summary
+		 * confirms it, whatever rival a weaker reading offered
+		 */
+		am->balanced = am->ci >= 0 && am->pi >= 0 && am->yi >= 0 &&
+		    t->minor == am->prev.c[am->pi].minor - absll(am->pay.c[am->yi].minor) +
+		    am->charges.c[am->ci].minor;
+		if (am->balanced && t->score >= 0.8f && am->tconf < (t->score < 0.9f ? t->score : 0.9f))
+			am->tconf = t->score < 0.9f ? t->score : 0.9f;
 
 		/* OCR digits are trusted only when a second reading or a check agrees */
 		if (c->rows[t->row].ocr && am->tagree < 2 && am->tconf > 0.78f)
@@ -1686,6 +1748,34 @@ name_end(const char *s, size_t from, size_t to)
 	return i;
 }
 
+/* A name the payment site spells: "Lakeshore Light and Power" is
+ * lakeshorelight-power.example, "Kanto Energy Service" kantoenergyservice. */
+static int
+domain_eq(const char *name, const char *domain)
+{
+	char a[96], b[64];
+	size_t i = 0, o = 0;
+
+	while (name[i] != '\0' && o + 1 < sizeof(a)) {
+		size_t e = i;
+
+		while (name[e] != '\0' && name[e] != ' ')
+			e++;
+		if (!((e - i == 3 && strncasecmp(name + i, "and", 3) == 0) ||
+		    (e - i == 1 && name[i] == '&') ||
+		    (e - i == 3 && strncasecmp(name + i, "the", 3) == 0)))
+			for (; i < e && o + 1 < sizeof(a); i++)
+				if (is_alpha((unsigned char)name[i]) || is_digit((unsigned char)name[i]))
+					a[o++] = (char)lower((unsigned char)name[i]);
+		i = e;
+		while (name[i] == ' ')
+			i++;
+	}
+	a[o] = '\0';
+	squash(domain, b, sizeof(b));
+	return o >= 4 && (strcmp(a, b) == 0 || name_eq(name, domain));
+}
+
 struct payee {
 	char		 name[96];
 	float		 conf;
@@ -1737,9 +1827,15 @@ pick_payee(struct ctx *c, struct payee *p, const char *remit_first, int remit_ro
 				if (e - 1 - ws > 4 && memchr(vr->text + ws, '.', e - 1 - ws) == NULL)
 					e--;
 			}
-			/* "... payable to ACME POWER and mail to ..." */
+			/* "... payable to ACME POWER and mail it to ...", not "Light and Power" */
 			for (i = s; i + 5 < e; i++)
-				if (strncmp(vr->text + i, " and ", 5) == 0 || strncmp(vr->text + i, " at ", 4) == 0) {
+				if (strncasecmp(vr->text + i, " and mail", 9) == 0 ||
+				    strncasecmp(vr->text + i, " and send", 9) == 0 ||
+				    strncasecmp(vr->text + i, " and return", 11) == 0 ||
+				    strncasecmp(vr->text + i, " and remit", 10) == 0 ||
+				    strncasecmp(vr->text + i, " and write", 10) == 0 ||
+				    strncasecmp(vr->text + i, " and include", 12) == 0 ||
+				    strncmp(vr->text + i, " at ", 4) == 0 || strncmp(vr->text + i, ". ", 2) == 0) {
 					e = i;
 					break;
 				}
@@ -1820,7 +1916,7 @@ pick_payee(struct ctx *c, struct payee *p, const char *remit_first, int remit_ro
 			if (head[k2] == ' ' || head[k2] == '\0')
 				ends[nw++] = k2;
 		/* the payment site's name: "kantoenergyservice.example" */
-		if (domain != NULL && domain[0] != '\0' && name_eq(head, domain)) {
+		if (domain != NULL && domain[0] != '\0' && domain_eq(head, domain)) {
 			head_seen = 1;
 			nw = 0;
 		}
@@ -1830,7 +1926,7 @@ pick_payee(struct ctx *c, struct payee *p, const char *remit_first, int remit_ro
 
 				memcpy(pre, head, ends[k2 - 1]);
 				pre[ends[k2 - 1]] = '\0';
-				if (name_eq(pre, domain)) {
+				if (domain_eq(pre, domain)) {
 					head[ends[k2 - 1]] = '\0';
 					head_seen = 1;
 					nw = 0;
@@ -1873,10 +1969,24 @@ pick_payee(struct ctx *c, struct payee *p, const char *remit_first, int remit_ro
 			nw--;
 		}
 	}
+	/* OCR may double the payable-to name or run the letterhead on: one
+	 * that starts with the other agrees on the shorter */
+	if (named[0] != '\0' && head[0] != '\0' && !name_eq(named, head)) {
+		char a[96], b[96];
+
+		squash(named, a, sizeof(a));
+		squash(head, b, sizeof(b));
+		if (strlen(b) >= 4 && strncmp(a, b, strlen(b)) == 0)
+			snprintf(named, sizeof(named), "%s", head);
+		else if (strlen(a) >= 4 && strncmp(b, a, strlen(a)) == 0)
+			snprintf(head, sizeof(head), "%s", named);
+	}
 	if (named[0] != '\0' && (head[0] == '\0' || name_eq(named, head) ||
 	    head_line < 0)) {
 		snprintf(p->name, sizeof(p->name), "%s", named);
-		p->conf = named_conf + (head[0] != '\0' ? 0.1f : 0);
+		/* the letterhead and the payable-to (or remit-to) name agree */
+		p->conf = head[0] != '\0' ? (named_conf + 0.25f > 0.92f ? named_conf + 0.25f : 0.92f) :
+		    named_conf;
 		p->row = named_row >= 0 ? &c->rows[named_row] : NULL;
 		p->start = named_start;
 		p->end = named_end;
@@ -1912,6 +2022,75 @@ struct remit {
 	float		 conf;
 };
 
+/*
+ * "Make checks payable to ACME" with ACME's block in the column beside it
+ * (a payment stub): the block from that name down.
+ */
+static void
+remit_beside(struct ctx *c, struct remit *a)
+{
+	int r, h, sg, k;
+
+	for (r = 0; r < c->nrows && a->n == 0; r++) {
+		const struct row *row = &c->rows[r];
+
+		for (h = 0; h < row->nhit && a->n == 0; h++) {
+			size_t s = row->hit[h].end, e = segment_end(row, h);
+			const struct row *prev = row;
+			char name[96];
+			float x0, lh = row->y1 - row->y0;
+
+			if (row->hit[h].cls != C_PAYABLE)
+				continue;
+			while (s < e && (row->text[s] == ' ' || row->text[s] == ':'))
+				s++;
+			/* the name ends where its own line ends */
+			for (sg = 0; sg < row->nseg; sg++)
+				if (s >= row->seg[sg].off && s < row->seg[sg].off + row->seg[sg].len &&
+				    e > row->seg[sg].off + row->seg[sg].len)
+					e = row->seg[sg].off + row->seg[sg].len;
+			if (e <= s || e - s >= sizeof(name))
+				continue;
+			memcpy(name, row->text + s, e - s);
+			name[e - s] = '\0';
+			for (sg = 0; sg < row->nseg; sg++) {
+				char seg[96];
+
+				if (row->seg[sg].off <= s || row->seg[sg].len >= sizeof(seg))
+					continue;
+				memcpy(seg, row->text + row->seg[sg].off, row->seg[sg].len);
+				seg[row->seg[sg].len] = '\0';
+				if (name_eq(seg, name))
+					break;
+			}
+			if (sg == row->nseg)
+				continue;
+			x0 = finite_or(c->doc->lines[row->seg[sg].line].box.x0, 0);
+			snprintf(a->lines[a->n++], sizeof(a->lines[0]), "%s", name);
+			a->row0 = a->row1 = r;
+			a->conf = 0.8f * row_trust(row);
+			if (lh < 4)
+				lh = 4;
+			for (k = r + 1; k < c->nrows && a->n < XF_ADDR_MAX; k++) {
+				const struct row *b = &c->rows[k];
+				int s2;
+
+				if (b->page != row->page || b->y0 - prev->y1 > 1.2f * lh)
+					break;
+				for (s2 = 0; s2 < b->nseg; s2++)
+					if (fabsf(finite_or(c->doc->lines[b->seg[s2].line].box.x0, 0) - x0) <= 20)
+						break;
+				if (s2 == b->nseg)
+					break;
+				copy_text(a->lines[a->n++], sizeof(a->lines[0]), b->text + b->seg[s2].off,
+				    b->seg[s2].len);
+				a->row1 = k;
+				prev = b;
+			}
+		}
+	}
+}
+
 static void
 pick_remit(struct ctx *c, struct remit *a)
 {
@@ -1935,8 +2114,7 @@ pick_remit(struct ctx *c, struct remit *a)
 			while (s < e && (row->text[s] == ' ' || row->text[s] == ':'))
 				s++;
 			if (e > s) {
-				snprintf(a->lines[a->n], sizeof(a->lines[0]), "%.*s", (int)(e - s),
-				    row->text + s);
+				copy_text(a->lines[a->n], sizeof(a->lines[0]), row->text + s, e - s);
 				a->n++;
 			}
 			a->row0 = r;
@@ -1970,8 +2148,7 @@ pick_remit(struct ctx *c, struct remit *a)
 						break;
 				if (j < b->nhit)
 					break;
-				snprintf(a->lines[a->n], sizeof(a->lines[0]), "%.*s", (int)(to - from),
-				    b->text + from);
+				copy_text(a->lines[a->n], sizeof(a->lines[0]), b->text + from, to - from);
 				a->n++;
 				a->row1 = k;
 				prev = b;
@@ -1980,6 +2157,10 @@ pick_remit(struct ctx *c, struct remit *a)
 				a->row0 = -1;
 		}
 	}
+	if (a->n == 0)
+		remit_beside(c, a);
+	if (a->n == 0)
+		a->row0 = -1;
 }
 
 /* ---- payment URL ---- */
@@ -2133,6 +2314,7 @@ static void
 pick_items(struct ctx *c, struct items *it)
 {
 	int r, h, k;
+	float hx0, prev_y1;
 
 	memset(it, 0, sizeof(*it));
 	for (r = 0; r < c->nrows && it->n == 0; r++) {
@@ -2145,42 +2327,55 @@ pick_items(struct ctx *c, struct items *it)
 				head = 1;
 		if (!head || xf_amount_find(row->text, row->len, 0, c->style, c->exp, 0, row->ocr, &a))
 			continue;
+		hx0 = row->x0;
+		prev_y1 = row->y1;
 		for (k = r + 1; k < c->nrows && k < r + 1 + 2 * XF_ITEMS_MAX; k++) {
 			const struct row *b = &c->rows[k];
 			struct xf_amount last = { 0 }, cur;
-			size_t from = 0, ds, de;
+			size_t from = 0, ds, de, limit = b->len;
 			int found = 0, stop = 0, j, letters = 0;
+			float lh = b->y1 - b->y0;
 			struct item *t;
 
-			if (b->page != row->page)
+			/* a table runs on to the next page, not further, and has no gaps */
+			if (b->page > row->page + 1 || (b->page == row->page && it->n > 0 &&
+			    b->y0 - prev_y1 > 3 * (lh > 4 ? lh : 4)))
 				break;
-			while (from < b->len && xf_amount_find(b->text, b->len, from, c->style, c->exp,
+			/* a summary's label ends the table; in a column to the right it
+			 * only ends this row's part of the table */
+			for (j = 0; j < b->nhit && !stop; j++)
+				if (b->hit[j].cls == C_TOTAL || b->hit[j].cls == C_CHARGES ||
+				    b->hit[j].cls == C_SUBTOTAL || b->hit[j].cls == C_PREV ||
+				    b->hit[j].cls == C_PAY || b->hit[j].cls == C_DUE ||
+				    b->hit[j].cls == C_ACCOUNT || b->hit[j].cls == C_REMIT) {
+					if (b->hit[j].start > 0 && row_x_at(c, b, b->hit[j].start) > hx0 + 150)
+						limit = b->hit[j].start;
+					else
+						stop = 1;
+				}
+			if (stop)
+				break;
+			while (from < limit && xf_amount_find(b->text, limit, from, c->style, c->exp,
 			    0, b->ocr, &cur)) {
 				last = cur;
 				found = 1;
 				from = cur.end > from ? cur.end : from + 1;
 			}
-			for (j = 0; j < b->nhit; j++)
-				if (b->hit[j].cls == C_TOTAL || b->hit[j].cls == C_CHARGES ||
-				    b->hit[j].cls == C_SUBTOTAL || b->hit[j].cls == C_PREV ||
-				    b->hit[j].cls == C_PAY || b->hit[j].cls == C_DUE ||
-				    b->hit[j].cls == C_ACCOUNT || b->hit[j].cls == C_REMIT)
-					stop = 1;
-			if (stop)
-				break;
 			if (!found)
 				continue;
+			if (b->page == row->page)
+				prev_y1 = b->y1;
 			ds = 0;
 			de = last.start;
 			while (de > ds && b->text[de - 1] == ' ')
 				de--;
 			for (j = 0; (size_t)j < de; j++)
-				if (is_alpha((unsigned char)b->text[j]))
+				if (is_alpha((unsigned char)b->text[j]) || (unsigned char)b->text[j] >= 0xc0)
 					letters++;
 			if (letters < 2 || it->n >= XF_ITEMS_MAX)
 				continue;
 			t = &it->it[it->n++];
-			snprintf(t->desc, sizeof(t->desc), "%.*s", (int)(de - ds), b->text + ds);
+			copy_text(t->desc, sizeof(t->desc), b->text + ds, de - ds);
 			t->minor = last.minor;
 			t->category = category_of(t->desc, t->minor);
 			t->row = k;
@@ -2189,6 +2384,40 @@ pick_items(struct ctx *c, struct items *it)
 		}
 	}
 	it->conf = it->n > 0 ? 0.7f : 0;
+}
+
+/*
+ * Rows caught by the table's edges (a head read as an item, a note after
+ * the last one) make the items miss their sum. When the whole list misses
+ * the charges (or the total) but a run of it that drops at most two rows
+ * at the start and any at the end meets them, that run is the table.
+ * 0 the items meet target (now), -1 they do not.
+ */
+static int
+items_fit(struct items *it, long long target)
+{
+	long long sum;
+	int i0, k, best0 = -1, bestk = -1;
+
+	for (i0 = 0, sum = 0; i0 < it->n; i0++)
+		sum += it->it[i0].minor;
+	if (it->n == 0 || sum == target)
+		return 0;
+	for (i0 = 0; i0 <= 2 && i0 < it->n; i0++) {
+		sum = 0;
+		for (k = i0; k < it->n; k++) {
+			sum += it->it[k].minor;
+			if (sum == target && (best0 < 0 || k - i0 > bestk - best0)) {
+				best0 = i0;
+				bestk = k;
+			}
+		}
+	}
+	if (best0 < 0 || bestk - best0 + 1 < 2)
+		return -1;
+	memmove(&it->it[0], &it->it[best0], sizeof(it->it[0]) * (size_t)(bestk - best0 + 1));
+	it->n = bestk - best0 + 1;
+	return 0;
 }
 
 /* ---- the draft ---- */
@@ -2221,7 +2450,9 @@ ex_fields(const struct ex_doc *doc)
 		while (*s != '\0' && c.lw[k].n < LABEL_WORDS_MAX) {
 			size_t n = strcspn(s, " ");
 
-			snprintf(c.lw[k].w[c.lw[k].n++], XF_WORD_LEN, "%.*s", (int)n, s);
+			snprintf(c.lw[k].w[c.lw[k].n], XF_WORD_LEN, "%.*s", (int)n, s);
+			c.lw[k].len[c.lw[k].n] = strlen(c.lw[k].w[c.lw[k].n]);
+			c.lw[k].n++;
 			s += n;
 			while (*s == ' ')
 				s++;
@@ -2310,6 +2541,16 @@ ex_fields(const struct ex_doc *doc)
 
 	/* line items */
 	pick_items(&c, items);
+	if (am->ci >= 0 && items_fit(items, am->charges.c[am->ci].minor) != 0 && am->balanced) {
+		/*
+		 * Items that miss the charges while the balance holds are rows
+		 * misread (OCR, a table's edges), not a wrong total: left out for
+		 * the reviewer to add, rather than failing a total the
+		 * arithmetic confirms.
+		 */
+		items->n = 0;
+	} else if (am->ci < 0 && am->ti >= 0 && am->pi < 0 && am->yi < 0)
+		items_fit(items, am->total.c[am->ti].minor);
 	if (items->n > 0) {
 		struct json_object *arr = json_object_new_array();
 		int i;

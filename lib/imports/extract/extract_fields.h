@@ -68,8 +68,6 @@ int	 xf_date_find(const char *s, size_t n, size_t from, enum xf_order order,
 	    struct xf_date *dt);
 /* y-m-d is a real date of 1900..2199. */
 int	 xf_date_valid(int y, int m, int d);
-/* Days since 1970-01-01 of a valid date. */
-long	 xf_days(int y, int m, int d);
 
 /*
  * draft's "checks" recomputed from its fields (ex_fields: first, then a

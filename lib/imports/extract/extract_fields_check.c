@@ -77,6 +77,8 @@ set_confidence(struct json_object *f, double v)
 	char buf[16];
 	struct json_object *n;
 
+	/* two decimals, the value and its text alike (0.7 + 0.1 is 0.8) */
+	v = (double)(long)(v * 100 + 0.5) / 100;
 	snprintf(buf, sizeof(buf), "%.2f", v);
 	if ((n = json_object_new_double_s(v, buf)) == NULL)
 		return -1;
@@ -146,8 +148,8 @@ xf_checks(struct json_object *draft, int first)
 			snprintf(msg, sizeof(msg), "no total amount due");
 		else if (!has_charges)
 			snprintf(msg, sizeof(msg), "no current charges shown");
-		else if (!has_prev && !has_pay)
-			snprintf(msg, sizeof(msg), "no previous balance or payments shown");
+		else if (!has_prev || !has_pay)
+			snprintf(msg, sizeof(msg), "no previous balance or no payments shown");
 		else if (money_sub(prev, pay, &want) != 0 || money_add(want, charges, &want) != 0)
 			snprintf(msg, sizeof(msg), "the amounts are out of range");
 		else {

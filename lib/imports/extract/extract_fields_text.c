@@ -209,7 +209,10 @@ currency_before(const char *s, size_t end, size_t *at)
 	size_t back, len;
 	const char *c;
 
-	for (back = 1; back <= 3 && back <= end; back++) {
+	/* the longest first: "CA$" before "$" */
+	for (back = 3; back >= 1; back--) {
+		if (back > end)
+			continue;
 		c = xf_currency_at(s, end - back, end, &len);
 		if (c != NULL && len == back) {
 			*at = end - back;
@@ -527,20 +530,6 @@ xf_date_valid(int y, int m, int d)
 	return d <= mdays[m - 1] + (m == 2 && leap);
 }
 
-long
-xf_days(int y, int m, int d)
-{
-	/* days from civil (Howard Hinnant's algorithm) */
-	long era, yoe, doy, doe;
-
-	y -= m <= 2;
-	era = (y >= 0 ? y : y - 399) / 400;
-	yoe = y - era * 400;
-	doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-	return era * 146097 + doe - 719468;
-}
-
 /* Digits at s[*i] (at most max), their value; the count read. */
 static int
 number(const char *s, size_t n, size_t *i, int max, int *v)
@@ -653,12 +642,29 @@ skip_seps(const char *s, size_t n, size_t i, int comma)
 	return i;
 }
 
+/* A written date's year at s[j], after month m and day d read from s[i]:
+ * 1 and *dt when it is a real date. */
+static int
+year_end(const char *s, size_t n, size_t i, size_t j, int m, int d, struct xf_date *dt)
+{
+	int k, v, y;
+
+	if ((k = number(s, n, &j, 4, &v)) == 0 || (y = year_of(v, k)) < 0 || !end_ok(s, n, j) ||
+	    !xf_date_valid(y, m, d))
+		return 0;
+	memset(dt, 0, sizeof(*dt));
+	dt->y = y, dt->m = m, dt->d = d;
+	dt->start = i;
+	dt->end = j;
+	return 1;
+}
+
 /* "4 Dec 2026", "4th of December, 2026", "04-Dec-26", "4. Dezember 2026" */
 static int
 day_month_year(const char *s, size_t n, size_t i, struct xf_date *dt)
 {
 	size_t j = i, len;
-	int d, k, m, v, y;
+	int d, k, m;
 
 	if ((k = number(s, n, &j, 2, &d)) == 0)
 		return 0;
@@ -670,15 +676,7 @@ day_month_year(const char *s, size_t n, size_t i, struct xf_date *dt)
 	if (j >= n || (m = month_at(s, j, n, &len)) == 0)
 		return 0;
 	j = skip_seps(s, n, j + len, 1);
-	if ((k = number(s, n, &j, 4, &v)) == 0 || (y = year_of(v, k)) < 0 || !end_ok(s, n, j))
-		return 0;
-	if (!xf_date_valid(y, m, d))
-		return 0;
-	memset(dt, 0, sizeof(*dt));
-	dt->y = y, dt->m = m, dt->d = d;
-	dt->start = i;
-	dt->end = j;
-	return 1;
+	return year_end(s, n, i, j, m, d, dt);
 }
 
 /* "December 4, 2026", "Dec. 4 '26", "Dec 4th 2026" */
@@ -686,7 +684,7 @@ static int
 month_day_year(const char *s, size_t n, size_t i, struct xf_date *dt)
 {
 	size_t j, len;
-	int d, k, m, v, y;
+	int d, k, m;
 
 	if ((m = month_at(s, i, n, &len)) == 0)
 		return 0;
@@ -695,15 +693,7 @@ month_day_year(const char *s, size_t n, size_t i, struct xf_date *dt)
 		return 0;
 	j = skip_ordinal(s, n, j);
 	j = skip_seps(s, n, j, 1);
-	if ((k = number(s, n, &j, 4, &v)) == 0 || (y = year_of(v, k)) < 0 || !end_ok(s, n, j))
-		return 0;
-	if (!xf_date_valid(y, m, d))
-		return 0;
-	memset(dt, 0, sizeof(*dt));
-	dt->y = y, dt->m = m, dt->d = d;
-	dt->start = i;
-	dt->end = j;
-	return 1;
+	return year_end(s, n, i, j, m, d, dt);
 }
 
 int
