@@ -488,6 +488,28 @@ START_TEST(get_and_delete_scoping)
 	ck_assert_int_eq(devacct_sql_int("SELECT count(*) FROM bill_imports WHERE id = $1"
 	    " AND status = 'AWAITING_UPLOAD' AND lifecycle_version = 1", im.id, NULL), 1);
 
+	/* no credential: 401 on every KEY route; another client's id in a body: 403 */
+	{
+		static const struct {
+			const char	*method, *suffix;
+		} ops[] = {
+			{ "GET", "" }, { "DELETE", "" }, { "POST", "/complete_upload" },
+			{ "GET", "/source_document" },
+		};
+		const char *const h[] = { "x-client-user-id: u-scope", "idempotency-key: k-401",
+			NULL };
+
+		expect_coded(devacct_call("POST", "sandbox", "/v1/bill_imports", NULL,
+		    create_body("u-scope", "a.pdf", "application/pdf", 1), h), 401, "UNAUTHORIZED");
+		for (size_t i = 0; i < sizeof(ops) / sizeof(ops[0]); i++)
+			expect_coded(devacct_call(ops[i].method, "sandbox", harness_fmt(
+			    "/v1/bill_imports/%s%s", im.id, ops[i].suffix), NULL, NULL, h), 401,
+			    "UNAUTHORIZED");
+	}
+	expect_coded(call(&ta, "POST", harness_fmt("/v1/bill_imports/%s/complete_upload", im.id),
+	    harness_fmt("{\"client_id\":\"%s\"}", tb.client), NULL, NULL), 403,
+	    "CLIENT_ID_MISMATCH");
+
 	/* a COMMITTED import stays */
 	devacct_sql_exec("UPDATE bill_imports SET status = 'COMMITTED' WHERE id = $1", im.id,
 	    NULL);
@@ -586,8 +608,7 @@ START_TEST(create_idempotency)
 	/* 20 at once with a fresh key: one import, every answer it */
 	k2 = strdup(new_key());
 	body = create_body("u-burst", "a.pdf", "application/pdf", 10);
-	h[0] = strdup(devacct_bearer(ta.key));
-	h[0] = harness_fmt("Authorization: %s", h[0]);
+	h[0] = harness_fmt("Authorization: %s", devacct_bearer(ta.key));
 	h[1] = harness_fmt("idempotency-key: %s", k2);
 	h[2] = "Content-Type: application/json";
 	h[3] = NULL;
@@ -695,6 +716,51 @@ START_TEST(upload_refusals)
 }
 END_TEST
 
+/* The source document's refusals: another end user, an expired URL, the
+ * document deleted by the sweep (the URL made before, and a new one). */
+START_TEST(source_document_refusals)
+{
+	struct import im;
+	struct harness_resp *r;
+	char *bytes = doc(700, 4), *sig, *path;
+	const char *base = harness_base_url("sandbox");
+	long long past;
+
+	import_new(&ta, "u-src", "image/jpeg", 700, &im);
+	r = put(im.upload, "image/jpeg", bytes, 700);
+	harness_expect(r, 200);
+	harness_resp_free(r);
+	expect_coded(call(&ta, "GET", harness_fmt("/v1/bill_imports/%s/source_document", im.id),
+	    NULL, "u-other", NULL), 404, "BILL_IMPORT_NOT_FOUND");
+	expect_coded(call(&tb, "GET", harness_fmt("/v1/bill_imports/%s/source_document", im.id),
+	    NULL, "u-src", NULL), 404, "BILL_IMPORT_NOT_FOUND");
+	r = call(&ta, "GET", harness_fmt("/v1/bill_imports/%s/source_document", im.id), NULL,
+	    "u-src", NULL);
+	harness_expect(r, 200);
+	path = strdup(devacct_str(r, "url") + strlen(base));
+	harness_resp_free(r);
+	/* a genuine signature whose time is over; the upload URL's purpose */
+	past = (long long)time(NULL) - 1;
+	sig = sign("bds import document url v1", im.id, ta.client, past);
+	expect_coded(harness_get("sandbox", harness_fmt("/v1/bill_imports/%s/source_document/content"
+	    "?expires=%lld&sig=%s", im.id, past, sig)), 403, "URL_EXPIRED");
+	free(sig);
+	sig = sign("bds import upload url v1", im.id, ta.client, past + 600);
+	expect_coded(harness_get("sandbox", harness_fmt("/v1/bill_imports/%s/source_document/content"
+	    "?expires=%lld&sig=%s", im.id, past + 600, sig)), 403, "INVALID_SIGNATURE");
+	free(sig);
+	/* the sweep deleted the document: the URL made before, and a new one */
+	devacct_sql_exec("UPDATE bill_imports SET document_deleted_at = now() WHERE id = $1",
+	    im.id, NULL);
+	expect_coded(harness_get("sandbox", path), 404, "SOURCE_DOCUMENT_NOT_FOUND");
+	expect_coded(call(&ta, "GET", harness_fmt("/v1/bill_imports/%s/source_document", im.id),
+	    NULL, "u-src", NULL), 404, "SOURCE_DOCUMENT_NOT_FOUND");
+	free(path);
+	free(bytes);
+	import_free(&im);
+}
+END_TEST
+
 static Suite *
 imports_suite(void)
 {
@@ -709,6 +775,7 @@ imports_suite(void)
 	tcase_add_test(tc, import_flow);
 	tcase_add_test(tc, upload_refusals);
 	tcase_add_test(tc, get_and_delete_scoping);
+	tcase_add_test(tc, source_document_refusals);
 	suite_add_tcase(s, tc);
 	return s;
 }
