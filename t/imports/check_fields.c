@@ -149,6 +149,7 @@ static const struct { const char *line; const char *want; } totals[] = {
 	{ "Amount Owing: $64.20", "64.20 USD" },
 	{ "Pay this amount $ 210.99", "210.99 USD" },
 	{ "Total Amount Due CHF 1'234.50", "1234.50 CHF" },
+	{ "Amount due by 18.04.2026 310,08 \xe2\x82\xac", "310.08 EUR" },
 };
 
 START_TEST(total_labels)

@@ -1118,6 +1118,22 @@ label_value(const struct ctx *c, int ri, int h, enum vtype t, struct cand *v)
 		v->score = ht->strength;
 		return 1;
 	}
+	/* a row beside it (a smaller value line set next to a big label) */
+	for (k = ri - 3; k <= ri + 3; k++) {
+		const struct row *b;
+
+		if (k < 0 || k == ri || k >= c->nrows)
+			continue;
+		b = &c->rows[k];
+		if (!same_row(r, b) || b->x0 < lx1 - 5 || b->x0 > lx1 + 300)
+			continue;
+		if (parse_value(c, b, t, 0, b->nhit > 0 ? b->hit[0].start : b->len, v)) {
+			v->row = k;
+			v->score = ht->strength * 0.95f;
+			return 1;
+		}
+		memset(v, 0, sizeof(*v));
+	}
 	/* a label that ends a line of running text: the value opens the next line */
 	if (h + 1 == r->nhit && r->len - ht->end <= 1 && ri + 1 < c->nrows &&
 	    r->seg[r->nseg - 1].len > 40) {
