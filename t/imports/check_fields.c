@@ -686,6 +686,22 @@ START_TEST(ocr_noise)
 }
 END_TEST
 
+/* OCR runs a label's words together and strews debris before a value */
+START_TEST(ocr_joined)
+{
+	static const char *const spec[] = {
+		"1 50 40 Riverbend Water District accounnumber + 897 630 7277",
+		"1 50 100 Amount Due $10.00",
+	};
+	struct tdoc t;
+	struct json_object *d = run(&t, spec, N(spec), 0.9f);
+
+	ck_assert_str_eq(sval(d, "account_number"), "897 630 7277");
+	ck_assert_str_eq(sval(d, "payee_name"), "Riverbend Water District");
+	json_object_put(d);
+}
+END_TEST
+
 /* ---- hostile input ---- */
 
 START_TEST(hostile)
@@ -921,6 +937,7 @@ fields_suite(void)
 	tcase_add_test(tc, balance_check);
 	tcase_add_test(tc, line_items_check);
 	tcase_add_test(tc, ocr_noise);
+	tcase_add_test(tc, ocr_joined);
 	tcase_add_test(tc, hostile);
 	tcase_add_test(tc, utf8_cut);
 	tcase_add_test(tc, recheck);

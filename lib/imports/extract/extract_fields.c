@@ -263,6 +263,8 @@ struct lwords {
 	int	 n;
 	char	 w[LABEL_WORDS_MAX][XF_WORD_LEN];
 	size_t	 len[LABEL_WORDS_MAX];
+	char	 joined[XF_WORD_LEN];	/* the words run together, as OCR may read them */
+	size_t	 jlen;
 };
 
 struct word {
@@ -526,13 +528,23 @@ row_hits(struct ctx *c, struct row *r)
 	r->nhit = 0;
 	while (p < r->nword && r->nhit < XF_HITS_MAX) {
 		size_t k, best = NLABELS;
-		int bestn = 0;
+		int bestn = 0, bestprio = 0;
 
 		for (k = 0; k < NLABELS; k++) {
 			const struct lwords *lw = &c->lw[k];
 			int j;
 
-			if (lw->n <= bestn || p + lw->n > r->nword)
+			if (lw->n <= bestprio)
+				continue;
+			/* "accounnumber": an OCR word of a whole label */
+			if (r->ocr && lw->n >= 2 && lw->jlen >= 8 && r->w[p].nlen + 1 >= lw->jlen &&
+			    r->w[p].nlen <= lw->jlen + 1 && near(r->w[p].norm, lw->joined, 1)) {
+				best = k;
+				bestn = 1;
+				bestprio = lw->n;
+				continue;
+			}
+			if (p + lw->n > r->nword)
 				continue;
 			for (j = 0; j < lw->n; j++)
 				if (!word_eq(&r->w[p + j], lw->w[j], lw->len[j], r->ocr))
@@ -540,6 +552,7 @@ row_hits(struct ctx *c, struct row *r)
 			if (j == lw->n) {
 				best = k;
 				bestn = lw->n;
+				bestprio = lw->n;
 			}
 		}
 		if (best == NLABELS) {
@@ -971,9 +984,8 @@ parse_ident(const char *s, size_t from, size_t to, struct cand *v)
 	int digits, words = 0;
 
 	while (i < to && words < 4) {
-		while (i < to && (s[i] == ' ' || s[i] == ':' || s[i] == '#' || s[i] == '-' ||
-		    s[i] == '.' || s[i] == '_' || s[i] == '\'' || s[i] == '"' || s[i] == '*' ||
-		    s[i] == ',' || s[i] == ';' || s[i] == '~' || s[i] == '(' || s[i] == '='))
+		/* separators and OCR debris before the value: ": # - + * ©" */
+		while (i < to && !is_alpha((unsigned char)s[i]) && !is_digit((unsigned char)s[i]))
 			i++;
 		ws = i;
 		while (i < to && s[i] != ' ')
@@ -2468,6 +2480,11 @@ ex_fields(const struct ex_doc *doc)
 
 			snprintf(c.lw[k].w[c.lw[k].n], XF_WORD_LEN, "%.*s", (int)n, s);
 			c.lw[k].len[c.lw[k].n] = strlen(c.lw[k].w[c.lw[k].n]);
+			if (c.lw[k].jlen + c.lw[k].len[c.lw[k].n] < XF_WORD_LEN) {
+				memcpy(c.lw[k].joined + c.lw[k].jlen, c.lw[k].w[c.lw[k].n],
+				    c.lw[k].len[c.lw[k].n]);
+				c.lw[k].jlen += c.lw[k].len[c.lw[k].n];
+			}
 			c.lw[k].n++;
 			s += n;
 			while (*s == ' ')
