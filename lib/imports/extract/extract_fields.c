@@ -77,7 +77,8 @@ static const struct label labels[] = {
 	{ C_TOTAL, 0.70, "montant total" }, { C_TOTAL, 0.80, "importe total" },
 	{ C_TOTAL, 0.95, "total a pagar" }, { C_TOTAL, 0.95, "importe a pagar" },
 	{ C_TOTAL, 0.95, "totale da pagare" }, { C_TOTAL, 0.95, "importo da pagare" },
-	{ C_TOTAL, 1.00, "total amount to pay" }, { C_TOTAL, 0.85, "invoice total" },
+	{ C_TOTAL, 1.00, "total amount to pay" }, { C_TOTAL, 0.80, "statement balance" },
+	{ C_TOTAL, 0.80, "bill total" }, { C_TOTAL, 0.75, "total bill" }, { C_TOTAL, 0.85, "please remit" }, { C_TOTAL, 0.85, "invoice total" },
 	{ C_TOTAL, 0.90, "amount owed" }, { C_TOTAL, 0.90, "total amount owed" },
 	{ C_TOTAL, 0.90, "total to be paid" }, { C_TOTAL, 0.95, "total amount to be paid" },
 	{ C_TOTAL, 0.95, "te betalen" }, { C_TOTAL, 1.00, "totaal te betalen" },
@@ -107,7 +108,9 @@ static const struct label labels[] = {
 	{ C_PAY, 0.90, "payment applied" }, { C_PAY, 0.90, "payments applied" },
 	{ C_PAY, 0.95, "payments received since last bill" }, { C_PAY, 0.85, "zahlungen" },
 	{ C_PAY, 0.90, "paiements re\xc3\xa7us" }, { C_PAY, 0.90, "pagos recibidos" },
-	{ C_PAY, 0.60, "paid" }, { C_PAY, 0.90, "payment received thank you" },
+	{ C_PAY, 0.60, "paid" }, { C_PAY, 1.00, "payments since last statement" },
+	{ C_PAY, 1.00, "payments since last bill" }, { C_PAY, 1.00, "payment since last bill" },
+	{ C_PAY, 1.00, "payments since your last bill" }, { C_PAY, 1.00, "payment since last statement" }, { C_PAY, 0.90, "payment received thank you" },
 	/* current charges */
 	{ C_CHARGES, 1.00, "current charges" }, { C_CHARGES, 1.00, "total current charges" },
 	{ C_CHARGES, 1.00, "new charges" }, { C_CHARGES, 1.00, "total new charges" },
@@ -209,6 +212,7 @@ static const struct label labels[] = {
 	{ C_PERIOD, 1.00, "periodo de facturaci\xc3\xb3n" }, { C_PERIOD, 1.00, "periodo di fatturazione" },
 	{ C_PERIOD, 1.00, "factuurperiode" }, { C_PERIOD, 0.90, "service period from" },
 	{ C_PERIOD, 0.90, "billing period from" }, { C_PERIOD, 0.85, "bill period" },
+	{ C_PERIOD, 0.90, "period covered" }, { C_PERIOD, 0.90, "covers the period" },
 	/* remit to */
 	{ C_REMIT, 1.00, "remit to" }, { C_REMIT, 1.00, "remit payment to" },
 	{ C_REMIT, 1.00, "remittance address" }, { C_REMIT, 1.00, "send payment to" },
@@ -1152,7 +1156,7 @@ label_value(const struct ctx *c, int ri, int h, enum vtype t, struct cand *v)
 		const struct row *b = &c->rows[ri + 1];
 
 		if (b->page == r->page && b->y0 - r->y1 < 1.5f * lh && fabsf(b->x0 - r->x0) < 20 &&
-		    parse_value(c, b, t, 0, b->nhit > 0 ? b->hit[0].start : b->len, v) && v->start < 4) {
+		    parse_value(c, b, t, 0, b->nhit > 0 ? b->hit[0].start : b->len, v) && v->start <= 6) {
 			v->row = ri + 1;
 			v->score = ht->strength * 0.85f;
 			return 1;
