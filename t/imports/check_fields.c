@@ -576,6 +576,29 @@ START_TEST(balance_picks_total)
 }
 END_TEST
 
+/* an OCR item that lost its decimal point, put back by the sum */
+START_TEST(items_decimal_repair)
+{
+	static const char *const spec[] = {
+		"1 50 40 Contoso Electric Inc.",
+		"1 50 200 Details of Current Charges",
+		"1 50 215 Energy charge $20.00",
+		"1 50 230 Delivery charge $3833",
+		"1 50 245 Current Charges $58.33",
+		"1 50 260 Amount Due $58.33",
+	};
+	struct tdoc t;
+	struct json_object *d = run(&t, spec, N(spec), 0.9f), *items;
+
+	items = get(get(d, "line_items"), "value");
+	ck_assert_int_eq((int)json_object_array_length(items), 2);
+	ck_assert_str_eq(json_object_get_string(get(get(json_object_array_get_idx(items, 1), "amount"),
+	    "value")), "38.33");
+	ck_assert_str_eq(check_status(d, "line_items"), "passed");
+	json_object_put(d);
+}
+END_TEST
+
 /* items that miss the charges while the balance holds are misread rows:
  * left out, the total stays confirmed */
 START_TEST(items_left_out)
@@ -932,6 +955,7 @@ fields_suite(void)
 	tcase_add_test(tc, wrapped_value);
 	tcase_add_test(tc, balance_picks_total);
 	tcase_add_test(tc, items_left_out);
+	tcase_add_test(tc, items_decimal_repair);
 	tcase_add_test(tc, balance_check);
 	tcase_add_test(tc, line_items_check);
 	tcase_add_test(tc, ocr_noise);

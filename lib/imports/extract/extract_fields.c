@@ -2292,6 +2292,7 @@ pick_url(struct ctx *c, struct url *u)
 struct item {
 	char		 desc[96];
 	long long	 minor;
+	int		 frac;		/* printed with decimals */
 	const char	*category;
 	int		 row;
 	size_t		 start, end;
@@ -2409,6 +2410,7 @@ pick_items(struct ctx *c, struct items *it)
 			t = &it->it[it->n++];
 			copy_text(t->desc, sizeof(t->desc), b->text + ds, de - ds);
 			t->minor = last.minor;
+			t->frac = last.has_frac;
 			t->category = category_of(t->desc, t->minor);
 			t->row = k;
 			t->start = 0;
@@ -2426,15 +2428,24 @@ pick_items(struct ctx *c, struct items *it)
  * 0 the items meet target (now), -1 they do not.
  */
 static int
-items_fit(struct items *it, long long target)
+items_fit(struct items *it, long long target, int exp)
 {
-	long long sum;
+	long long sum, unit = 1;
 	int i0, k, best0 = -1, bestk = -1;
 
 	for (i0 = 0, sum = 0; i0 < it->n; i0++)
 		sum += it->it[i0].minor;
 	if (it->n == 0 || sum == target)
 		return 0;
+	/* OCR lost one decimal point ("$3833" for "$38.33"): the sum says which */
+	for (k = 0; k < exp; k++)
+		unit *= 10;
+	for (k = 0; unit > 1 && k < it->n; k++)
+		if (!it->it[k].frac && it->it[k].minor % unit == 0 &&
+		    sum - it->it[k].minor + it->it[k].minor / unit == target) {
+			it->it[k].minor /= unit;
+			return 0;
+		}
 	for (i0 = 0; i0 <= 2 && i0 < it->n; i0++) {
 		sum = 0;
 		for (k = i0; k < it->n; k++) {
@@ -2578,7 +2589,8 @@ ex_fields(const struct ex_doc *doc)
 
 	/* line items */
 	pick_items(&c, items);
-	if (am->ci >= 0 && items_fit(items, am->charges.c[am->ci].minor) != 0 && am->balanced) {
+	if (am->ci >= 0 && items_fit(items, am->charges.c[am->ci].minor, c.exp) != 0 &&
+	    am->balanced) {
 		/*
 		 * Items that miss the charges while the balance holds are rows
 		 * misread (OCR, a table's edges), not a wrong total: left out for
@@ -2587,7 +2599,7 @@ ex_fields(const struct ex_doc *doc)
 		 */
 		items->n = 0;
 	} else if (am->ci < 0 && am->ti >= 0 && am->pi < 0 && am->yi < 0)
-		items_fit(items, am->total.c[am->ti].minor);
+		items_fit(items, am->total.c[am->ti].minor, c.exp);
 	if (items->n > 0) {
 		struct json_object *arr = json_object_new_array();
 		int i;
