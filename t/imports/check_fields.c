@@ -155,7 +155,8 @@ static const struct { const char *line; const char *want; } totals[] = {
 START_TEST(total_labels)
 {
 	struct tdoc t;
-	const char *spec[] = { "1 50 40 Acme Water Company", "1 50 300 ", "1 50 320 Thank you." };
+	const char *spec[] = { "1 50 40 Acme Water Company", "1 50 300 ", "1 50 320 Thank you.",
+	    "1 50 54 Springfield, IL 62704" };
 	char buf[64];
 	struct json_object *d;
 
@@ -182,6 +183,7 @@ START_TEST(total_traps)
 {
 	static const char *const spec[] = {
 		"1 50 40 Contoso Electric Inc.",
+		"1 50 54 Springfield, IL 62704",
 		"1 50 100 Previous Balance $500.00",
 		"1 50 115 Payment Received - Thank You -$500.00",
 		"1 50 130 Previous amount due $500.00",
@@ -265,6 +267,52 @@ START_TEST(total_page2)
 	ck_assert(conf(d2, "total_amount") >= conf(d, "total_amount"));
 	json_object_put(d);
 	json_object_put(d2);
+}
+END_TEST
+
+/* a bare "$": the addresses say which dollar, and without them it is a
+ * guess that keeps the import in review even when the balance holds */
+START_TEST(dollar_country)
+{
+	static const char *const au[] = {
+		"1 50 40 Eucalypt Energy Retail",
+		"1 50 54 12 George Street, Sydney NSW 2000",
+		"1 50 100 Previous Balance $50.00",
+		"1 50 115 Payments Received -$50.00",
+		"1 50 130 Current Charges $100.00",
+		"1 50 145 Amount Due $100.00",
+		"1 50 160 Due Date: 04/12/2026",
+	};
+	static const char *const none[] = {
+		"1 50 40 Eucalypt Energy Retail",
+		"1 50 100 Previous Balance $50.00",
+		"1 50 115 Payments Received -$50.00",
+		"1 50 130 Current Charges $100.00",
+		"1 50 145 Amount Due $100.00",
+		"1 50 160 Due Date: 04/12/2026",
+	};
+	static const char *const head[] = {
+		"1 50 40 Eucalypt Energy Retail",
+		"1 50 100 Description Amount (AUD)",
+		"1 50 145 Amount Due $100.00",
+	};
+	struct tdoc t;
+	const char *why;
+	char buf[64];
+	struct json_object *d = run(&t, au, N(au), 1);
+
+	ck_assert_str_eq(aval(d, "total_amount", buf, sizeof(buf)), "100.00 AUD");
+	ck_assert_str_eq(sval(d, "due_date_iso"), "2026-12-04");
+	json_object_put(d);
+	d = run(&t, none, N(none), 1);
+	ck_assert_str_eq(check_status(d, "balance"), "passed");
+	ck_assert(conf(d, "currency") < EX_READY_CONFIDENCE);
+	ck_assert(conf(d, "total_amount") < EX_READY_CONFIDENCE);
+	ck_assert_int_eq(ex_draft_ready(d, &why), 0);
+	json_object_put(d);
+	d = run(&t, head, N(head), 1);
+	ck_assert_str_eq(aval(d, "total_amount", buf, sizeof(buf)), "100.00 AUD");
+	json_object_put(d);
 }
 END_TEST
 
@@ -482,6 +530,7 @@ START_TEST(line_items)
 {
 	static const char *const spec[] = {
 		"1 50 40 Contoso Electric Inc.",
+		"1 50 54 Springfield, IL 62704",
 		"1 50 100 Current Charges",
 		"1 50 115 Electricity usage 450 kWh 54.00",
 		"1 50 130 Basic service charge 12.50",
@@ -558,6 +607,7 @@ START_TEST(balance_picks_total)
 {
 	static const char *const spec[] = {
 		"1 50 40 Contoso Electric Inc.",
+		"1 50 54 Springfield, IL 62704",
 		"1 50 100 Previous Balance $50.00",
 		"1 50 115 Payments Received -$50.00",
 		"1 50 130 Current Charges $100.00",
@@ -581,6 +631,7 @@ START_TEST(items_decimal_repair)
 {
 	static const char *const spec[] = {
 		"1 50 40 Contoso Electric Inc.",
+		"1 50 54 Springfield, IL 62704",
 		"1 50 200 Details of Current Charges",
 		"1 50 215 Energy charge $20.00",
 		"1 50 230 Delivery charge $3833",
@@ -605,6 +656,7 @@ START_TEST(items_left_out)
 {
 	static const char *const spec[] = {
 		"1 50 40 Contoso Electric Inc.",
+		"1 50 54 Springfield, IL 62704",
 		"1 50 100 Previous Balance $50.00",
 		"1 50 115 Payments Received -$50.00",
 		"1 50 200 Description",
@@ -631,6 +683,7 @@ START_TEST(balance_check)
 {
 	static const char *const good[] = {
 		"1 50 40 Contoso Electric Inc.",
+		"1 50 54 Springfield, IL 62704",
 		"1 50 100 Previous Balance $100.00",
 		"1 50 115 Payments Received -$60.00",
 		"1 50 130 Current Charges $45.50",
@@ -639,6 +692,7 @@ START_TEST(balance_check)
 	};
 	static const char *const bad[] = {
 		"1 50 40 Contoso Electric Inc.",
+		"1 50 54 Springfield, IL 62704",
 		"1 50 100 Previous Balance $100.00",
 		"1 50 115 Payments Received -$60.00",
 		"1 50 130 Current Charges $45.50",
@@ -667,6 +721,7 @@ START_TEST(line_items_check)
 {
 	static const char *const spec[] = {
 		"1 50 40 Contoso Electric Inc.",
+		"1 50 54 Springfield, IL 62704",
 		"1 50 100 Description",
 		"1 50 115 Water usage 20.00",
 		"1 50 130 Meter fee 5.00",
@@ -690,6 +745,7 @@ START_TEST(ocr_noise)
 {
 	static const char *const spec[] = {
 		"1 50 40 Contoso Electric Inc.",
+		"1 50 54 Springfield, IL 62704",
 		"1 50 100 Arnount Due: $1O5.OO",
 		"1 50 120 Due Dat: 12/04/2026",
 		"1 50 140 Acount Number: 4412-99",
@@ -837,6 +893,7 @@ START_TEST(recheck)
 {
 	static const char *const spec[] = {
 		"1 50 40 Contoso Electric Inc.",
+		"1 50 54 Springfield, IL 62704",
 		"1 50 100 Previous Balance $100.00",
 		"1 50 115 Payments Received -$60.00",
 		"1 50 130 Current Charges $45.50",
@@ -919,6 +976,7 @@ START_TEST(deterministic)
 {
 	static const char *const spec[] = {
 		"1 50 40 Contoso Electric Inc.",
+		"1 50 54 Springfield, IL 62704",
 		"1 50 100 Previous Balance $100.00",
 		"1 50 145 Total Amount Due $85.50",
 		"1 50 160 Due Date: 12/04/2026",
@@ -943,6 +1001,7 @@ fields_suite(void)
 	tcase_add_test(tc, total_table_below);
 	tcase_add_test(tc, total_page2);
 	tcase_add_test(tc, total_conflict);
+	tcase_add_test(tc, dollar_country);
 	tcase_add_loop_test(tc, due_dates, 0, N(dates));
 	tcase_add_test(tc, date_order_evidence);
 	tcase_add_test(tc, statement_and_period);

@@ -753,13 +753,77 @@ row_x_at(const struct ctx *c, const struct row *r, size_t off)
 
 /* ---- the document's currency, number style and date order ---- */
 
+static int
+upper2(const char *s, size_t i, size_t n, const char *const *set, size_t nset)
+{
+	size_t k;
+
+	if (i + 2 > n || (i > 0 && (is_alpha((unsigned char)s[i - 1]) || is_digit((unsigned char)s[i - 1]))))
+		return 0;
+	for (k = 0; k < nset; k++) {
+		size_t m = strlen(set[k]);
+
+		if (i + m <= n && memcmp(s + i, set[k], m) == 0 &&
+		    (i + m == n || !is_alpha((unsigned char)s[i + m])))
+			return (int)m;
+	}
+	return 0;
+}
+
+static int
+digits_at(const char *s, size_t i, size_t n, size_t count)
+{
+	size_t k;
+
+	for (k = 0; k < count; k++)
+		if (i + k >= n || !is_digit((unsigned char)s[i + k]))
+			return 0;
+	return i + count == n || !is_digit((unsigned char)s[i + count]);
+}
+
+/*
+ * Which dollar a bare "$" is, by the addresses the bill prints: a US state
+ * and a ZIP code ("IL 62704"), a Canadian province and postal code ("ON
+ * K1P 5J9"), an Australian state and postcode ("NSW 2000"). Votes into
+ * us, ca, au.
+ */
+static void
+dollar_votes(const char *s, size_t n, int *us, int *ca, int *au)
+{
+	static const char *const states[] = { "AL", "AK", "AZ", "AR", "CA", "CO", "CT", "DE",
+	    "FL", "GA", "HI", "ID", "IL", "IN", "IA", "KS", "KY", "LA", "ME", "MD", "MA", "MI",
+	    "MN", "MS", "MO", "MT", "NE", "NV", "NH", "NJ", "NM", "NY", "NC", "ND", "OH", "OK",
+	    "OR", "PA", "RI", "SC", "SD", "TN", "TX", "UT", "VT", "VA", "WA", "WV", "WI", "WY",
+	    "DC" };
+	static const char *const provinces[] = { "AB", "BC", "MB", "NB", "NL", "NS", "NT", "NU",
+	    "ON", "PE", "QC", "SK", "YT" };
+	static const char *const au_states[] = { "NSW", "VIC", "QLD", "TAS", "ACT", "WA", "SA",
+	    "NT" };
+	size_t i, m;
+
+	for (i = 0; i + 6 < n; i++) {
+		if ((m = upper2(s, i, n, states, sizeof(states) / sizeof(states[0]))) != 0 &&
+		    s[i + m] == ' ' && digits_at(s, i + m + 1, n, 5))
+			(*us)++;
+		if ((m = upper2(s, i, n, provinces, sizeof(provinces) / sizeof(provinces[0]))) != 0 &&
+		    s[i + m] == ' ' && i + m + 7 < n + 1 && is_alpha((unsigned char)s[i + m + 1]) &&
+		    is_digit((unsigned char)s[i + m + 2]) && is_alpha((unsigned char)s[i + m + 3]) &&
+		    s[i + m + 4] == ' ' && i + m + 7 < n && is_digit((unsigned char)s[i + m + 5]) &&
+		    is_alpha((unsigned char)s[i + m + 6]) && is_digit((unsigned char)s[i + m + 7]))
+			(*ca)++;
+		if ((m = upper2(s, i, n, au_states, sizeof(au_states) / sizeof(au_states[0]))) != 0 &&
+		    s[i + m] == ' ' && digits_at(s, i + m + 1, n, 4))
+			(*au)++;
+	}
+}
+
 static void
 doc_currency(struct ctx *c)
 {
 	static const char *const hints_cad[] = { "gst/hst", "hst", "qst", "canada", "canadian" };
-	static const char *const hints_aud[] = { "abn", "australia", "bpay" };
-	static const char *const hints_nzd[] = { "new zealand" };
-	int counts[64], dollar = 0, ncodes = 0, best = -1, r, k, cad = 0, aud = 0, nzd = 0;
+	static const char *const hints_aud[] = { "abn", "australia", "bpay", ".com.au" };
+	static const char *const hints_nzd[] = { "new zealand", ".co.nz" };
+	int counts[64], dollar = 0, ncodes = 0, best = -1, r, k, cad = 0, aud = 0, nzd = 0, usd = 0;
 	char found[64][4];
 	int first_row[64];
 
@@ -780,6 +844,7 @@ doc_currency(struct ctx *c)
 		for (k = 0; k < (int)(sizeof(hints_nzd) / sizeof(hints_nzd[0])); k++)
 			if (strstr(low, hints_nzd[k]) != NULL)
 				nzd++;
+		dollar_votes(row->text, row->len, &usd, &cad, &aud);
 		for (i = 0; i < row->len; i++) {
 			const char *code = xf_currency_at(row->text, i, row->len, &len);
 			int nearnum = 0;
@@ -798,6 +863,8 @@ doc_currency(struct ctx *c)
 				    row->text[i - 2] == ')')) ||
 				    strstr(low, "currency") != NULL || strstr(low, "amounts") != NULL ||
 				    strstr(low, "dollars") != NULL ||
+				    /* a column head "Amount (AUD)" */
+				    (i > 0 && row->text[i - 1] == '(' && i + 3 < row->len && row->text[i + 3] == ')') ||
 				    strstr(low, "w\xc3\xa4hrung") != NULL || strstr(low, "devise") != NULL)
 					nearnum = 1;
 				if (!nearnum && !(row->text[i] >= 'A' && row->text[i] <= 'Z'))
@@ -841,9 +908,19 @@ doc_currency(struct ctx *c)
 		    strcmp(c->cur, "MXN") != 0 && dollar > counts[best])
 			c->cur_conf = 0.6f;
 	} else if (dollar > 0) {
-		strcpy(c->cur, cad > aud && cad > nzd ? "CAD" : aud > nzd && aud > 0 ? "AUD" :
-		    nzd > 0 ? "NZD" : "USD");
-		c->cur_conf = cad + aud + nzd > 0 ? 0.8f : 0.9f;
+		/* a bare "$": the country the addresses and words point to, sure
+		 * only when one country alone is pointed to */
+		int v[4] = { usd, cad, aud, nzd }, top = 0, n2 = 0;
+		static const char *const dollars[4] = { "USD", "CAD", "AUD", "NZD" };
+
+		for (k = 1; k < 4; k++)
+			if (v[k] > v[top])
+				top = k;
+		for (k = 0; k < 4; k++)
+			if (v[k] > 0)
+				n2++;
+		strcpy(c->cur, dollars[top]);
+		c->cur_conf = v[top] > 0 && n2 == 1 ? 0.9f : 0.6f;
 	}
 	c->exp = c->cur[0] != '\0' ? money_exponent(c->cur) : 2;
 	if (c->exp < 0)
@@ -1614,6 +1691,9 @@ pick_amounts(struct ctx *c, struct amounts *am)
 			am->tconf = 0.78f;
 		/* a weak label ("Total", "Balance") alone never makes a total ready */
 		if (t->score < 0.8f && am->tconf > 0.7f)
+			am->tconf = 0.7f;
+		/* nor does a currency only guessed ("$" and no country for it) */
+		if (c->cur_conf < 0.8f && strcmp(t->cur, c->cur) != 0 && am->tconf > 0.7f)
 			am->tconf = 0.7f;
 	}
 }
