@@ -77,7 +77,9 @@ static const struct label labels[] = {
 	{ C_TOTAL, 0.70, "montant total" }, { C_TOTAL, 0.80, "importe total" },
 	{ C_TOTAL, 0.95, "total a pagar" }, { C_TOTAL, 0.95, "importe a pagar" },
 	{ C_TOTAL, 0.95, "totale da pagare" }, { C_TOTAL, 0.95, "importo da pagare" },
-	{ C_TOTAL, 1.00, "total amount to pay" }, { C_TOTAL, 0.80, "statement balance" },
+	{ C_TOTAL, 1.00, "total amount to pay" }, { C_TOTAL, 0.95, "what you owe" },
+	{ C_TOTAL, 0.95, "what you owe now" }, { C_TOTAL, 0.90, "amount to pay now" },
+	{ C_TOTAL, 0.95, "patient balance due" }, { C_TOTAL, 0.90, "balance due from patient" }, { C_TOTAL, 0.80, "statement balance" },
 	{ C_TOTAL, 0.80, "bill total" }, { C_TOTAL, 0.75, "total bill" }, { C_TOTAL, 0.85, "please remit" }, { C_TOTAL, 0.85, "invoice total" },
 	{ C_TOTAL, 0.90, "amount owed" }, { C_TOTAL, 0.90, "total amount owed" },
 	{ C_TOTAL, 0.90, "total to be paid" }, { C_TOTAL, 0.95, "total amount to be paid" },
@@ -87,14 +89,14 @@ static const struct label labels[] = {
 	{ C_PREV, 0.90, "previous bill" }, { C_PREV, 1.00, "previous bill amount" },
 	{ C_PREV, 1.00, "previous amount due" }, { C_PREV, 1.00, "previous statement balance" },
 	{ C_PREV, 0.95, "balance forward" }, { C_PREV, 1.00, "balance brought forward" },
-	{ C_PREV, 0.90, "brought forward" }, { C_PREV, 0.90, "opening balance" },
+	{ C_PREV, 0.90, "brought forward" }, { C_PREV, 1.00, "opening balance" },
 	{ C_PREV, 0.90, "last bill" }, { C_PREV, 1.00, "last bill amount" },
 	{ C_PREV, 0.90, "your last bill" }, { C_PREV, 1.00, "amount of last bill" },
 	{ C_PREV, 1.00, "balance from last bill" }, { C_PREV, 1.00, "balance from previous bill" },
 	{ C_PREV, 0.90, "previous charges" }, { C_PREV, 0.90, "last statement balance" },
 	{ C_PREV, 0.90, "previous statement" }, { C_PREV, 0.90, "balance b f" },
 	{ C_PREV, 0.90, "vorheriger saldo" }, { C_PREV, 0.90, "solde pr\xc3\xa9" "c\xc3\xa9" "dent" },
-	{ C_PREV, 0.90, "saldo anterior" }, { C_PREV, 1.00, "balance carried forward" },
+	{ C_PREV, 0.90, "saldo anterior" }, { C_PREV, 0.90, "balance carried forward" },
 	{ C_PREV, 0.85, "carried forward" }, { C_PREV, 1.00, "balance at last statement" },
 	{ C_PREV, 0.95, "balance from last statement" }, { C_PREV, 0.90, "last invoice" },
 	{ C_PREV, 0.95, "previous invoice" }, { C_PREV, 0.95, "last statement" }, { C_PREV, 0.90, "previous amount" },
@@ -108,7 +110,8 @@ static const struct label labels[] = {
 	{ C_PAY, 0.90, "payment applied" }, { C_PAY, 0.90, "payments applied" },
 	{ C_PAY, 0.95, "payments received since last bill" }, { C_PAY, 0.85, "zahlungen" },
 	{ C_PAY, 0.90, "paiements re\xc3\xa7us" }, { C_PAY, 0.90, "pagos recibidos" },
-	{ C_PAY, 0.60, "paid" }, { C_PAY, 1.00, "payments since last statement" },
+	{ C_PAY, 0.60, "paid" }, { C_PAY, 1.00, "amount paid since your last bill" },
+	{ C_PAY, 1.00, "paid since your last bill" }, { C_PAY, 1.00, "paid since last bill" }, { C_PAY, 1.00, "payments since last statement" },
 	{ C_PAY, 1.00, "payments since last bill" }, { C_PAY, 1.00, "payment since last bill" },
 	{ C_PAY, 1.00, "payments since your last bill" }, { C_PAY, 1.00, "payment since last statement" }, { C_PAY, 0.90, "payment received thank you" },
 	/* current charges */
@@ -122,7 +125,10 @@ static const struct label labels[] = {
 	{ C_CHARGES, 0.85, "amount of this bill" }, { C_CHARGES, 0.70, "this bill" },
 	{ C_CHARGES, 0.90, "charges this month" }, { C_CHARGES, 0.85, "neue kosten" },
 	{ C_CHARGES, 0.85, "charges du mois" }, { C_CHARGES, 0.85, "nouveaux frais" },
-	{ C_CHARGES, 0.85, "total current bill" }, { C_CHARGES, 0.90, "your new charges" },
+	{ C_CHARGES, 0.85, "total current bill" }, { C_CHARGES, 0.90, "current * charges" },
+	{ C_CHARGES, 0.95, "total current * charges" }, { C_CHARGES, 0.90, "charges on this bill" },
+	{ C_CHARGES, 0.95, "patient responsibility this statement" },
+	{ C_CHARGES, 0.85, "patient responsibility" }, { C_CHARGES, 0.90, "total charges for this period" }, { C_CHARGES, 0.90, "your new charges" },
 	{ C_CHARGES, 0.90, "new charges this month" }, { C_CHARGES, 0.85, "charges this invoice" }, { C_CHARGES, 0.85, "current invoice" },
 	{ C_CHARGES, 0.90, "charges this statement" }, { C_CHARGES, 0.85, "water sewer charges" },
 	{ C_CHARGES, 0.85, "water & sewer charges" }, { C_CHARGES, 0.85, "charges this bill" }, { C_CHARGES, 0.85, "current month's charges" },
@@ -187,7 +193,8 @@ static const struct label labels[] = {
 	{ C_DUE, 0.80, "direct debit on" }, { C_DUE, 0.80, "will be debited on" },
 	{ C_DUE, 0.80, "debit date" }, { C_DUE, 0.85, "pay before" },
 	{ C_DUE, 0.95, "payment must be received by" }, { C_DUE, 0.95, "due date for payment" },
-	{ C_DUE, 0.90, "payment date" }, { C_DUE, 0.95, "pay on or before" },
+	{ C_DUE, 0.90, "payment date" }, { C_DUE, 1.00, "pay in full by" },
+	{ C_DUE, 1.00, "please pay the balance by" }, { C_DUE, 0.95, "amount due by due date" }, { C_DUE, 0.95, "pay on or before" },
 	/* statement date */
 	{ C_STMT, 1.00, "statement date" }, { C_STMT, 1.00, "bill date" },
 	{ C_STMT, 1.00, "invoice date" }, { C_STMT, 0.95, "billing date" },
@@ -212,7 +219,8 @@ static const struct label labels[] = {
 	{ C_PERIOD, 1.00, "periodo de facturaci\xc3\xb3n" }, { C_PERIOD, 1.00, "periodo di fatturazione" },
 	{ C_PERIOD, 1.00, "factuurperiode" }, { C_PERIOD, 0.90, "service period from" },
 	{ C_PERIOD, 0.90, "billing period from" }, { C_PERIOD, 0.85, "bill period" },
-	{ C_PERIOD, 0.90, "period covered" }, { C_PERIOD, 0.90, "covers the period" },
+	{ C_PERIOD, 0.90, "period covered" }, { C_PERIOD, 1.00, "dates of service" },
+	{ C_PERIOD, 0.90, "date of service" }, { C_PERIOD, 0.90, "covers the period" },
 	/* remit to */
 	{ C_REMIT, 1.00, "remit to" }, { C_REMIT, 1.00, "remit payment to" },
 	{ C_REMIT, 1.00, "remittance address" }, { C_REMIT, 1.00, "send payment to" },
@@ -221,7 +229,9 @@ static const struct label labels[] = {
 	{ C_REMIT, 1.00, "please mail payment to" }, { C_REMIT, 0.90, "make payment to" },
 	{ C_REMIT, 0.90, "payment address" }, { C_REMIT, 0.70, "mail to" },
 	{ C_REMIT, 1.00, "please remit to" }, { C_REMIT, 1.00, "please remit payment to" },
-	{ C_REMIT, 0.90, "mail your payment to" }, { C_REMIT, 0.90, "send your payment to" },
+	{ C_REMIT, 0.90, "mail your payment to" }, { C_REMIT, 1.00, "mail cheques to" },
+	{ C_REMIT, 1.00, "mail checks to" }, { C_REMIT, 1.00, "payments by post to" },
+	{ C_REMIT, 0.90, "by post to" }, { C_REMIT, 0.90, "posted to" }, { C_REMIT, 0.90, "send your payment to" },
 	/* payable to */
 	{ C_PAYABLE, 1.00, "make checks payable to" }, { C_PAYABLE, 1.00, "make cheques payable to" },
 	{ C_PAYABLE, 1.00, "make check payable to" }, { C_PAYABLE, 1.00, "make cheque payable to" },
@@ -256,7 +266,9 @@ static const struct label labels[] = {
 	{ C_TRAP, 1.00, "total vat" }, { C_TRAP, 1.00, "vat total" },
 	{ C_TRAP, 1.00, "last payment" }, { C_TRAP, 1.00, "credit limit" },
 	{ C_TRAP, 1.00, "available credit" }, { C_TRAP, 1.00, "deposit" },
-	{ C_TRAP, 1.00, "total usage" }, { C_TRAP, 1.00, "usage total" },
+	{ C_TRAP, 1.00, "total usage" }, { C_TRAP, 1.00, "instalment due" },
+	{ C_TRAP, 1.00, "installment due" }, { C_TRAP, 1.00, "next instalment" },
+	{ C_TRAP, 1.00, "next installment" }, { C_TRAP, 1.00, "further instalments" }, { C_TRAP, 1.00, "usage total" },
 };
 
 #define NLABELS	(sizeof(labels) / sizeof(labels[0]))
@@ -505,7 +517,7 @@ word_eq(const struct word *w, const char *l, size_t n, int ocr)
 {
 	size_t d;
 
-	if (w->nlen == n && memcmp(w->norm, l, n) == 0)
+	if ((w->nlen == n && memcmp(w->norm, l, n) == 0) || (n == 1 && l[0] == '*'))
 		return 1;
 	if (!ocr)
 		return 0;
@@ -1716,7 +1728,7 @@ static const char *const not_payee_words[] = {
 	"summary", "balance", "period", "number", "payment", "paid", "tax", "vat",
 	"rechnung", "facture", "factura", "fattura", "factuur", "remit", "mail", "send",
 	"to", "dear", "hello", "your", "thank", "address", "email", "e-mail",
-	"continued", "of", "for", "please", "detach", "return", "portion", "stub", "coupon",
+	"continued", "for", "please", "patient", "detach", "return", "portion", "stub", "coupon",
 };
 
 static int
@@ -1811,9 +1823,10 @@ static size_t
 name_end(const char *s, size_t from, size_t to)
 {
 	size_t i = from, ws;
+	int mixed = 0;
 
 	while (i < to) {
-		int bad = 0, letters = 0;
+		int bad = 0, letters = 0, lowers = 0;
 		char w[XF_WORD_LEN];
 		size_t o = 0;
 
@@ -1828,11 +1841,22 @@ name_end(const char *s, size_t from, size_t to)
 			else if (ch != '.' && ch != ',' && ch != '&' && ch != '\'' && ch != '-' &&
 			    ch != '(' && ch != ')')
 				bad = 1;
+			if (ch >= 'a' && ch <= 'z')
+				lowers++;
 			if (o < sizeof(w) - 1 && ch != '.' && ch != ',' && ch != '(' && ch != ')')
 				w[o++] = (char)lower(ch);
 			i++;
 		}
 		w[o] = '\0';
+		/* "Tulsa City Council UTILITY BILL": capitals after a name in
+		 * mixed case are the document's title */
+		if (mixed && lowers == 0 && letters >= 3 && !bad &&
+		    !word_in(w, company_words, sizeof(company_words) / sizeof(company_words[0]))) {
+			i = ws;
+			break;
+		}
+		if (lowers > 0)
+			mixed = 1;
 		/* "Prairie Gas and Electric: |" */
 		if (bad && i - ws > 1 && (s[i - 1] == ':' || s[i - 1] == ';')) {
 			size_t k;
@@ -1848,7 +1872,7 @@ name_end(const char *s, size_t from, size_t to)
 			}
 		}
 		/* debris, or a word no name has ("Your monthly invoice") */
-		if (bad || letters == 0 ||
+		if (bad || (letters == 0 && strcmp(w, "&") != 0) ||
 		    word_in(w, not_payee_words, sizeof(not_payee_words) / sizeof(not_payee_words[0]))) {
 			i = ws;
 			break;
@@ -2027,24 +2051,7 @@ pick_payee(struct ctx *c, struct payee *p, const char *remit_first, int remit_ro
 		for (k2 = 1; head[k2 - 1] != '\0' && nw < 12; k2++)
 			if (head[k2] == ' ' || head[k2] == '\0')
 				ends[nw++] = k2;
-		/* the payment site's name: "kantoenergyservice.example" */
-		if (domain != NULL && domain[0] != '\0' && domain_eq(head, domain)) {
-			head_seen = 1;
-			nw = 0;
-		}
-		if (ocr && domain != NULL && domain[0] != '\0')
-			for (k2 = nw; k2 > 0; k2--) {
-				char pre[96];
-
-				memcpy(pre, head, ends[k2 - 1]);
-				pre[ends[k2 - 1]] = '\0';
-				if (domain_eq(pre, domain)) {
-					head[ends[k2 - 1]] = '\0';
-					head_seen = 1;
-					nw = 0;
-					break;
-				}
-			}
+		/* printed elsewhere as it stands, or the payment site's name */
 		for (r = 0; r < c->nrows && nw > 0 && strlen(head) >= 4; r++) {
 			int sg;
 
@@ -2056,6 +2063,25 @@ pick_payee(struct ctx *c, struct payee *p, const char *remit_first, int remit_ro
 				nw = 0;
 			}
 		}
+		if (nw > 0 && domain != NULL && domain[0] != '\0' && domain_eq(head, domain)) {
+			head_seen = 1;
+			nw = 0;
+		}
+		/* OCR debris after it: the start of two words or more that the
+		 * payment site spells ("kantoenergyservice.example") */
+		if (ocr && domain != NULL && domain[0] != '\0')
+			for (k2 = nw; k2 > 1; k2--) {
+				char pre[96];
+
+				memcpy(pre, head, ends[k2 - 1]);
+				pre[ends[k2 - 1]] = '\0';
+				if (domain_eq(pre, domain)) {
+					head[ends[k2 - 1]] = '\0';
+					head_seen = 1;
+					nw = 0;
+					break;
+				}
+			}
 		while (ocr && nw > 1) {
 			char pre[96];
 			int seen = 0;
