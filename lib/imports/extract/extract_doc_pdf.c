@@ -366,6 +366,8 @@ order_lines(struct ex_line *l, size_t n)
 {
 	size_t i = 0;
 
+	if (n < 2)
+		return;
 	qsort(l, n, sizeof *l, by_top);
 	while (i < n) {
 		/* a row: the lines whose middle lies within the first one's height */
@@ -429,12 +431,10 @@ ex_doc_pdf(const unsigned char *bytes, size_t len, const struct ex_limits *lim,
 	fz_set_warning_callback(ctx, quiet, NULL);
 	fz_set_error_callback(ctx, quiet, NULL);
 	fz_try(ctx) {
-		fz_register_document_handlers(ctx);
+		/* the PDF handler alone: no other format's parser is reachable */
 		stm = fz_open_memory(ctx, bytes, len);
-		doc = fz_open_document_with_stream(ctx, "application/pdf", stm);
-		pdf_document *pdf = pdf_document_from_fz_document(ctx, doc);
-		if (pdf == NULL)
-			fz_throw(ctx, FZ_ERROR_GENERIC, "not a PDF");
+		pdf_document *pdf = pdf_open_document_with_stream(ctx, stm);
+		doc = &pdf->super;
 		stage = 1;
 		/*
 		 * A password we do not have. An owner password alone (printing or
