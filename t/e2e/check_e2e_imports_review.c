@@ -655,6 +655,155 @@ START_TEST(confirm_by_payee)
 }
 END_TEST
 
+/* ---- the whole stack: upload, extraction, review, confirm ---- */
+
+/* A statement of the link's biller as a text PDF (python3-reportlab): its
+ * path, malloc'ed. */
+static char *
+statement_pdf(const char *tail)
+{
+	char *path = strdup(harness_fmt("%s/statement.pdf", harness_dir()));
+	const char *py = harness_fmt("%s/statement.py", harness_dir());
+	FILE *f = fopen(py, "w");
+
+	ck_assert_ptr_nonnull(f);
+	fprintf(f,
+	    "import sys\n"
+	    "from reportlab.lib.pagesizes import letter\n"
+	    "from reportlab.pdfgen import canvas\n"
+	    "c = canvas.Canvas(sys.argv[1], pagesize=letter)\n"
+	    "c.setFont('Helvetica-Bold', 16)\n"
+	    "c.drawString(72, 740, 'Sandbox Power & Light')\n"
+	    "c.setFont('Helvetica', 11)\n"
+	    "y = 712\n"
+	    "for left, right in [('Statement date', 'November 1, 2026'),\n"
+	    "        ('Account number', '4400-1234-%s'), ('Bill number', 'SPL-2026-11'),\n"
+	    "        ('Previous balance', '$50.00'), ('Payments received', '-$50.00'),\n"
+	    "        ('Current charges', '$91.40'), ('Total amount due', '$91.40'),\n"
+	    "        ('Due date', 'December 15, 2026')]:\n"
+	    "    c.drawString(72, y, left)\n"
+	    "    c.drawRightString(540, y, right)\n"
+	    "    y -= 18\n"
+	    "c.showPage()\n"
+	    "c.save()\n", tail);
+	fclose(f);
+	ck_assert_int_eq(system(harness_fmt("/usr/bin/python3 %s %s", py, path)), 0);
+	return path;
+}
+
+static unsigned char *
+slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	unsigned char *buf;
+	long n;
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_int_eq(fseek(f, 0, SEEK_END), 0);
+	ck_assert_int_ge(n = ftell(f), 1);
+	rewind(f);
+	ck_assert_ptr_nonnull(buf = malloc((size_t)n));
+	ck_assert_uint_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
+	fclose(f);
+	*len = (size_t)n;
+	return buf;
+}
+
+/*
+ * A real upload of a text PDF (create, the signed PUT, complete_upload),
+ * extracted by bds-jobs running bds-extract; then a review at the version
+ * the extraction left, and confirm: the bill of the link, its statement
+ * the uploaded bytes. (Its figures differ from confirm_to_link's bill, of
+ * the same link and account: the same ones would be POSSIBLE_DUPLICATE.)
+ */
+START_TEST(upload_to_commit)
+{
+	char *tail = devacct_sql_value("SELECT account_number_mask FROM link_accounts"
+	    " WHERE link_id = $1 LIMIT 1", ta.link, NULL);
+	char *file = statement_pdf(tail), *id, *bill_id, *spath;
+	const char *extra[] = { harness_idem_header(), NULL };
+	const char *url, *path, *st;
+	struct harness_resp *r, *p;
+	unsigned char *doc;
+	long long v;
+	size_t len;
+
+	doc = slurp(file, &len);
+	r = devacct_call("POST", "sandbox", "/v1/bill_imports", devacct_bearer(ta.key),
+	    harness_fmt("{\"client_user_id\":\"%s\",\"file_name\":\"statement.pdf\","
+	    "\"content_type\":\"application/pdf\",\"size_bytes\":%zu,\"biller_id\":\"%s\"}",
+	    USER, len, ta.biller), extra);
+	harness_expect(r, 201);
+	id = strdup(devacct_str(r, "id"));
+	ck_assert_ptr_nonnull(url = devacct_str(r, "upload.url"));
+	ck_assert_ptr_nonnull(path = strstr(url, "/v1/bill_imports/"));
+	{
+		const char *h[] = { "Content-Type: application/pdf", NULL };
+
+		p = harness_request("PUT", "sandbox", path, h, doc, len);
+		ck_assert_msg(p->status == 200, "PUT: %ld %s", p->status, p->body);
+		harness_resp_free(p);
+	}
+	harness_resp_free(r);
+	r = call(&ta, "POST", harness_fmt("/v1/bill_imports/%s/complete_upload", id), USER,
+	    NULL);
+	harness_expect(r, 202);
+	harness_resp_free(r);
+	ck_assert_msg(harness_jobs_wait_settled("imports.extract", id, 90000) == 0, "%s",
+	    harness_error());
+
+	r = call(&ta, "GET", harness_fmt("/v1/bill_imports/%s", id), USER, NULL);
+	harness_expect(r, 200);
+	st = devacct_str(r, "status");
+	ck_assert_msg(st != NULL && (strcmp(st, "READY_TO_COMMIT") == 0 ||
+	    strcmp(st, "NEEDS_REVIEW") == 0), "extracted: %s", r->body);
+	ck_assert_pstr_eq(devacct_text(r, "draft.total_amount.value"),
+	    "{\"value\":\"91.40\",\"currency\":\"USD\"}");
+	v = devacct_int(r, "draft_version");
+	ck_assert_int_ge(v, 1);
+	harness_resp_free(r);
+
+	/* a stale version, then the right one */
+	r = patch(&ta, id, USER, harness_fmt("{\"draft_version\":%lld,\"changes\":{"
+	    "\"reference_number\":{\"operation\":\"set\",\"value\":\"R-77\"}}}", v - 1));
+	harness_assert_coded(r, 409, "DRAFT_VERSION_CONFLICT");
+	harness_resp_free(r);
+	r = patch(&ta, id, USER, harness_fmt("{\"draft_version\":%lld,\"changes\":{"
+	    "\"reference_number\":{\"operation\":\"set\",\"value\":\"R-77\"},"
+	    "\"due_date_iso\":{\"operation\":\"set\",\"value\":\"2026-12-15\"}}}", v));
+	harness_expect(r, 200);
+	ck_assert_int_eq(devacct_int(r, "draft_version"), v + 1);
+	harness_resp_free(r);
+
+	r = confirm(&ta, id, USER, harness_fmt("{\"draft_version\":%lld,\"final_changes\":{}}",
+	    v + 1));
+	harness_expect(r, 200);
+	bill_id = strdup(devacct_str(r, "bill.id"));
+	ck_assert_pstr_eq(devacct_str(r, "bill.link_id"), ta.link);
+	ck_assert_pstr_eq(devacct_text(r, "bill.total_amount"),
+	    "{\"value\":\"91.40\",\"currency\":\"USD\"}");
+	ck_assert_pstr_eq(devacct_str(r, "bill.due_date_iso"), "2026-12-15");
+	ck_assert_pstr_eq(devacct_str(r, "bill.account_number_mask"), tail);
+	ck_assert(devacct_bool(r, "bill.has_statement"));
+	harness_resp_free(r);
+
+	/* the statement is the document uploaded */
+	spath = statement_path(&ta, bill_id);
+	r = harness_get("sandbox", spath);
+	ck_assert_msg(r->status == 200, "%ld %s", r->status, r->body);
+	ck_assert_pstr_eq(harness_header(r, "Content-Type"), "application/pdf");
+	ck_assert_uint_eq(r->body_len, len);
+	ck_assert_int_eq(memcmp(r->body, doc, len), 0);
+	harness_resp_free(r);
+	free(spath);
+	free(bill_id);
+	free(id);
+	free(doc);
+	free(file);
+	free(tail);
+}
+END_TEST
+
 static Suite *
 review_suite(void)
 {
@@ -671,6 +820,7 @@ review_suite(void)
 	tcase_add_test(tc, confirm_to_link);
 	tcase_add_test(tc, confirm_without_link);
 	tcase_add_test(tc, confirm_by_payee);
+	tcase_add_test(tc, upload_to_commit);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -77,7 +77,10 @@ static const struct label labels[] = {
 	{ C_TOTAL, 0.70, "montant total" }, { C_TOTAL, 0.80, "importe total" },
 	{ C_TOTAL, 0.95, "total a pagar" }, { C_TOTAL, 0.95, "importe a pagar" },
 	{ C_TOTAL, 0.95, "totale da pagare" }, { C_TOTAL, 0.95, "importo da pagare" },
-	{ C_TOTAL, 1.00, "total amount to pay" }, { C_TOTAL, 0.85, "invoice total" },
+	{ C_TOTAL, 1.00, "total amount to pay" }, { C_TOTAL, 0.95, "what you owe" },
+	{ C_TOTAL, 0.95, "what you owe now" }, { C_TOTAL, 0.90, "amount to pay now" },
+	{ C_TOTAL, 0.95, "patient balance due" }, { C_TOTAL, 0.90, "balance due from patient" }, { C_TOTAL, 0.80, "statement balance" },
+	{ C_TOTAL, 0.80, "bill total" }, { C_TOTAL, 0.75, "total bill" }, { C_TOTAL, 0.85, "please remit" }, { C_TOTAL, 0.85, "invoice total" },
 	{ C_TOTAL, 0.90, "amount owed" }, { C_TOTAL, 0.90, "total amount owed" },
 	{ C_TOTAL, 0.90, "total to be paid" }, { C_TOTAL, 0.95, "total amount to be paid" },
 	{ C_TOTAL, 0.95, "te betalen" }, { C_TOTAL, 1.00, "totaal te betalen" },
@@ -86,14 +89,14 @@ static const struct label labels[] = {
 	{ C_PREV, 0.90, "previous bill" }, { C_PREV, 1.00, "previous bill amount" },
 	{ C_PREV, 1.00, "previous amount due" }, { C_PREV, 1.00, "previous statement balance" },
 	{ C_PREV, 0.95, "balance forward" }, { C_PREV, 1.00, "balance brought forward" },
-	{ C_PREV, 0.90, "brought forward" }, { C_PREV, 0.90, "opening balance" },
+	{ C_PREV, 0.90, "brought forward" }, { C_PREV, 1.00, "opening balance" },
 	{ C_PREV, 0.90, "last bill" }, { C_PREV, 1.00, "last bill amount" },
 	{ C_PREV, 0.90, "your last bill" }, { C_PREV, 1.00, "amount of last bill" },
 	{ C_PREV, 1.00, "balance from last bill" }, { C_PREV, 1.00, "balance from previous bill" },
 	{ C_PREV, 0.90, "previous charges" }, { C_PREV, 0.90, "last statement balance" },
 	{ C_PREV, 0.90, "previous statement" }, { C_PREV, 0.90, "balance b f" },
 	{ C_PREV, 0.90, "vorheriger saldo" }, { C_PREV, 0.90, "solde pr\xc3\xa9" "c\xc3\xa9" "dent" },
-	{ C_PREV, 0.90, "saldo anterior" }, { C_PREV, 1.00, "balance carried forward" },
+	{ C_PREV, 0.90, "saldo anterior" }, { C_PREV, 0.90, "balance carried forward" },
 	{ C_PREV, 0.85, "carried forward" }, { C_PREV, 1.00, "balance at last statement" },
 	{ C_PREV, 0.95, "balance from last statement" }, { C_PREV, 0.90, "last invoice" },
 	{ C_PREV, 0.95, "previous invoice" }, { C_PREV, 0.95, "last statement" }, { C_PREV, 0.90, "previous amount" },
@@ -107,7 +110,10 @@ static const struct label labels[] = {
 	{ C_PAY, 0.90, "payment applied" }, { C_PAY, 0.90, "payments applied" },
 	{ C_PAY, 0.95, "payments received since last bill" }, { C_PAY, 0.85, "zahlungen" },
 	{ C_PAY, 0.90, "paiements re\xc3\xa7us" }, { C_PAY, 0.90, "pagos recibidos" },
-	{ C_PAY, 0.60, "paid" }, { C_PAY, 0.90, "payment received thank you" },
+	{ C_PAY, 0.60, "paid" }, { C_PAY, 1.00, "amount paid since your last bill" },
+	{ C_PAY, 1.00, "paid since your last bill" }, { C_PAY, 1.00, "paid since last bill" }, { C_PAY, 1.00, "payments since last statement" },
+	{ C_PAY, 1.00, "payments since last bill" }, { C_PAY, 1.00, "payment since last bill" },
+	{ C_PAY, 1.00, "payments since your last bill" }, { C_PAY, 1.00, "payment since last statement" }, { C_PAY, 0.90, "payment received thank you" },
 	/* current charges */
 	{ C_CHARGES, 1.00, "current charges" }, { C_CHARGES, 1.00, "total current charges" },
 	{ C_CHARGES, 1.00, "new charges" }, { C_CHARGES, 1.00, "total new charges" },
@@ -119,7 +125,10 @@ static const struct label labels[] = {
 	{ C_CHARGES, 0.85, "amount of this bill" }, { C_CHARGES, 0.70, "this bill" },
 	{ C_CHARGES, 0.90, "charges this month" }, { C_CHARGES, 0.85, "neue kosten" },
 	{ C_CHARGES, 0.85, "charges du mois" }, { C_CHARGES, 0.85, "nouveaux frais" },
-	{ C_CHARGES, 0.85, "total current bill" }, { C_CHARGES, 0.90, "your new charges" },
+	{ C_CHARGES, 0.85, "total current bill" }, { C_CHARGES, 0.90, "current * charges" },
+	{ C_CHARGES, 0.95, "total current * charges" }, { C_CHARGES, 0.90, "charges on this bill" },
+	{ C_CHARGES, 0.95, "patient responsibility this statement" },
+	{ C_CHARGES, 0.85, "patient responsibility" }, { C_CHARGES, 0.90, "total charges for this period" }, { C_CHARGES, 0.90, "your new charges" },
 	{ C_CHARGES, 0.90, "new charges this month" }, { C_CHARGES, 0.85, "charges this invoice" }, { C_CHARGES, 0.85, "current invoice" },
 	{ C_CHARGES, 0.90, "charges this statement" }, { C_CHARGES, 0.85, "water sewer charges" },
 	{ C_CHARGES, 0.85, "water & sewer charges" }, { C_CHARGES, 0.85, "charges this bill" }, { C_CHARGES, 0.85, "current month's charges" },
@@ -184,7 +193,8 @@ static const struct label labels[] = {
 	{ C_DUE, 0.80, "direct debit on" }, { C_DUE, 0.80, "will be debited on" },
 	{ C_DUE, 0.80, "debit date" }, { C_DUE, 0.85, "pay before" },
 	{ C_DUE, 0.95, "payment must be received by" }, { C_DUE, 0.95, "due date for payment" },
-	{ C_DUE, 0.90, "payment date" }, { C_DUE, 0.95, "pay on or before" },
+	{ C_DUE, 0.90, "payment date" }, { C_DUE, 1.00, "pay in full by" },
+	{ C_DUE, 1.00, "please pay the balance by" }, { C_DUE, 0.95, "amount due by due date" }, { C_DUE, 0.95, "pay on or before" },
 	/* statement date */
 	{ C_STMT, 1.00, "statement date" }, { C_STMT, 1.00, "bill date" },
 	{ C_STMT, 1.00, "invoice date" }, { C_STMT, 0.95, "billing date" },
@@ -209,6 +219,8 @@ static const struct label labels[] = {
 	{ C_PERIOD, 1.00, "periodo de facturaci\xc3\xb3n" }, { C_PERIOD, 1.00, "periodo di fatturazione" },
 	{ C_PERIOD, 1.00, "factuurperiode" }, { C_PERIOD, 0.90, "service period from" },
 	{ C_PERIOD, 0.90, "billing period from" }, { C_PERIOD, 0.85, "bill period" },
+	{ C_PERIOD, 0.90, "period covered" }, { C_PERIOD, 1.00, "dates of service" },
+	{ C_PERIOD, 0.90, "date of service" }, { C_PERIOD, 0.90, "covers the period" },
 	/* remit to */
 	{ C_REMIT, 1.00, "remit to" }, { C_REMIT, 1.00, "remit payment to" },
 	{ C_REMIT, 1.00, "remittance address" }, { C_REMIT, 1.00, "send payment to" },
@@ -217,7 +229,9 @@ static const struct label labels[] = {
 	{ C_REMIT, 1.00, "please mail payment to" }, { C_REMIT, 0.90, "make payment to" },
 	{ C_REMIT, 0.90, "payment address" }, { C_REMIT, 0.70, "mail to" },
 	{ C_REMIT, 1.00, "please remit to" }, { C_REMIT, 1.00, "please remit payment to" },
-	{ C_REMIT, 0.90, "mail your payment to" }, { C_REMIT, 0.90, "send your payment to" },
+	{ C_REMIT, 0.90, "mail your payment to" }, { C_REMIT, 1.00, "mail cheques to" },
+	{ C_REMIT, 1.00, "mail checks to" }, { C_REMIT, 1.00, "payments by post to" },
+	{ C_REMIT, 0.90, "by post to" }, { C_REMIT, 0.90, "posted to" }, { C_REMIT, 0.90, "send your payment to" },
 	/* payable to */
 	{ C_PAYABLE, 1.00, "make checks payable to" }, { C_PAYABLE, 1.00, "make cheques payable to" },
 	{ C_PAYABLE, 1.00, "make check payable to" }, { C_PAYABLE, 1.00, "make cheque payable to" },
@@ -252,7 +266,9 @@ static const struct label labels[] = {
 	{ C_TRAP, 1.00, "total vat" }, { C_TRAP, 1.00, "vat total" },
 	{ C_TRAP, 1.00, "last payment" }, { C_TRAP, 1.00, "credit limit" },
 	{ C_TRAP, 1.00, "available credit" }, { C_TRAP, 1.00, "deposit" },
-	{ C_TRAP, 1.00, "total usage" }, { C_TRAP, 1.00, "usage total" },
+	{ C_TRAP, 1.00, "total usage" }, { C_TRAP, 1.00, "instalment due" },
+	{ C_TRAP, 1.00, "installment due" }, { C_TRAP, 1.00, "next instalment" },
+	{ C_TRAP, 1.00, "next installment" }, { C_TRAP, 1.00, "further instalments" }, { C_TRAP, 1.00, "usage total" },
 };
 
 #define NLABELS	(sizeof(labels) / sizeof(labels[0]))
@@ -263,6 +279,8 @@ struct lwords {
 	int	 n;
 	char	 w[LABEL_WORDS_MAX][XF_WORD_LEN];
 	size_t	 len[LABEL_WORDS_MAX];
+	char	 joined[XF_WORD_LEN];	/* the words run together, as OCR may read them */
+	size_t	 jlen;
 };
 
 struct word {
@@ -499,7 +517,7 @@ word_eq(const struct word *w, const char *l, size_t n, int ocr)
 {
 	size_t d;
 
-	if (w->nlen == n && memcmp(w->norm, l, n) == 0)
+	if ((w->nlen == n && memcmp(w->norm, l, n) == 0) || (n == 1 && l[0] == '*'))
 		return 1;
 	if (!ocr)
 		return 0;
@@ -526,13 +544,23 @@ row_hits(struct ctx *c, struct row *r)
 	r->nhit = 0;
 	while (p < r->nword && r->nhit < XF_HITS_MAX) {
 		size_t k, best = NLABELS;
-		int bestn = 0;
+		int bestn = 0, bestprio = 0;
 
 		for (k = 0; k < NLABELS; k++) {
 			const struct lwords *lw = &c->lw[k];
 			int j;
 
-			if (lw->n <= bestn || p + lw->n > r->nword)
+			if (lw->n <= bestprio)
+				continue;
+			/* "accounnumber": an OCR word of a whole label */
+			if (r->ocr && lw->n >= 2 && lw->jlen >= 8 && r->w[p].nlen + 1 >= lw->jlen &&
+			    r->w[p].nlen <= lw->jlen + 1 && near(r->w[p].norm, lw->joined, 1)) {
+				best = k;
+				bestn = 1;
+				bestprio = lw->n;
+				continue;
+			}
+			if (p + lw->n > r->nword)
 				continue;
 			for (j = 0; j < lw->n; j++)
 				if (!word_eq(&r->w[p + j], lw->w[j], lw->len[j], r->ocr))
@@ -540,6 +568,7 @@ row_hits(struct ctx *c, struct row *r)
 			if (j == lw->n) {
 				best = k;
 				bestn = lw->n;
+				bestprio = lw->n;
 			}
 		}
 		if (best == NLABELS) {
@@ -736,13 +765,77 @@ row_x_at(const struct ctx *c, const struct row *r, size_t off)
 
 /* ---- the document's currency, number style and date order ---- */
 
+static int
+upper2(const char *s, size_t i, size_t n, const char *const *set, size_t nset)
+{
+	size_t k;
+
+	if (i + 2 > n || (i > 0 && (is_alpha((unsigned char)s[i - 1]) || is_digit((unsigned char)s[i - 1]))))
+		return 0;
+	for (k = 0; k < nset; k++) {
+		size_t m = strlen(set[k]);
+
+		if (i + m <= n && memcmp(s + i, set[k], m) == 0 &&
+		    (i + m == n || !is_alpha((unsigned char)s[i + m])))
+			return (int)m;
+	}
+	return 0;
+}
+
+static int
+digits_at(const char *s, size_t i, size_t n, size_t count)
+{
+	size_t k;
+
+	for (k = 0; k < count; k++)
+		if (i + k >= n || !is_digit((unsigned char)s[i + k]))
+			return 0;
+	return i + count == n || !is_digit((unsigned char)s[i + count]);
+}
+
+/*
+ * Which dollar a bare "$" is, by the addresses the bill prints: a US state
+ * and a ZIP code ("IL 62704"), a Canadian province and postal code ("ON
+ * K1P 5J9"), an Australian state and postcode ("NSW 2000"). Votes into
+ * us, ca, au.
+ */
+static void
+dollar_votes(const char *s, size_t n, int *us, int *ca, int *au)
+{
+	static const char *const states[] = { "AL", "AK", "AZ", "AR", "CA", "CO", "CT", "DE",
+	    "FL", "GA", "HI", "ID", "IL", "IN", "IA", "KS", "KY", "LA", "ME", "MD", "MA", "MI",
+	    "MN", "MS", "MO", "MT", "NE", "NV", "NH", "NJ", "NM", "NY", "NC", "ND", "OH", "OK",
+	    "OR", "PA", "RI", "SC", "SD", "TN", "TX", "UT", "VT", "VA", "WA", "WV", "WI", "WY",
+	    "DC" };
+	static const char *const provinces[] = { "AB", "BC", "MB", "NB", "NL", "NS", "NT", "NU",
+	    "ON", "PE", "QC", "SK", "YT" };
+	static const char *const au_states[] = { "NSW", "VIC", "QLD", "TAS", "ACT", "WA", "SA",
+	    "NT" };
+	size_t i, m;
+
+	for (i = 0; i + 6 < n; i++) {
+		if ((m = upper2(s, i, n, states, sizeof(states) / sizeof(states[0]))) != 0 &&
+		    s[i + m] == ' ' && digits_at(s, i + m + 1, n, 5))
+			(*us)++;
+		if ((m = upper2(s, i, n, provinces, sizeof(provinces) / sizeof(provinces[0]))) != 0 &&
+		    s[i + m] == ' ' && i + m + 7 < n + 1 && is_alpha((unsigned char)s[i + m + 1]) &&
+		    is_digit((unsigned char)s[i + m + 2]) && is_alpha((unsigned char)s[i + m + 3]) &&
+		    s[i + m + 4] == ' ' && i + m + 7 < n && is_digit((unsigned char)s[i + m + 5]) &&
+		    is_alpha((unsigned char)s[i + m + 6]) && is_digit((unsigned char)s[i + m + 7]))
+			(*ca)++;
+		if ((m = upper2(s, i, n, au_states, sizeof(au_states) / sizeof(au_states[0]))) != 0 &&
+		    s[i + m] == ' ' && digits_at(s, i + m + 1, n, 4))
+			(*au)++;
+	}
+}
+
 static void
 doc_currency(struct ctx *c)
 {
 	static const char *const hints_cad[] = { "gst/hst", "hst", "qst", "canada", "canadian" };
-	static const char *const hints_aud[] = { "abn", "australia", "bpay" };
-	static const char *const hints_nzd[] = { "new zealand" };
-	int counts[64], dollar = 0, ncodes = 0, best = -1, r, k, cad = 0, aud = 0, nzd = 0;
+	static const char *const hints_aud[] = { "abn", "australia", "bpay", ".com.au" };
+	static const char *const hints_nzd[] = { "new zealand", ".co.nz" };
+	int counts[64], dollar = 0, ncodes = 0, best = -1, r, k, cad = 0, aud = 0, nzd = 0, usd = 0;
 	char found[64][4];
 	int first_row[64];
 
@@ -763,6 +856,7 @@ doc_currency(struct ctx *c)
 		for (k = 0; k < (int)(sizeof(hints_nzd) / sizeof(hints_nzd[0])); k++)
 			if (strstr(low, hints_nzd[k]) != NULL)
 				nzd++;
+		dollar_votes(row->text, row->len, &usd, &cad, &aud);
 		for (i = 0; i < row->len; i++) {
 			const char *code = xf_currency_at(row->text, i, row->len, &len);
 			int nearnum = 0;
@@ -781,6 +875,8 @@ doc_currency(struct ctx *c)
 				    row->text[i - 2] == ')')) ||
 				    strstr(low, "currency") != NULL || strstr(low, "amounts") != NULL ||
 				    strstr(low, "dollars") != NULL ||
+				    /* a column head "Amount (AUD)" */
+				    (i > 0 && row->text[i - 1] == '(' && i + 3 < row->len && row->text[i + 3] == ')') ||
 				    strstr(low, "w\xc3\xa4hrung") != NULL || strstr(low, "devise") != NULL)
 					nearnum = 1;
 				if (!nearnum && !(row->text[i] >= 'A' && row->text[i] <= 'Z'))
@@ -824,9 +920,19 @@ doc_currency(struct ctx *c)
 		    strcmp(c->cur, "MXN") != 0 && dollar > counts[best])
 			c->cur_conf = 0.6f;
 	} else if (dollar > 0) {
-		strcpy(c->cur, cad > aud && cad > nzd ? "CAD" : aud > nzd && aud > 0 ? "AUD" :
-		    nzd > 0 ? "NZD" : "USD");
-		c->cur_conf = cad + aud + nzd > 0 ? 0.8f : 0.9f;
+		/* a bare "$": the country the addresses and words point to, sure
+		 * only when one country alone is pointed to */
+		int v[4] = { usd, cad, aud, nzd }, top = 0, n2 = 0;
+		static const char *const dollars[4] = { "USD", "CAD", "AUD", "NZD" };
+
+		for (k = 1; k < 4; k++)
+			if (v[k] > v[top])
+				top = k;
+		for (k = 0; k < 4; k++)
+			if (v[k] > 0)
+				n2++;
+		strcpy(c->cur, dollars[top]);
+		c->cur_conf = v[top] > 0 && n2 == 1 ? 0.9f : 0.6f;
 	}
 	c->exp = c->cur[0] != '\0' ? money_exponent(c->cur) : 2;
 	if (c->exp < 0)
@@ -971,9 +1077,8 @@ parse_ident(const char *s, size_t from, size_t to, struct cand *v)
 	int digits, words = 0;
 
 	while (i < to && words < 4) {
-		while (i < to && (s[i] == ' ' || s[i] == ':' || s[i] == '#' || s[i] == '-' ||
-		    s[i] == '.' || s[i] == '_' || s[i] == '\'' || s[i] == '"' || s[i] == '*' ||
-		    s[i] == ',' || s[i] == ';' || s[i] == '~' || s[i] == '(' || s[i] == '='))
+		/* separators and OCR debris before the value: ": # - + * ©" */
+		while (i < to && !is_alpha((unsigned char)s[i]) && !is_digit((unsigned char)s[i]))
 			i++;
 		ws = i;
 		while (i < to && s[i] != ' ')
@@ -1118,13 +1223,29 @@ label_value(const struct ctx *c, int ri, int h, enum vtype t, struct cand *v)
 		v->score = ht->strength;
 		return 1;
 	}
+	/* a row beside it (a smaller value line set next to a big label) */
+	for (k = ri - 3; k <= ri + 3; k++) {
+		const struct row *b;
+
+		if (k < 0 || k == ri || k >= c->nrows)
+			continue;
+		b = &c->rows[k];
+		if (!same_row(r, b) || b->x0 < lx1 - 5 || b->x0 > lx1 + 300)
+			continue;
+		if (parse_value(c, b, t, 0, b->nhit > 0 ? b->hit[0].start : b->len, v)) {
+			v->row = k;
+			v->score = ht->strength * 0.95f;
+			return 1;
+		}
+		memset(v, 0, sizeof(*v));
+	}
 	/* a label that ends a line of running text: the value opens the next line */
 	if (h + 1 == r->nhit && r->len - ht->end <= 1 && ri + 1 < c->nrows &&
 	    r->seg[r->nseg - 1].len > 40) {
 		const struct row *b = &c->rows[ri + 1];
 
 		if (b->page == r->page && b->y0 - r->y1 < 1.5f * lh && fabsf(b->x0 - r->x0) < 20 &&
-		    parse_value(c, b, t, 0, b->nhit > 0 ? b->hit[0].start : b->len, v) && v->start < 4) {
+		    parse_value(c, b, t, 0, b->nhit > 0 ? b->hit[0].start : b->len, v) && v->start <= 6) {
 			v->row = ri + 1;
 			v->score = ht->strength * 0.85f;
 			return 1;
@@ -1583,6 +1704,9 @@ pick_amounts(struct ctx *c, struct amounts *am)
 		/* a weak label ("Total", "Balance") alone never makes a total ready */
 		if (t->score < 0.8f && am->tconf > 0.7f)
 			am->tconf = 0.7f;
+		/* nor does a currency only guessed ("$" and no country for it) */
+		if (c->cur_conf < 0.8f && strcmp(t->cur, c->cur) != 0 && am->tconf > 0.7f)
+			am->tconf = 0.7f;
 	}
 }
 
@@ -1604,7 +1728,7 @@ static const char *const not_payee_words[] = {
 	"summary", "balance", "period", "number", "payment", "paid", "tax", "vat",
 	"rechnung", "facture", "factura", "fattura", "factuur", "remit", "mail", "send",
 	"to", "dear", "hello", "your", "thank", "address", "email", "e-mail",
-	"continued", "of", "for", "please", "detach", "return", "portion", "stub", "coupon",
+	"continued", "for", "please", "patient", "detach", "return", "portion", "stub", "coupon",
 };
 
 static int
@@ -1699,9 +1823,10 @@ static size_t
 name_end(const char *s, size_t from, size_t to)
 {
 	size_t i = from, ws;
+	int mixed = 0;
 
 	while (i < to) {
-		int bad = 0, letters = 0;
+		int bad = 0, letters = 0, lowers = 0;
 		char w[XF_WORD_LEN];
 		size_t o = 0;
 
@@ -1716,11 +1841,22 @@ name_end(const char *s, size_t from, size_t to)
 			else if (ch != '.' && ch != ',' && ch != '&' && ch != '\'' && ch != '-' &&
 			    ch != '(' && ch != ')')
 				bad = 1;
+			if (ch >= 'a' && ch <= 'z')
+				lowers++;
 			if (o < sizeof(w) - 1 && ch != '.' && ch != ',' && ch != '(' && ch != ')')
 				w[o++] = (char)lower(ch);
 			i++;
 		}
 		w[o] = '\0';
+		/* "Tulsa City Council UTILITY BILL": capitals after a name in
+		 * mixed case are the document's title */
+		if (mixed && lowers == 0 && letters >= 3 && !bad &&
+		    !word_in(w, company_words, sizeof(company_words) / sizeof(company_words[0]))) {
+			i = ws;
+			break;
+		}
+		if (lowers > 0)
+			mixed = 1;
 		/* "Prairie Gas and Electric: |" */
 		if (bad && i - ws > 1 && (s[i - 1] == ':' || s[i - 1] == ';')) {
 			size_t k;
@@ -1736,7 +1872,7 @@ name_end(const char *s, size_t from, size_t to)
 			}
 		}
 		/* debris, or a word no name has ("Your monthly invoice") */
-		if (bad || letters == 0 ||
+		if (bad || (letters == 0 && strcmp(w, "&") != 0) ||
 		    word_in(w, not_payee_words, sizeof(not_payee_words) / sizeof(not_payee_words[0]))) {
 			i = ws;
 			break;
@@ -1915,24 +2051,7 @@ pick_payee(struct ctx *c, struct payee *p, const char *remit_first, int remit_ro
 		for (k2 = 1; head[k2 - 1] != '\0' && nw < 12; k2++)
 			if (head[k2] == ' ' || head[k2] == '\0')
 				ends[nw++] = k2;
-		/* the payment site's name: "kantoenergyservice.example" */
-		if (domain != NULL && domain[0] != '\0' && domain_eq(head, domain)) {
-			head_seen = 1;
-			nw = 0;
-		}
-		if (ocr && domain != NULL && domain[0] != '\0')
-			for (k2 = nw; k2 > 0; k2--) {
-				char pre[96];
-
-				memcpy(pre, head, ends[k2 - 1]);
-				pre[ends[k2 - 1]] = '\0';
-				if (domain_eq(pre, domain)) {
-					head[ends[k2 - 1]] = '\0';
-					head_seen = 1;
-					nw = 0;
-					break;
-				}
-			}
+		/* printed elsewhere as it stands, or the payment site's name */
 		for (r = 0; r < c->nrows && nw > 0 && strlen(head) >= 4; r++) {
 			int sg;
 
@@ -1944,6 +2063,25 @@ pick_payee(struct ctx *c, struct payee *p, const char *remit_first, int remit_ro
 				nw = 0;
 			}
 		}
+		if (nw > 0 && domain != NULL && domain[0] != '\0' && domain_eq(head, domain)) {
+			head_seen = 1;
+			nw = 0;
+		}
+		/* OCR debris after it: the start of two words or more that the
+		 * payment site spells ("kantoenergyservice.example") */
+		if (ocr && domain != NULL && domain[0] != '\0')
+			for (k2 = nw; k2 > 1; k2--) {
+				char pre[96];
+
+				memcpy(pre, head, ends[k2 - 1]);
+				pre[ends[k2 - 1]] = '\0';
+				if (domain_eq(pre, domain)) {
+					head[ends[k2 - 1]] = '\0';
+					head_seen = 1;
+					nw = 0;
+					break;
+				}
+			}
 		while (ocr && nw > 1) {
 			char pre[96];
 			int seen = 0;
@@ -2260,6 +2398,7 @@ pick_url(struct ctx *c, struct url *u)
 struct item {
 	char		 desc[96];
 	long long	 minor;
+	int		 frac;		/* printed with decimals */
 	const char	*category;
 	int		 row;
 	size_t		 start, end;
@@ -2377,6 +2516,7 @@ pick_items(struct ctx *c, struct items *it)
 			t = &it->it[it->n++];
 			copy_text(t->desc, sizeof(t->desc), b->text + ds, de - ds);
 			t->minor = last.minor;
+			t->frac = last.has_frac;
 			t->category = category_of(t->desc, t->minor);
 			t->row = k;
 			t->start = 0;
@@ -2394,15 +2534,24 @@ pick_items(struct ctx *c, struct items *it)
  * 0 the items meet target (now), -1 they do not.
  */
 static int
-items_fit(struct items *it, long long target)
+items_fit(struct items *it, long long target, int exp)
 {
-	long long sum;
+	long long sum, unit = 1;
 	int i0, k, best0 = -1, bestk = -1;
 
 	for (i0 = 0, sum = 0; i0 < it->n; i0++)
 		sum += it->it[i0].minor;
 	if (it->n == 0 || sum == target)
 		return 0;
+	/* OCR lost one decimal point ("$3833" for "$38.33"): the sum says which */
+	for (k = 0; k < exp; k++)
+		unit *= 10;
+	for (k = 0; unit > 1 && k < it->n; k++)
+		if (!it->it[k].frac && it->it[k].minor % unit == 0 &&
+		    sum - it->it[k].minor + it->it[k].minor / unit == target) {
+			it->it[k].minor /= unit;
+			return 0;
+		}
 	for (i0 = 0; i0 <= 2 && i0 < it->n; i0++) {
 		sum = 0;
 		for (k = i0; k < it->n; k++) {
@@ -2452,6 +2601,11 @@ ex_fields(const struct ex_doc *doc)
 
 			snprintf(c.lw[k].w[c.lw[k].n], XF_WORD_LEN, "%.*s", (int)n, s);
 			c.lw[k].len[c.lw[k].n] = strlen(c.lw[k].w[c.lw[k].n]);
+			if (c.lw[k].jlen + c.lw[k].len[c.lw[k].n] < XF_WORD_LEN) {
+				memcpy(c.lw[k].joined + c.lw[k].jlen, c.lw[k].w[c.lw[k].n],
+				    c.lw[k].len[c.lw[k].n]);
+				c.lw[k].jlen += c.lw[k].len[c.lw[k].n];
+			}
 			c.lw[k].n++;
 			s += n;
 			while (*s == ' ')
@@ -2541,7 +2695,8 @@ ex_fields(const struct ex_doc *doc)
 
 	/* line items */
 	pick_items(&c, items);
-	if (am->ci >= 0 && items_fit(items, am->charges.c[am->ci].minor) != 0 && am->balanced) {
+	if (am->ci >= 0 && items_fit(items, am->charges.c[am->ci].minor, c.exp) != 0 &&
+	    am->balanced) {
 		/*
 		 * Items that miss the charges while the balance holds are rows
 		 * misread (OCR, a table's edges), not a wrong total: left out for
@@ -2550,7 +2705,7 @@ ex_fields(const struct ex_doc *doc)
 		 */
 		items->n = 0;
 	} else if (am->ci < 0 && am->ti >= 0 && am->pi < 0 && am->yi < 0)
-		items_fit(items, am->total.c[am->ti].minor);
+		items_fit(items, am->total.c[am->ti].minor, c.exp);
 	if (items->n > 0) {
 		struct json_object *arr = json_object_new_array();
 		int i;

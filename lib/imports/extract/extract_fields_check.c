@@ -226,8 +226,10 @@ xf_checks(struct json_object *draft, int first)
 		if (strcmp(bal_status, "failed") == 0 || strcmp(li_status, "failed") == 0) {
 			if (c > XF_FAILED_CONFIDENCE)
 				rc = set_confidence(total, XF_FAILED_CONFIDENCE);
-		} else if (first && strcmp(bal_status, "passed") == 0 && c >= 0.6 && c < 0.95) {
-			/* the arithmetic agrees: the reading is right */
+		} else if (first && strcmp(bal_status, "passed") == 0 && c >= 0.6 && c < 0.95 &&
+		    confidence(member(draft, "currency")) >= EX_READY_CONFIDENCE) {
+			/* the arithmetic agrees: the reading is right (its currency
+			 * must be sure on its own: the sum cannot tell dollars apart) */
 			rc = set_confidence(total, c + 0.1 > 0.95 ? 0.95 : c + 0.1);
 		}
 	}

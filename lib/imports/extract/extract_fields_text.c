@@ -364,8 +364,14 @@ xf_amount_find(const char *text, size_t n, size_t from, enum xf_style style,
 			if (p == '-' && i >= 2 && (is_digit((unsigned char)s[i - 2]) || is_alpha((unsigned char)s[i - 2])))
 				continue;
 		}
-		if (parse_run(s, i, &end, style, exp, &ip, frac, &nfrac, &grouped) != 0)
+		if (parse_run(s, i, &end, style, exp, &ip, frac, &nfrac, &grouped) != 0) {
+			/* "18.04.2026 310,08": the next word may still be one */
+			const char *sp = memchr(s + i, ' ', end - i);
+
+			if (sp != NULL)
+				end = (size_t)(sp - s);
 			continue;
+		}
 		/* what follows: no date, time, percentage, unit or more digits */
 		if (end < n) {
 			unsigned char c = (unsigned char)s[end];
