@@ -741,6 +741,7 @@ def lay_isp_cable(r, doc, P, single):
     P.kv(330, y + 44, 225, lbl_total, M(total), 9, True)
     finish_truth(doc, M, payee, account, None, stmt, start, end, due, ds, prev, pay, items, total,
                  remit, url)
+    doc["locale"] = loc
     doc["trap"] = "adjustment" if adj else "price_change"
 
 
@@ -1180,6 +1181,7 @@ LAYOUTS = [("ho_au_energy", lay_au_energy, "AU", A4, ["gothic", "narrow", "conde
 
 def scan_pages(r, pdf, tmp, dpi):
     """Render the text PDF in gray at dpi and age each page like a scan."""
+    tmp = tempfile.mkdtemp(prefix="pages-", dir=tmp)     # this document's pages only
     pat = os.path.join(tmp, "pg-%d.png")
     subprocess.run(["mutool", "draw", "-q", "-r", str(dpi), "-c", "gray", "-o", pat, pdf],
                    check=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
