@@ -210,6 +210,22 @@ class Page:
             self.t(x, y + k * lead, s, size)
         return y + len(lines) * lead
 
+    def rows(self, x, y, w, rows, size=9, step=13, bold_last=False):
+        """Label/amount rows (an account summary); returns y below the last."""
+        for k, (a, b) in enumerate(rows):
+            self.kv(x, y, w, a, b, size, bold_last and k == len(rows) - 1)
+            y += step
+        return y
+
+    def charges(self, y, w, items, M, label, total, size=8.5, step=12, rule=-7, gap=3, bare=False):
+        """The itemised charges at x 40, a rule, the total row; returns y below the last item."""
+        for d, a, _ in items:
+            self.kv(40, y, w, d, M(a, bare=bare), size)
+            y += step
+        self.line(40, y + rule, 40 + w)
+        self.kv(40, y + gap, w, label, M(total), 9, True)
+        return y
+
     def new_page(self):
         self.c.showPage()
         self.pages += 1
@@ -408,11 +424,7 @@ def lay_au_energy(r, doc, P, single):
     P.t(40, y, "Your charges this period", 11, True)
     P.t(555, y, "Amount", 8, True, "r")
     y += 16
-    for d, a, _ in items:
-        P.kv(40, y, 515, d, M(a), 8.5)
-        y += 13
-    P.line(40, y - 6, 555)
-    P.kv(40, y + 4, 515, "Total new charges", M(current), 9, True)
+    y = P.charges(y, 515, items, M, "Total new charges", current, step=13, rule=-6, gap=4)
     y += 24
     P.t(40, y, "Average daily usage %.1f kWh   Average daily cost %s" % (float(peak_kwh) / days,
                                                                       M(q(current / days))), 8)
@@ -507,9 +519,7 @@ def lay_us_gas(r, doc, P, single):
     act.append(("Payment Received - Thank You", M(-pay)) if pay else ("Payments Received", M(0)))
     act.append(("Balance Forward" if not past_due else "PAST DUE BALANCE", M(prev - pay)))
     act.append(("Current Gas Charges", M(current)))
-    for a, b in act:
-        P.kv(40, y, 250, a, b, 8.5)
-        y += 12
+    y = P.rows(40, y, 250, act, 8.5, 12)
     P.line(40, y - 7, 290)
     P.kv(40, y + 3, 250, "Total Amount Due", M(total), 9, True)
     # meter table on the right
@@ -525,11 +535,7 @@ def lay_us_gas(r, doc, P, single):
     y += 30
     P.t(40, y, "CURRENT GAS CHARGES", 10, True)
     y += 15
-    for d, a, _ in items:
-        P.kv(40, y, 360, d, M(a), 8.5)
-        y += 12
-    P.line(40, y - 7, 400)
-    P.kv(40, y + 3, 360, "Total Current Gas Charges", M(current), 9, True)
+    y = P.charges(y, 360, items, M, "Total Current Gas Charges", current)
     y += 20
     P.t(40, y, "A late payment charge of 1.5% per month applies to balances not paid by the due date.", 7)
     # stub
@@ -614,9 +620,7 @@ def lay_uk_water(r, doc, P, single):
     y += 15
     rows = [("Previous balance", M(prev)), ("Amount paid since your last bill", M(-pay) if pay else M(0)),
             ("Charges on this bill", M(current)), (lbl_total, M(total))]
-    for k, (a, b) in enumerate(rows):
-        P.kv(40, y, 260, a, b, 9, k == 3)
-        y += 13
+    y = P.rows(40, y, 260, rows, bold_last=True)
     P.t(330, 272, "Paying by instalments", 11, True)
     P.para(330, 287, ["Instalment due %s: %s" % (fdate(inst_date, ds), M(inst)),
                       "then %d further instalments of %s" % (n_inst - 1, M(inst)),
@@ -624,11 +628,7 @@ def lay_uk_water(r, doc, P, single):
     y += 20
     P.t(40, y, "Your charges explained", 11, True)
     y += 15
-    for d, a, _ in items:
-        P.kv(40, y, 515, d, M(a), 8.5)
-        y += 12.5
-    P.line(40, y - 7, 555)
-    P.kv(40, y + 3, 515, "Total charges for this period", M(current), 9, True)
+    y = P.charges(y, 515, items, M, "Total charges for this period", current, step=12.5)
     y += 22
     P.t(40, y, "Meter serial %s   Previous reading %d   Latest reading %d (actual)" % (
         "%02dM%06d" % (r.randint(10, 99), r.randint(0, 999999)), r.randint(100, 900), r.randint(901, 1500)), 8)
@@ -710,20 +710,14 @@ def lay_isp_cable(r, doc, P, single):
         rows.append(("Adjustments", M(adj)))
     rows.append(("Balance forward", M(prev - pay + adj)))
     rows.append((lbl_new, M(current)))
-    for a, b in rows:
-        P.kv(310, y, P.W - 360, a, b, 8.5)
-        y += 12
+    y = P.rows(310, y, P.W - 360, rows, 8.5, 12)
     P.line(310, y - 7, P.W - 50)
     P.kv(310, y + 6, P.W - 360, lbl_total, M(total), 12, True)
     P.t(310, y + 22, "Due by %s" % fdate(due, ds), 10, True)
     y = 250
     P.t(40, y, "New charges in detail", 11, True)
     y += 15
-    for d, a, _ in items:
-        P.kv(40, y, 420, d, M(a), 8)
-        y += 11.5
-    P.line(40, y - 6, 460)
-    P.kv(40, y + 4, 420, "Total %s" % lbl_new.lower(), M(current), 9, True)
+    y = P.charges(y, 420, items, M, "Total %s" % lbl_new.lower(), current, 8, 11.5, -6, 4)
     y += 24
     nxt = q(current + Decimal(r.randint(500, 2000)) / 100)
     P.t(40, y, "Price change: from your next bill your monthly service will be %s." % M(nxt), 7.5)
@@ -801,9 +795,7 @@ def lay_ie_eu(r, doc, P, single):
     y += 15
     rows = [("Balance from last bill", M(prev)), ("Payments received since last bill", M(-pay) if pay else M(0)),
             ("Total this bill (incl. VAT)", M(current)), (lbl_total, M(total))]
-    for k, (a, b) in enumerate(rows):
-        P.kv(40, y, 515, a, b, 9, k == 3)
-        y += 13
+    y = P.rows(40, y, 515, rows, bold_last=True)
     y += 14
     P.t(40, y, "Details of charges", 11, True)
     y += 15
@@ -980,7 +972,6 @@ def lay_municipal(r, doc, P, single):
         items += lines
     current = sum(a for _, a, _ in items)
     prev, pay, scen = balances(r, current)
-    pen = Decimal(0)
     total = prev - pay + current
     if total <= 0:
         pay, total = prev, current
@@ -1024,9 +1015,7 @@ def lay_municipal(r, doc, P, single):
     y += 15
     rows = [("Previous balance", M(prev)), ("Payments received", M(-pay) if pay else M(0)),
             ("Current charges", M(current))]
-    for a, b in rows:
-        P.kv(40, y, 300, a, b, 9)
-        y += 13
+    y = P.rows(40, y, 300, rows)
     P.line(40, y - 8, 340)
     P.kv(40, y + 3, 300, lbl_total, M(total), 11, True)
     P.kv(40, y + 18, 300, lbl_due, fdate(due, ds), 9.5, True)
@@ -1124,11 +1113,7 @@ def lay_statement3(r, doc, P, single):
     P.t(40, y, "Itemised charges", 11, True)
     P.t(555, y, "Amount (%s)" % cur, 8, True, "r")
     y += 15
-    for d, a, _ in items:
-        P.kv(40, y, 515, d, M(a, bare=True), 8.5)
-        y += 12.5
-    P.line(40, y - 7, 555)
-    P.kv(40, y + 4, 515, "Total charges this period", M(current), 9, True)
+    y = P.charges(y, 515, items, M, "Total charges this period", current, step=12.5, gap=4, bare=True)
     if not single:
         P.new_page()
         head(3)
@@ -1139,9 +1124,7 @@ def lay_statement3(r, doc, P, single):
     y += 15
     rows = [("Opening balance" if loc != "US" else "Previous Balance", M(prev)),
             ("Payments and credits", M(-pay) if pay else M(0)), ("Charges this period", M(current))]
-    for a, b in rows:
-        P.kv(40, y, 300, a, b, 9)
-        y += 13
+    y = P.rows(40, y, 300, rows)
     P.line(40, y - 8, 340)
     P.kv(40, y + 4, 300, lbl_total, M(total), 11, True)
     P.kv(40, y + 19, 300, lbl_due, fdate(due, ds), 9.5, True)
