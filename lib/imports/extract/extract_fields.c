@@ -194,7 +194,7 @@ static const struct label labels[] = {
 	{ C_DUE, 0.80, "debit date" }, { C_DUE, 0.85, "pay before" },
 	{ C_DUE, 0.95, "payment must be received by" }, { C_DUE, 0.95, "due date for payment" },
 	{ C_DUE, 0.90, "payment date" }, { C_DUE, 1.00, "pay in full by" },
-	{ C_DUE, 1.00, "please pay the balance by" }, { C_DUE, 0.95, "amount due by due date" }, { C_DUE, 0.95, "pay on or before" },
+	{ C_DUE, 1.00, "please pay the balance by" }, { C_TOTAL, 0.95, "amount due by due date" }, { C_DUE, 0.95, "pay on or before" },
 	/* statement date */
 	{ C_STMT, 1.00, "statement date" }, { C_STMT, 1.00, "bill date" },
 	{ C_STMT, 1.00, "invoice date" }, { C_STMT, 0.95, "billing date" },
@@ -550,17 +550,20 @@ row_hits(struct ctx *c, struct row *r)
 			const struct lwords *lw = &c->lw[k];
 			int j;
 
-			if (lw->n <= bestprio)
+			/* priority: twice the words; a label read run together one less
+			 * than the same label read word by word */
+			if (2 * lw->n <= bestprio)
 				continue;
 			/* "accounnumber": an OCR word of a whole label */
-			if (r->ocr && lw->n >= 2 && lw->jlen >= 8 && r->w[p].nlen + 1 >= lw->jlen &&
+			if (r->ocr && lw->n >= 2 && lw->jlen >= 8 && 2 * lw->n - 1 > bestprio &&
+			    r->w[p].nlen + 1 >= lw->jlen &&
 			    r->w[p].nlen <= lw->jlen + 1 && near(r->w[p].norm, lw->joined, 1)) {
 				best = k;
 				bestn = 1;
-				bestprio = lw->n;
+				bestprio = 2 * lw->n - 1;
 				continue;
 			}
-			if (p + lw->n > r->nword)
+			if (p + lw->n > r->nword || 2 * lw->n <= bestprio)
 				continue;
 			for (j = 0; j < lw->n; j++)
 				if (!word_eq(&r->w[p + j], lw->w[j], lw->len[j], r->ocr))
@@ -568,7 +571,7 @@ row_hits(struct ctx *c, struct row *r)
 			if (j == lw->n) {
 				best = k;
 				bestn = lw->n;
-				bestprio = lw->n;
+				bestprio = 2 * lw->n;
 			}
 		}
 		if (best == NLABELS) {
