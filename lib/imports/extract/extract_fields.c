@@ -832,6 +832,21 @@ dollar_votes(const char *s, size_t n, int *us, int *ca, int *au)
 	}
 }
 
+/* word in low as a word of its own ("hst", not the "hst" of "Northstar") */
+static int
+has_word(const char *low, const char *word)
+{
+	const char *p = low;
+	size_t n = strlen(word);
+
+	while ((p = strstr(p, word)) != NULL) {
+		if ((p == low || !is_alpha((unsigned char)p[-1])) && !is_alpha((unsigned char)p[n]))
+			return 1;
+		p++;
+	}
+	return 0;
+}
+
 static void
 doc_currency(struct ctx *c)
 {
@@ -851,13 +866,13 @@ doc_currency(struct ctx *c)
 			low[i] = (char)lower((unsigned char)row->text[i]);
 		low[row->len] = '\0';
 		for (k = 0; k < (int)(sizeof(hints_cad) / sizeof(hints_cad[0])); k++)
-			if (strstr(low, hints_cad[k]) != NULL)
+			if (has_word(low, hints_cad[k]))
 				cad++;
 		for (k = 0; k < (int)(sizeof(hints_aud) / sizeof(hints_aud[0])); k++)
-			if (strstr(low, hints_aud[k]) != NULL)
+			if (has_word(low, hints_aud[k]))
 				aud++;
 		for (k = 0; k < (int)(sizeof(hints_nzd) / sizeof(hints_nzd[0])); k++)
-			if (strstr(low, hints_nzd[k]) != NULL)
+			if (has_word(low, hints_nzd[k]))
 				nzd++;
 		dollar_votes(row->text, row->len, &usd, &cad, &aud);
 		for (i = 0; i < row->len; i++) {
