@@ -1737,7 +1737,8 @@ static const char *const company_words[] = {
 	"bank", "services", "group", "council", "authority", "mobile", "broadband",
 	"wireless", "networks", "cable", "internet", "district", "municipal", "city",
 	"county", "trust", "holdings", "partners", "solutions", "light", "heat", "waste",
-	"stadtwerke", "spa", "srl", "oy", "ab", "as", "pty", "lp", "llp", "pllc",
+	"stadtwerke", "spa", "srl", "oy", "ab", "as", "pty", "lp", "llp", "pllc", "dac",
+	"center", "centre", "clinic", "hospital", "recycling",
 };
 
 static const char *const not_payee_words[] = {
@@ -1930,6 +1931,69 @@ domain_eq(const char *name, const char *domain)
 	return o >= 4 && (strcmp(a, b) == 0 || name_eq(name, domain));
 }
 
+/*
+ * OCR spaces a big letterhead's letters apart ("KEYSTO N E GAS S ERVICE"):
+ * the same letters printed elsewhere in fewer words are the name as
+ * written. 1 when head was respelled.
+ */
+static int
+respell(const struct ctx *c, char *head, size_t size, int head_line)
+{
+	char want[96], acc[96];
+	size_t wl, i, hw = 1;
+	int r, p, q, sg, single = 0;
+
+	squash(head, want, sizeof(want));
+	wl = strlen(want);
+	for (i = 0; head[i] != '\0'; i++) {
+		hw += head[i] == ' ';
+		/* a letter standing alone: the spacing is OCR's */
+		if (is_alpha((unsigned char)head[i]) && (i == 0 || head[i - 1] == ' ') &&
+		    (head[i + 1] == ' ' || head[i + 1] == '\0') && head[i] != 'a' && head[i] != 'A')
+			single = 1;
+	}
+	if (wl < 4 || hw < 2 || !single)
+		return 0;
+	for (r = 0; r < c->nrows; r++) {
+		const struct row *row = &c->rows[r];
+
+		for (sg = 0; sg < row->nseg; sg++)
+			if (row->seg[sg].line == head_line)
+				break;
+		if (sg < row->nseg)
+			continue;
+		for (p = 0; p < row->nword; p++) {
+			size_t al = 0;
+
+			for (q = p; q < row->nword && al < wl; q++) {
+				const struct word *w = &row->w[q];
+
+				for (i = 0; i < w->len && al + 1 < sizeof(acc); i++) {
+					unsigned char ch = (unsigned char)row->text[w->off + i];
+
+					if (is_alpha(ch) || is_digit(ch))
+						acc[al++] = (char)lower(ch);
+				}
+				acc[al] = '\0';
+				if (strncmp(acc, want, al < wl ? al : wl) != 0)
+					break;
+			}
+			if (al == wl && strcmp(acc, want) == 0 && (size_t)(q - p) < hw) {
+				size_t s0 = row->w[p].off, e0 = row->w[q - 1].off + row->w[q - 1].len;
+
+				/* not a piece of a web address */
+				if (e0 - s0 >= size || (s0 > 0 && (row->text[s0 - 1] == '/' ||
+				    row->text[s0 - 1] == '.')) || memchr(row->text + s0, '.', e0 - s0) != NULL)
+					continue;
+				memcpy(head, row->text + s0, e0 - s0);
+				head[e0 - s0] = '\0';
+				return 1;
+			}
+		}
+	}
+	return 0;
+}
+
 struct payee {
 	char		 name[96];
 	float		 conf;
@@ -2062,6 +2126,8 @@ pick_payee(struct ctx *c, struct payee *p, const char *remit_first, int remit_ro
 	 * OCR runs a letterhead into the text beside it ("Northwind Electric
 	 * Aceun wanes"): the longest start of it printed elsewhere is the name.
 	 */
+	if (head[0] != '\0' && head_line >= 0 && respell(c, head, sizeof(head), head_line))
+		head_seen = 1;
 	if (head[0] != '\0' && head_line >= 0) {
 		size_t ends[12], nw = 0, k2;
 		int ocr = !(c->doc->lines[head_line].conf >= 0.999f);
