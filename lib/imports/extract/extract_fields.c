@@ -1868,9 +1868,10 @@ name_end(const char *s, size_t from, size_t to)
 		}
 		w[o] = '\0';
 		/* "Tulsa City Council UTILITY BILL": capitals after a name in
-		 * mixed case are the document's title */
-		if (mixed && lowers == 0 && letters >= 3 && !bad &&
-		    !word_in(w, company_words, sizeof(company_words) / sizeof(company_words[0]))) {
+		 * mixed case are the document's title (a legal form, "LLC",
+		 * "DAC", is the name's) */
+		if (mixed && lowers == 0 && letters >= 3 && !bad && !(o <= 4 &&
+		    word_in(w, company_words, sizeof(company_words) / sizeof(company_words[0])))) {
 			i = ws;
 			break;
 		}
