@@ -145,22 +145,28 @@ pdf_with(unsigned char *out, size_t cap, const void *inside, size_t n, const voi
 	return len + m;
 }
 
+/* a byte string and its length (they hold NULs) */
+#define B(s)	s, sizeof s - 1
+
 static const struct {
 	const char	*what;
-	const char	*inside, *after;
-	size_t		 ninside, nafter;
+	const char	*inside;
+	size_t		 ninside;
+	const char	*after;
+	size_t		 nafter;
 	const char	*want;
 } archives[] = {
-	{ "chance bytes PK\\3\\4 in a stream", "BT PK\x03\x04\xff\xff\xff ET", "", 16, 0, EX_REJ_NO_TEXT },
+	{ "chance bytes PK\\3\\4 in a stream", B("BT PK\x03\x04\xff\xff\xff ET"), B(""),
+	  EX_REJ_NO_TEXT },
 	{ "a ZIP entry in a stream",
-	  "PK\x03\x04\x14\x00\x00\x00\x08\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00"
-	  "\x00\x00\x00\x00\x05\x00\x00\x00" "a.txt", "", 35, 0, EX_REJ_POLYGLOT },
-	{ "a RAR signature", "Rar!\x1a\x07\x00", "", 7, 0, EX_REJ_POLYGLOT },
-	{ "gzip data after %%EOF", "", "\n\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03\x03\x00\x00"
-	  "\x00\x00\x00\x00\x00\x00\x00", 0, 21, EX_REJ_POLYGLOT },
-	{ "a ZIP directory closing the file", "", "PK\x05\x06\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0",
-	  0, 22, EX_REJ_POLYGLOT },
-	{ "whitespace after %%EOF", "", "\r\n \n", 0, 4, EX_REJ_NO_TEXT },
+	  B("PK\x03\x04\x14\x00\x00\x00\x08\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00\x00"
+	  "\x00\x00\x00\x00\x00\x00\x05\x00\x00\x00" "a.txt"), B(""), EX_REJ_POLYGLOT },
+	{ "a RAR signature", B("Rar!\x1a\x07\x00"), B(""), EX_REJ_POLYGLOT },
+	{ "gzip data after %%EOF", B(""), B("\n\x1f\x8b\x08\x00\x00\x00\x00\x00\x00\x03\x03\x00"
+	  "\x00\x00\x00\x00\x00\x00\x00\x00"), EX_REJ_POLYGLOT },
+	{ "a ZIP directory closing the file", B(""),
+	  B("PK\x05\x06\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0"), EX_REJ_POLYGLOT },
+	{ "whitespace after %%EOF", B(""), B("\r\n \n"), EX_REJ_NO_TEXT },
 };
 
 START_TEST(pdf_archives)
@@ -236,7 +242,7 @@ suite(void)
 	TCase *tc = tcase_create("core");
 
 	tcase_set_timeout(tc, 60);
-	tcase_add_checked_fixture(tc, NULL, NULL);
+	tcase_add_checked_fixture(tc, NULL, ex_ocr_fini);
 	tcase_add_loop_test(tc, sandbox_attempts, 0, sizeof attempts / sizeof *attempts);
 	tcase_add_loop_test(tc, pdf_archives, 0, sizeof archives / sizeof *archives);
 	tcase_add_test(tc, jpeg_headers);

@@ -101,6 +101,43 @@ ex_result_free(struct ex_result *res)
 	memset(res, 0, sizeof *res);
 }
 
+/* Lines ordered top to bottom and, within a row, left to right. */
+static int
+by_top(const void *a, const void *b)
+{
+	const struct ex_line *x = a, *y = b;
+
+	return (x->box.y0 > y->box.y0) - (x->box.y0 < y->box.y0);
+}
+
+static int
+by_left(const void *a, const void *b)
+{
+	const struct ex_line *x = a, *y = b;
+
+	return (x->box.x0 > y->box.x0) - (x->box.x0 < y->box.x0);
+}
+
+void
+ex_result_order(struct ex_result *res, size_t first)
+{
+	struct ex_line *l = res->linev + first;
+	size_t n = res->doc.nlines - first, i = 0;
+
+	if (n < 2)
+		return;
+	qsort(l, n, sizeof *l, by_top);
+	while (i < n) {
+		/* a row: the lines whose middle lies within the first one's height */
+		size_t j = i + 1;
+		while (j < n && (l[j].box.y0 + l[j].box.y1) / 2 < l[i].box.y1 &&
+		    (l[j].box.y0 + l[j].box.y1) / 2 > l[i].box.y0)
+			j++;
+		qsort(l + i, j - i, sizeof *l, by_left);
+		i = j;
+	}
+}
+
 static const unsigned char *
 find(const unsigned char *hay, size_t n, const void *needle, size_t k)
 {

@@ -75,6 +75,9 @@ int	 ex_result_page(struct ex_result *, int number, float w, float h, int ocr);
 int	 ex_result_line(struct ex_result *, const char *text, struct ex_box box,
 	    float conf, int page);
 
+/* Order the lines from index first on (one page's): rows top to bottom, a row left to right. */
+void	 ex_result_order(struct ex_result *, size_t first);
+
 /* Set res's rejection (detail printf-style). Returns 0. */
 int	 ex_result_reject(struct ex_result *, const char *code, const char *fmt, ...)
 	    __attribute__((format(printf, 3, 4)));

@@ -4,6 +4,7 @@
  * from its header (PNG IHDR, JPEG SOF) and checked before Leptonica
  * decodes anything; a JPEG with bad data is refused, not guessed at.
  */
+#include <ctype.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -30,6 +31,8 @@ tess_get(void)
 		return NULL;
 	}
 	TessBaseAPISetPageSegMode(tess, PSM_AUTO);
+	/* bills are dark on light: no second pass over inverted lines (a third of the time) */
+	TessBaseAPISetVariable(tess, "tessedit_do_invert", "0");
 	return tess;
 }
 
@@ -150,21 +153,67 @@ out:
 	return rc;
 }
 
-/* Append the line being built (text of its words, mean confidence). */
+/*
+ * Words are gathered into segments: a text line as Tesseract finds it,
+ * cut where the gap between two words is wider than OCR_GAP times the
+ * smaller word's height. Tesseract runs a line across a page's columns
+ * (a payee beside an "Account number" label); the text layer keeps them
+ * apart, and so does this.
+ */
+#define OCR_GAP	2.0
+
+struct seg {
+	char	 text[4096];
+	size_t	 n;
+	double	 conf;
+	int	 words;
+	int	 box[4];	/* pixels: the union of its words' boxes */
+};
+
+/* Append the segment (its words' text and mean confidence) and empty it. */
 static int
-flush(char *text, size_t *n, double conf, int words, const int box[4], double k,
-    int page, struct ex_result *res)
+flush(struct seg *g, double k, int page, struct ex_result *res)
 {
 	int rc = 0;
 
-	if (words > 0 && *n > 0) {
-		struct ex_box b = { (float)(box[0] * k), (float)(box[1] * k),
-		    (float)(box[2] * k), (float)(box[3] * k) };
-		text[*n] = '\0';
-		rc = ex_result_line(res, text, b, (float)(conf / words / 100.0), page);
+	int signal = 0;
+
+	/* specks read as lone punctuation carry nothing: a segment needs a letter or digit */
+	for (size_t i = 0; i < g->n && !signal; i++)
+		signal = isalnum((unsigned char)g->text[i]) || (unsigned char)g->text[i] >= 0x80;
+	if (g->words > 0 && g->n > 0 && signal) {
+		struct ex_box b = { (float)(g->box[0] * k), (float)(g->box[1] * k),
+		    (float)(g->box[2] * k), (float)(g->box[3] * k) };
+		g->text[g->n] = '\0';
+		rc = ex_result_line(res, g->text, b, (float)(g->conf / g->words / 100.0), page);
 	}
-	*n = 0;
+	g->n = 0;
+	g->words = 0;
+	g->conf = 0;
 	return rc;
+}
+
+/* Add a word (its box in pixels) to g. */
+static void
+add_word(struct seg *g, const char *word, const int wb[4], double conf)
+{
+	size_t wl = strlen(word);
+
+	if (wl == 0 || g->n + wl + 2 >= sizeof g->text)
+		return;
+	if (g->words == 0)
+		memcpy(g->box, wb, sizeof g->box);
+	else {
+		g->text[g->n++] = ' ';
+		g->box[0] = wb[0] < g->box[0] ? wb[0] : g->box[0];
+		g->box[1] = wb[1] < g->box[1] ? wb[1] : g->box[1];
+		g->box[2] = wb[2] > g->box[2] ? wb[2] : g->box[2];
+		g->box[3] = wb[3] > g->box[3] ? wb[3] : g->box[3];
+	}
+	memcpy(g->text + g->n, word, wl);
+	g->n += wl;
+	g->conf += conf;
+	g->words++;
 }
 
 int
@@ -174,10 +223,10 @@ ex_ocr_pix(struct Pix *pix, int dpi, int page, struct ex_result *res)
 	TessResultIterator *ri = NULL;
 	PIX *gray = NULL, *straight = NULL;
 	l_float32 angle = 0, conf = 0;
-	static char text[4096];
-	size_t n = 0;
-	int box[4] = { 0 }, words = 0, rc = -1;
-	double sum = 0, k = 72.0 / dpi;
+	static struct seg g;
+	int last[4] = { 0 }, rc = -1;
+	const size_t first = res->doc.nlines;
+	double k = 72.0 / dpi;
 
 	if (api == NULL)
 		return -1;
@@ -201,29 +250,28 @@ ex_ocr_pix(struct Pix *pix, int dpi, int page, struct ex_result *res)
 	TessPageIterator *pi = TessResultIteratorGetPageIterator(ri);
 	do {
 		char *word;
-		if (TessPageIteratorIsAtBeginningOf(pi, RIL_TEXTLINE)) {
-			if (flush(text, &n, sum, words, box, k, page, res) != 0)
-				goto out;
-			sum = 0;
-			words = 0;
-			TessPageIteratorBoundingBox(pi, RIL_TEXTLINE, &box[0], &box[1],
-			    &box[2], &box[3]);
-		}
-		if ((word = TessResultIteratorGetUTF8Text(ri, RIL_WORD)) == NULL)
+		int wb[4], h;
+		if (!TessPageIteratorBoundingBox(pi, RIL_WORD, &wb[0], &wb[1], &wb[2], &wb[3]) ||
+		    (word = TessResultIteratorGetUTF8Text(ri, RIL_WORD)) == NULL)
 			continue;
-		size_t wl = strlen(word);
-		if (wl > 0 && n + wl + 2 < sizeof text) {
-			if (n > 0)
-				text[n++] = ' ';
-			memcpy(text + n, word, wl);
-			n += wl;
-			sum += TessResultIteratorConfidence(ri, RIL_WORD);
-			words++;
+		/* the smaller of the two words' heights */
+		h = wb[3] - wb[1];
+		if (g.words > 0 && last[3] - last[1] < h)
+			h = last[3] - last[1];
+		if (TessPageIteratorIsAtBeginningOf(pi, RIL_TEXTLINE) ||
+		    (g.words > 0 && wb[0] - last[2] > OCR_GAP * h)) {
+			if (flush(&g, k, page, res) != 0) {
+				TessDeleteText(word);
+				goto out;
+			}
 		}
+		add_word(&g, word, wb, TessResultIteratorConfidence(ri, RIL_WORD));
+		memcpy(last, wb, sizeof last);
 		TessDeleteText(word);
 	} while (TessResultIteratorNext(ri, RIL_WORD));
-	if (flush(text, &n, sum, words, box, k, page, res) != 0)
+	if (flush(&g, k, page, res) != 0)
 		goto out;
+	ex_result_order(res, first);
 	rc = 0;
 out:
 	TessResultIteratorDelete(ri);

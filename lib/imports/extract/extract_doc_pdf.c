@@ -344,40 +344,6 @@ ocr_page(fz_context *ctx, fz_page *page, fz_rect r, int number,
 	return rc;
 }
 
-/* Lines ordered top to bottom and, within a row, left to right. */
-static int
-by_top(const void *a, const void *b)
-{
-	const struct ex_line *x = a, *y = b;
-
-	return (x->box.y0 > y->box.y0) - (x->box.y0 < y->box.y0);
-}
-
-static int
-by_left(const void *a, const void *b)
-{
-	const struct ex_line *x = a, *y = b;
-
-	return (x->box.x0 > y->box.x0) - (x->box.x0 < y->box.x0);
-}
-
-static void
-order_lines(struct ex_line *l, size_t n)
-{
-	size_t i = 0;
-
-	qsort(l, n, sizeof *l, by_top);
-	while (i < n) {
-		/* a row: the lines whose middle lies within the first one's height */
-		size_t j = i + 1;
-		while (j < n && (l[j].box.y0 + l[j].box.y1) / 2 < l[i].box.y1 &&
-		    (l[j].box.y0 + l[j].box.y1) / 2 > l[i].box.y0)
-			j++;
-		qsort(l + i, j - i, sizeof *l, by_left);
-		i = j;
-	}
-}
-
 /* Page i: its text layer, else OCR. Throws on MuPDF failures. */
 static void
 read_page(fz_context *ctx, fz_document *doc, int i, const struct ex_limits *lim,
@@ -402,7 +368,7 @@ read_page(fz_context *ctx, fz_document *doc, int i, const struct ex_limits *lim,
 				fz_throw(ctx, FZ_ERROR_GENERIC, "ocr failed");
 			res->ocr_pages++;
 		}
-		order_lines(res->linev + first, res->doc.nlines - first);
+		ex_result_order(res, first);
 		if (ex_result_page(res, i + 1, r.x1 - r.x0, r.y1 - r.y0, ocr) != 0)
 			fz_throw(ctx, FZ_ERROR_MEMORY, "out of memory");
 	}
@@ -429,12 +395,10 @@ ex_doc_pdf(const unsigned char *bytes, size_t len, const struct ex_limits *lim,
 	fz_set_warning_callback(ctx, quiet, NULL);
 	fz_set_error_callback(ctx, quiet, NULL);
 	fz_try(ctx) {
-		fz_register_document_handlers(ctx);
+		/* the PDF handler alone: no other format's parser is reachable */
 		stm = fz_open_memory(ctx, bytes, len);
-		doc = fz_open_document_with_stream(ctx, "application/pdf", stm);
-		pdf_document *pdf = pdf_document_from_fz_document(ctx, doc);
-		if (pdf == NULL)
-			fz_throw(ctx, FZ_ERROR_GENERIC, "not a PDF");
+		pdf_document *pdf = pdf_open_document_with_stream(ctx, stm);
+		doc = &pdf->super;
 		stage = 1;
 		/*
 		 * A password we do not have. An owner password alone (printing or

@@ -63,9 +63,15 @@ ex_sandbox_enter(const struct ex_sandbox *sb)
 	scmp_filter_ctx f = NULL;
 	int rc = -1;
 
+	size_t as = sb->address_space;
+
+#if defined(__SANITIZE_ADDRESS__)
+	/* AddressSanitizer reserves terabytes of shadow address space */
+	as = 0;
+#endif
 	if (lower(RLIMIT_CORE, 0) != 0 || lower(RLIMIT_CPU, (rlim_t)sb->cpu_seconds) != 0 ||
 	    lower(RLIMIT_FSIZE, sb->file_size) != 0 || lower(RLIMIT_NOFILE, (rlim_t)sb->open_files) != 0 ||
-	    (sb->address_space > 0 && lower(RLIMIT_AS, sb->address_space) != 0)) {
+	    (as > 0 && lower(RLIMIT_AS, as) != 0)) {
 		perror("bds-extract: setrlimit");
 		return -1;
 	}
