@@ -2113,6 +2113,16 @@ pick_payee(struct ctx *c, struct payee *p, const char *remit_first, int remit_ro
 				continue;
 			if (name_like(row->text + s, e - s, &comp) == 0)
 				continue;
+			/* a name starts with a capital ("acca" is OCR's speck) */
+			{
+				size_t f = s;
+
+				while (f < e && !is_alpha((unsigned char)row->text[f]) &&
+				    (unsigned char)row->text[f] < 0x80)
+					f++;
+				if (f < e && row->text[f] >= 'a' && row->text[f] <= 'z')
+					continue;
+			}
 			score = hgt * (comp ? 1.25f : 1) - y0 * 0.01f;
 			if (score > head_score) {
 				head_score = score;
