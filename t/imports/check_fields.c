@@ -779,6 +779,30 @@ START_TEST(ocr_joined)
 }
 END_TEST
 
+/* a letter-spaced OCR letterhead respelled from its other mention; a
+ * title in capitals after a mixed-case name is not part of it */
+START_TEST(ocr_letterhead)
+{
+	static const char *const spaced[] = {
+		"1 50 40 KEYSTO N E GAS S ERVICE ACCOUNT NUMBER",
+		"1 50 100 Amount Due $10.00",
+		"1 50 600 KEYSTONE GAS SERVICE Due Date 06-19-2026",
+	};
+	static const char *const title[] = {
+		"1 50 40 City of Cedar Rapids UTILITY BILL",
+		"1 50 100 Amount Due $10.00",
+	};
+	struct tdoc t;
+	struct json_object *d = run(&t, spaced, N(spaced), 0.9f);
+
+	ck_assert_str_eq(sval(d, "payee_name"), "KEYSTONE GAS SERVICE");
+	json_object_put(d);
+	d = run(&t, title, N(title), 1);
+	ck_assert_str_eq(sval(d, "payee_name"), "City of Cedar Rapids");
+	json_object_put(d);
+}
+END_TEST
+
 /* ---- hostile input ---- */
 
 START_TEST(hostile)
@@ -1019,6 +1043,7 @@ fields_suite(void)
 	tcase_add_test(tc, line_items_check);
 	tcase_add_test(tc, ocr_noise);
 	tcase_add_test(tc, ocr_joined);
+	tcase_add_test(tc, ocr_letterhead);
 	tcase_add_test(tc, hostile);
 	tcase_add_test(tc, utf8_cut);
 	tcase_add_test(tc, recheck);

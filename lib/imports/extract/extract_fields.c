@@ -194,7 +194,7 @@ static const struct label labels[] = {
 	{ C_DUE, 0.80, "debit date" }, { C_DUE, 0.85, "pay before" },
 	{ C_DUE, 0.95, "payment must be received by" }, { C_DUE, 0.95, "due date for payment" },
 	{ C_DUE, 0.90, "payment date" }, { C_DUE, 1.00, "pay in full by" },
-	{ C_DUE, 1.00, "please pay the balance by" }, { C_DUE, 0.95, "amount due by due date" }, { C_DUE, 0.95, "pay on or before" },
+	{ C_DUE, 1.00, "please pay the balance by" }, { C_TOTAL, 0.95, "amount due by due date" }, { C_DUE, 0.95, "pay on or before" },
 	/* statement date */
 	{ C_STMT, 1.00, "statement date" }, { C_STMT, 1.00, "bill date" },
 	{ C_STMT, 1.00, "invoice date" }, { C_STMT, 0.95, "billing date" },
@@ -550,17 +550,20 @@ row_hits(struct ctx *c, struct row *r)
 			const struct lwords *lw = &c->lw[k];
 			int j;
 
-			if (lw->n <= bestprio)
+			/* priority: twice the words; a label read run together one less
+			 * than the same label read word by word */
+			if (2 * lw->n <= bestprio)
 				continue;
 			/* "accounnumber": an OCR word of a whole label */
-			if (r->ocr && lw->n >= 2 && lw->jlen >= 8 && r->w[p].nlen + 1 >= lw->jlen &&
+			if (r->ocr && lw->n >= 2 && lw->jlen >= 8 && 2 * lw->n - 1 > bestprio &&
+			    r->w[p].nlen + 1 >= lw->jlen &&
 			    r->w[p].nlen <= lw->jlen + 1 && near(r->w[p].norm, lw->joined, 1)) {
 				best = k;
 				bestn = 1;
-				bestprio = lw->n;
+				bestprio = 2 * lw->n - 1;
 				continue;
 			}
-			if (p + lw->n > r->nword)
+			if (p + lw->n > r->nword || 2 * lw->n <= bestprio)
 				continue;
 			for (j = 0; j < lw->n; j++)
 				if (!word_eq(&r->w[p + j], lw->w[j], lw->len[j], r->ocr))
@@ -568,7 +571,7 @@ row_hits(struct ctx *c, struct row *r)
 			if (j == lw->n) {
 				best = k;
 				bestn = lw->n;
-				bestprio = lw->n;
+				bestprio = 2 * lw->n;
 			}
 		}
 		if (best == NLABELS) {
@@ -829,6 +832,21 @@ dollar_votes(const char *s, size_t n, int *us, int *ca, int *au)
 	}
 }
 
+/* word in low as a word of its own ("hst", not the "hst" of "Northstar") */
+static int
+has_word(const char *low, const char *word)
+{
+	const char *p = low;
+	size_t n = strlen(word);
+
+	while ((p = strstr(p, word)) != NULL) {
+		if ((p == low || !is_alpha((unsigned char)p[-1])) && !is_alpha((unsigned char)p[n]))
+			return 1;
+		p++;
+	}
+	return 0;
+}
+
 static void
 doc_currency(struct ctx *c)
 {
@@ -848,13 +866,13 @@ doc_currency(struct ctx *c)
 			low[i] = (char)lower((unsigned char)row->text[i]);
 		low[row->len] = '\0';
 		for (k = 0; k < (int)(sizeof(hints_cad) / sizeof(hints_cad[0])); k++)
-			if (strstr(low, hints_cad[k]) != NULL)
+			if (has_word(low, hints_cad[k]))
 				cad++;
 		for (k = 0; k < (int)(sizeof(hints_aud) / sizeof(hints_aud[0])); k++)
-			if (strstr(low, hints_aud[k]) != NULL)
+			if (has_word(low, hints_aud[k]))
 				aud++;
 		for (k = 0; k < (int)(sizeof(hints_nzd) / sizeof(hints_nzd[0])); k++)
-			if (strstr(low, hints_nzd[k]) != NULL)
+			if (has_word(low, hints_nzd[k]))
 				nzd++;
 		dollar_votes(row->text, row->len, &usd, &cad, &aud);
 		for (i = 0; i < row->len; i++) {
@@ -1719,7 +1737,8 @@ static const char *const company_words[] = {
 	"bank", "services", "group", "council", "authority", "mobile", "broadband",
 	"wireless", "networks", "cable", "internet", "district", "municipal", "city",
 	"county", "trust", "holdings", "partners", "solutions", "light", "heat", "waste",
-	"stadtwerke", "spa", "srl", "oy", "ab", "as", "pty", "lp", "llp", "pllc",
+	"stadtwerke", "spa", "srl", "oy", "ab", "as", "pty", "lp", "llp", "pllc", "dac",
+	"center", "centre", "clinic", "hospital", "recycling",
 };
 
 static const char *const not_payee_words[] = {
@@ -1849,9 +1868,10 @@ name_end(const char *s, size_t from, size_t to)
 		}
 		w[o] = '\0';
 		/* "Tulsa City Council UTILITY BILL": capitals after a name in
-		 * mixed case are the document's title */
-		if (mixed && lowers == 0 && letters >= 3 && !bad &&
-		    !word_in(w, company_words, sizeof(company_words) / sizeof(company_words[0]))) {
+		 * mixed case are the document's title (a legal form, "LLC",
+		 * "DAC", is the name's) */
+		if (mixed && lowers == 0 && letters >= 3 && !bad && !(o <= 4 &&
+		    word_in(w, company_words, sizeof(company_words) / sizeof(company_words[0])))) {
 			i = ws;
 			break;
 		}
@@ -1910,6 +1930,69 @@ domain_eq(const char *name, const char *domain)
 	a[o] = '\0';
 	squash(domain, b, sizeof(b));
 	return o >= 4 && (strcmp(a, b) == 0 || name_eq(name, domain));
+}
+
+/*
+ * OCR spaces a big letterhead's letters apart ("KEYSTO N E GAS S ERVICE"):
+ * the same letters printed elsewhere in fewer words are the name as
+ * written. 1 when head was respelled.
+ */
+static int
+respell(const struct ctx *c, char *head, size_t size, int head_line)
+{
+	char want[96], acc[96];
+	size_t wl, i, hw = 1;
+	int r, p, q, sg, single = 0;
+
+	squash(head, want, sizeof(want));
+	wl = strlen(want);
+	for (i = 0; head[i] != '\0'; i++) {
+		hw += head[i] == ' ';
+		/* a letter standing alone: the spacing is OCR's */
+		if (is_alpha((unsigned char)head[i]) && (i == 0 || head[i - 1] == ' ') &&
+		    (head[i + 1] == ' ' || head[i + 1] == '\0') && head[i] != 'a' && head[i] != 'A')
+			single = 1;
+	}
+	if (wl < 4 || hw < 2 || !single)
+		return 0;
+	for (r = 0; r < c->nrows; r++) {
+		const struct row *row = &c->rows[r];
+
+		for (sg = 0; sg < row->nseg; sg++)
+			if (row->seg[sg].line == head_line)
+				break;
+		if (sg < row->nseg)
+			continue;
+		for (p = 0; p < row->nword; p++) {
+			size_t al = 0;
+
+			for (q = p; q < row->nword && al < wl; q++) {
+				const struct word *w = &row->w[q];
+
+				for (i = 0; i < w->len && al + 1 < sizeof(acc); i++) {
+					unsigned char ch = (unsigned char)row->text[w->off + i];
+
+					if (is_alpha(ch) || is_digit(ch))
+						acc[al++] = (char)lower(ch);
+				}
+				acc[al] = '\0';
+				if (strncmp(acc, want, al < wl ? al : wl) != 0)
+					break;
+			}
+			if (al == wl && strcmp(acc, want) == 0 && (size_t)(q - p) < hw) {
+				size_t s0 = row->w[p].off, e0 = row->w[q - 1].off + row->w[q - 1].len;
+
+				/* not a piece of a web address */
+				if (e0 - s0 >= size || (s0 > 0 && (row->text[s0 - 1] == '/' ||
+				    row->text[s0 - 1] == '.')) || memchr(row->text + s0, '.', e0 - s0) != NULL)
+					continue;
+				memcpy(head, row->text + s0, e0 - s0);
+				head[e0 - s0] = '\0';
+				return 1;
+			}
+		}
+	}
+	return 0;
 }
 
 struct payee {
@@ -2030,6 +2113,16 @@ pick_payee(struct ctx *c, struct payee *p, const char *remit_first, int remit_ro
 				continue;
 			if (name_like(row->text + s, e - s, &comp) == 0)
 				continue;
+			/* a name starts with a capital ("acca" is OCR's speck) */
+			{
+				size_t f = s;
+
+				while (f < e && !is_alpha((unsigned char)row->text[f]) &&
+				    (unsigned char)row->text[f] < 0x80)
+					f++;
+				if (f < e && row->text[f] >= 'a' && row->text[f] <= 'z')
+					continue;
+			}
 			score = hgt * (comp ? 1.25f : 1) - y0 * 0.01f;
 			if (score > head_score) {
 				head_score = score;
@@ -2044,6 +2137,8 @@ pick_payee(struct ctx *c, struct payee *p, const char *remit_first, int remit_ro
 	 * OCR runs a letterhead into the text beside it ("Northwind Electric
 	 * Aceun wanes"): the longest start of it printed elsewhere is the name.
 	 */
+	if (head[0] != '\0' && head_line >= 0 && respell(c, head, sizeof(head), head_line))
+		head_seen = 1;
 	if (head[0] != '\0' && head_line >= 0) {
 		size_t ends[12], nw = 0, k2;
 		int ocr = !(c->doc->lines[head_line].conf >= 0.999f);
