@@ -46,6 +46,7 @@ def stream(data, extra=b""):
 FONT = b"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>"
 BILL = [
     "Riverside Water Utility",
+    "PO Box 500, Springfield, IL 62704",
     "Account number: 4417-2210-09",
     "Statement date: 11/02/2026",
     "Previous balance $80.00",
