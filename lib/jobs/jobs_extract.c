@@ -198,6 +198,24 @@ limit(int res, rlim_t soft, rlim_t hard)
 		_exit(126);
 }
 
+/*
+ * Descriptors: EXTRACT_NOFILE, hard limit too. Under valgrind (a memcheck
+ * run of bds-jobs) the forked child is still valgrind's until exec, and
+ * valgrind refuses any hard limit but its own: then the soft limit alone
+ * (bds-extract lowers both again itself).
+ */
+static void
+limit_nofile(void)
+{
+	struct rlimit rl = { EXTRACT_NOFILE, EXTRACT_NOFILE };
+
+	if (setrlimit(RLIMIT_NOFILE, &rl) == 0)
+		return;
+	if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+		_exit(126);
+	limit(RLIMIT_NOFILE, EXTRACT_NOFILE, rl.rlim_max);
+}
+
 /* In the child: only async-signal-safe calls, then exec. */
 static void
 child(const struct child_plan *p, pid_t parent)
@@ -227,7 +245,7 @@ child(const struct child_plan *p, pid_t parent)
 	if (p->as_bytes > 0)
 		limit(RLIMIT_AS, p->as_bytes, p->as_bytes);
 	limit(RLIMIT_FSIZE, 0, 0);
-	limit(RLIMIT_NOFILE, EXTRACT_NOFILE, EXTRACT_NOFILE);
+	limit_nofile();
 	limit(RLIMIT_CORE, 0, 0);
 	execve(p->prog, p->argv, p->envp);
 	_exit(127);
