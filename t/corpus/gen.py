@@ -919,17 +919,17 @@ def degrade(rng, img, dpi):
     angle = rng.choice([0, rng.uniform(-1.5, 1.5), rng.uniform(-5, 5)])
     if angle:
         img = img.rotate(angle, resample=Image.BICUBIC, expand=True, fillcolor=255)
-    radius = rng.uniform(0.3, 1.1) * dpi / 300
+    radius = rng.uniform(0.3, 1.0) * dpi / 300
     img = img.filter(ImageFilter.GaussianBlur(radius))
     w, h = img.size
-    amp = rng.randint(8, 26)
+    amp = rng.randint(6, 22)
     noise = Image.frombytes("L", (w, h), rng.randbytes(w * h))
     noise = noise.point(lambda v: 128 + (v - 128) * amp // 128)
     img = ImageChops.add(img, noise, scale=1.0, offset=-128)
-    sw, sh = w // 3, h // 3                  # dust: rare 3x3 specks
+    sw, sh = w // 3, h // 3                  # dust: rare 3x3 specks, ~1 in 4096 cells
     specks = ImageChops.lighter(
         Image.frombytes("L", (sw, sh), rng.randbytes(sw * sh)).point(lambda v: 0 if v < 2 else 255),
-        Image.frombytes("L", (sw, sh), rng.randbytes(sw * sh)).point(lambda v: 0 if v < 64 else 255))
+        Image.frombytes("L", (sw, sh), rng.randbytes(sw * sh)).point(lambda v: 0 if v < 8 else 255))
     img = ImageChops.darker(img, specks.resize((w, h), Image.NEAREST))
     return img, angle, radius, amp
 
