@@ -75,9 +75,11 @@ static struct db_stmt stmts[C__MAX] = {
 	[C_CODE_USED] = { "iam_code_used",
 	    "UPDATE email_codes SET used_at = now(), attempts = 0, locked_until = NULL"
 	    " WHERE user_id = $1 AND purpose = $2" },
+	/* capped at the cooldown: a request whose transaction began just
+	 * before a concurrent one wrote sent_at sees it in its future */
 	[C_CODE_COOLDOWN] = { "iam_code_cooldown",
-	    "SELECT greatest(0, ceil(extract(epoch FROM"
-	    " sent_at + make_interval(secs => $3::int) - now())))::bigint"
+	    "SELECT least($3::int, greatest(0, ceil(extract(epoch FROM"
+	    " sent_at + make_interval(secs => $3::int) - now()))))::bigint"
 	    " FROM email_codes WHERE user_id = $1 AND purpose = $2" },
 	[C_SESSION_NEW] = { "iam_session_new",
 	    "INSERT INTO sessions (id, user_id, refresh_hash, refresh_expires_at)"
