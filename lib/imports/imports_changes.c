@@ -448,17 +448,25 @@ field_put(struct json_object *draft, const char *key, struct json_object *value)
 	json_object_object_add(draft, key, f);
 }
 
-/* A field's value in the draft, or NULL. */
-static struct json_object *
-field_value(struct json_object *draft, const char *key)
+struct json_object *
+imports_draft_value(struct json_object *draft, const char *key, json_type t)
 {
 	struct json_object *f, *v;
 
 	if (draft == NULL || !json_object_object_get_ex(draft, key, &f) || f == NULL ||
 	    !json_object_is_type(f, json_type_object) ||
-	    !json_object_object_get_ex(f, "value", &v))
+	    !json_object_object_get_ex(f, "value", &v) || v == NULL ||
+	    !json_object_is_type(v, t))
 		return NULL;
 	return v;
+}
+
+const char *
+imports_draft_str(struct json_object *draft, const char *key)
+{
+	struct json_object *v = imports_draft_value(draft, key, json_type_string);
+
+	return v != NULL ? json_object_get_string(v) : NULL;
 }
 
 /* The operation under key, or NULL when changes does not name it. */
@@ -479,11 +487,11 @@ is_set(struct json_object *op)
 int
 imports_draft_total(struct json_object *draft, long long *minor, const char **currency)
 {
-	struct json_object *v = field_value(draft, "total_amount");
+	struct json_object *v = imports_draft_value(draft, "total_amount", json_type_object);
 	const char *cur, *value;
 	int exp;
 
-	if (v == NULL || !json_object_is_type(v, json_type_object))
+	if (v == NULL)
 		return 0;
 	cur = json_get_str(v, "currency");
 	value = json_get_str(v, "value");
@@ -499,14 +507,11 @@ imports_draft_total(struct json_object *draft, long long *minor, const char **cu
 static const char *
 draft_currency(struct json_object *draft)
 {
-	struct json_object *v = field_value(draft, "total_amount"), *c;
-	const char *cur = NULL;
+	struct json_object *v = imports_draft_value(draft, "total_amount", json_type_object);
+	const char *cur = v != NULL ? json_get_str(v, "currency") : NULL;
 
-	if (v != NULL && json_object_is_type(v, json_type_object))
-		cur = json_get_str(v, "currency");
-	if (money_exponent(cur) < 0 && (c = field_value(draft, "currency")) != NULL &&
-	    json_object_is_type(c, json_type_string))
-		cur = json_object_get_string(c);
+	if (money_exponent(cur) < 0)
+		cur = imports_draft_str(draft, "currency");
 	return money_exponent(cur) >= 0 ? cur : NULL;
 }
 
@@ -579,7 +584,7 @@ static void
 total_deprecated(struct arena *a, struct json_object *draft, struct json_object *ad,
     struct json_object *cu, const char *path, struct verrs *errs, struct total *t)
 {
-	struct json_object *old = field_value(draft, "total_amount");
+	struct json_object *old = imports_draft_value(draft, "total_amount", json_type_object);
 	const char *cur;
 	long long minor;
 
@@ -622,7 +627,7 @@ total_deprecated(struct arena *a, struct json_object *draft, struct json_object 
 		return;
 	}
 	/* the currency alone: the amount stays, in the new currency */
-	if (old == NULL || !json_object_is_type(old, json_type_object))
+	if (old == NULL)
 		return;
 	if (rescale(json_get_str(old, "value"), money_exponent(cur), &minor) != 0) {
 		verrs_add(a, errs, arena_printf(a, "%s.currency", path), "invalid_for_currency",

@@ -36,10 +36,13 @@
  */
 #include <stddef.h>
 
+#include <json-c/json.h>
+
+#include "core/validate.h"
+
 struct arena;
 struct json_object;
 struct verrs;
-struct vfield;
 
 /* The changes object's members as a field-spec table ({NULL}-terminated):
  * a route body nests it as a VT_OBJECT's .fields, so the dispatcher's
@@ -74,5 +77,14 @@ int	 imports_changes_apply(struct arena *, struct json_object *draft,
  */
 int	 imports_draft_total(struct json_object *draft, long long *minor,
 	    const char **currency);
+
+/*
+ * The value of the draft's field key (a {value, confidence, source} object)
+ * when it is of JSON type t; NULL when the field is absent, its value null
+ * or of another type. imports_draft_str: a string value.
+ */
+struct json_object *imports_draft_value(struct json_object *draft, const char *key,
+	    json_type t);
+const char *imports_draft_str(struct json_object *draft, const char *key);
 
 #endif

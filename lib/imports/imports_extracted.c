@@ -30,6 +30,7 @@
 #include "core/req.h"
 #include "imports/extract/extract.h"
 #include "imports/imports.h"
+#include "imports/imports_changes.h"
 #include "imports/imports_int.h"
 #include "imports/imports_jobs.h"
 
@@ -62,19 +63,6 @@ static struct db_stmt stmts[IE__MAX] = {
 };
 const struct db_stmt_set imports_extracted_stmt_set = { "imports_extracted", stmts, IE__MAX };
 
-/* A draft field's value when it is a string, else NULL. */
-static const char *
-field_str(struct json_object *draft, const char *name)
-{
-	struct json_object *f, *v;
-
-	if (!json_object_object_get_ex(draft, name, &f) ||
-	    !json_object_object_get_ex(f, "value", &v) ||
-	    !json_object_is_type(v, json_type_string))
-		return NULL;
-	return json_object_get_string(v);
-}
-
 /* The draft's figures as the duplicate checks compare them. */
 struct figures {
 	const char	*payee, *account, *amount, *currency, *due;
@@ -85,16 +73,14 @@ struct figures {
 static void
 figures_of(struct json_object *draft, struct figures *f)
 {
-	struct json_object *t, *v;
+	struct json_object *v;
 	int exp;
 
 	memset(f, 0, sizeof(*f));
-	f->payee = field_str(draft, "payee_name");
-	f->account = field_str(draft, "account_number");
-	f->due = field_str(draft, "due_date_iso");
-	if (json_object_object_get_ex(draft, "total_amount", &t) &&
-	    json_object_object_get_ex(t, "value", &v) &&
-	    json_object_is_type(v, json_type_object)) {
+	f->payee = imports_draft_str(draft, "payee_name");
+	f->account = imports_draft_str(draft, "account_number");
+	f->due = imports_draft_str(draft, "due_date_iso");
+	if ((v = imports_draft_value(draft, "total_amount", json_type_object)) != NULL) {
 		f->amount = json_get_str(v, "value");
 		f->currency = json_get_str(v, "currency");
 	}

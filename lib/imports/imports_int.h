@@ -10,6 +10,7 @@
 #include "core/config.h"
 #include "imports/imports.h"
 
+struct arena;
 struct json_object;
 struct req;
 
@@ -87,6 +88,13 @@ int	 imports_or_reply(struct req *, const char *client_user_id, int lock,
 /* The signed upload URL of import id for r's client, on r's host
  * (imports_upload.c checks it). Arena string. */
 const char *imports_upload_url(struct req *, const char *id, long long expires);
+
+/*
+ * path below <data_dir>/imports/, relative to it (a pointer into path);
+ * NULL when it is elsewhere, names the directory itself, or has a ".." or
+ * "/./" in it. The one test before a document is served or deleted.
+ */
+const char *imports_path_below(const struct config *, struct arena *, const char *path);
 
 extern const struct db_stmt_set imports_store_stmt_set;
 

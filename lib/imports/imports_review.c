@@ -144,28 +144,9 @@ imports_review(struct req *r, struct json_object *out)
 static const char *
 draft_str(struct json_object *draft, const char *key, int date)
 {
-	struct json_object *f, *v;
-	const char *s;
+	const char *s = imports_draft_str(draft, key);
 
-	if (!json_object_object_get_ex(draft, key, &f) || f == NULL ||
-	    !json_object_object_get_ex(f, "value", &v) || v == NULL ||
-	    !json_object_is_type(v, json_type_string))
-		return NULL;
-	s = json_object_get_string(v);
-	return !date || validate_format(VF_DATE, s) ? s : NULL;
-}
-
-/* A field's object value, or NULL. */
-static struct json_object *
-draft_obj(struct json_object *draft, const char *key, json_type t)
-{
-	struct json_object *f, *v;
-
-	if (!json_object_object_get_ex(draft, key, &f) || f == NULL ||
-	    !json_object_object_get_ex(f, "value", &v) || v == NULL ||
-	    !json_object_is_type(v, t))
-		return NULL;
-	return v;
+	return s == NULL || !date || validate_format(VF_DATE, s) ? s : NULL;
 }
 
 /* {value, currency} at currency cur: 0 with *minor, else -1. */
@@ -192,11 +173,11 @@ figures(struct json_object *d, struct bills_statement *st)
 	st->previous_balance.currency = st->payments_received.currency =
 	    st->current_charges.currency = cur;
 	st->has_figures =
-	    money_of(draft_obj(d, "previous_balance", json_type_object), cur,
+	    money_of(imports_draft_value(d, "previous_balance", json_type_object), cur,
 	    &st->previous_balance.minor) == 0 &&
-	    money_of(draft_obj(d, "payments_received", json_type_object), cur,
+	    money_of(imports_draft_value(d, "payments_received", json_type_object), cur,
 	    &st->payments_received.minor) == 0 &&
-	    money_of(draft_obj(d, "current_charges", json_type_object), cur,
+	    money_of(imports_draft_value(d, "current_charges", json_type_object), cur,
 	    &st->current_charges.minor) == 0;
 }
 
@@ -204,7 +185,7 @@ figures(struct json_object *d, struct bills_statement *st)
 static void
 items(struct arena *a, struct json_object *d, struct bills_statement *st)
 {
-	struct json_object *arr = draft_obj(d, "line_items", json_type_array), *it, *q;
+	struct json_object *arr = imports_draft_value(d, "line_items", json_type_array), *it, *q;
 	size_t i, n = arr != NULL ? json_object_array_length(arr) : 0;
 
 	st->items = n > 0 ? arena_alloc(a, n * sizeof(*st->items)) : NULL;
@@ -257,7 +238,7 @@ commit(struct req *r, const struct imports_row *imp, const char **bill_id,
 	st.status = "PENDING";
 	st.due_date = draft_str(d, "due_date_iso", 1);
 	st.statement_date = draft_str(d, "statement_date", 1);
-	if ((period = draft_obj(d, "service_period", json_type_object)) != NULL) {
+	if ((period = imports_draft_value(d, "service_period", json_type_object)) != NULL) {
 		st.period_start = json_get_str(period, "start_date");
 		st.period_end = json_get_str(period, "end_date");
 		if (st.period_start != NULL && !validate_format(VF_DATE, st.period_start))

@@ -8,12 +8,14 @@
 #include <string.h>
 
 #include "core/arena.h"
+#include "core/config.h"
 #include "core/db.h"
 #include "core/json.h"
 #include "core/req.h"
 #include "core/validate.h"
 #include "events/events.h"
 #include "imports/imports.h"
+#include "imports/imports_changes.h"
 #include "imports/imports_int.h"
 
 /* A row as every statement returns it. */
@@ -174,6 +176,19 @@ imports_uploaded(struct req *r, const char *client_id, const char *id, const cha
 	return n < 0 ? -1 : n > 0;
 }
 
+const char *
+imports_path_below(const struct config *cfg, struct arena *a, const char *path)
+{
+	const char *dir = arena_printf(a, "%s/imports/", cfg->data_dir);
+	size_t n = strlen(dir);
+
+	if (path == NULL || strncmp(path, dir, n) != 0 || path[n] == '\0' ||
+	    strstr(path + n, "..") != NULL || strstr(path, "/./") != NULL ||
+	    path[strlen(path) - 1] == '/')
+		return NULL;
+	return path + n;
+}
+
 int
 imports_get(struct req *r, const char *client_id, const char *id, int lock,
     struct imports_row *out)
@@ -252,36 +267,20 @@ imports_move(struct req *r, const char *client_id, const char *id, const char *f
 	return imports_move_rec(r, client_id, id, from, to, s, NULL);
 }
 
-/* The value of draft field name, or NULL when absent or null. */
-static struct json_object *
-draft_value(struct json_object *draft, const char *name)
-{
-	struct json_object *f, *v;
-
-	if (draft == NULL || !json_object_object_get_ex(draft, name, &f) ||
-	    !json_object_is_type(f, json_type_object) ||
-	    !json_object_object_get_ex(f, "value", &v) || v == NULL)
-		return NULL;
-	return v;
-}
-
 /* The deprecated amount_due, due_date and currency from the draft. */
 static void
 deprecated_fields(struct req *r, struct json_object *o, struct json_object *draft)
 {
-	struct json_object *total = draft_value(draft, "total_amount"), *v;
-	const char *amount = NULL, *currency = NULL, *due = NULL;
+	struct json_object *total = imports_draft_value(draft, "total_amount", json_type_object);
+	const char *amount = NULL, *currency = NULL;
+	const char *due = imports_draft_str(draft, "due_date_iso");
 
-	if (total != NULL && json_object_is_type(total, json_type_object)) {
+	if (total != NULL) {
 		amount = json_get_str(total, "value");
 		currency = json_get_str(total, "currency");
 	}
-	if (currency == NULL && (v = draft_value(draft, "currency")) != NULL &&
-	    json_object_is_type(v, json_type_string))
-		currency = json_object_get_string(v);
-	if ((v = draft_value(draft, "due_date_iso")) != NULL &&
-	    json_object_is_type(v, json_type_string))
-		due = json_object_get_string(v);
+	if (currency == NULL)
+		currency = imports_draft_str(draft, "currency");
 	/* a decimal string is a JSON number as it stands: no float rounding */
 	if (amount != NULL && validate_format(VF_MONEY, amount))
 		json_set(o, "amount_due", json_object_get(json_raw(r->arena, amount,

@@ -119,16 +119,6 @@ imports_expire_sweep(const struct config *cfg, struct db *d, struct arena *a)
 	return batches(cfg, d, a, expire_batch);
 }
 
-/* path names a file under <data_dir>/imports/, with no way out of it. */
-static int
-under_imports(const struct config *cfg, struct arena *a, const char *path)
-{
-	const char *top = arena_printf(a, "%s/imports/", cfg->data_dir);
-
-	return strncmp(path, top, strlen(top)) == 0 && strstr(path, "/../") == NULL &&
-	    strstr(path, "/./") == NULL;
-}
-
 /* One batch of documents in its transaction: how many, -1. */
 static long long
 docs_batch(const struct config *cfg, struct req *r)
@@ -148,7 +138,7 @@ docs_batch(const struct config *cfg, struct req *r)
 
 		/* a file already gone (a commit that failed after its
 		 * unlink) is done too */
-		if (under_imports(cfg, r->arena, path) && unlink(path) != 0 && errno != ENOENT) {
+		if (imports_path_below(cfg, r->arena, path) != NULL && unlink(path) != 0 && errno != ENOENT) {
 			log_msg("error", "import %s: cannot remove its document: %s", q[1],
 			    strerror(errno));
 			continue;

@@ -56,22 +56,6 @@ imports_upload_url(struct req *r, const char *id, long long expires)
 	    urlsign_host(r), expires));
 }
 
-/*
- * path below <data_dir>/imports/, relative to it (a pointer into path);
- * NULL when it is elsewhere or climbs out ("..").
- */
-static const char *
-below_imports(struct req *r, const char *path)
-{
-	const char *dir = arena_printf(r->arena, "%s/imports/", r->cfg->data_dir);
-	size_t n = strlen(dir);
-
-	if (path == NULL || strncmp(path, dir, n) != 0 || path[n] == '\0' ||
-	    strstr(path + n, "..") != NULL || path[strlen(path) - 1] == '/')
-		return NULL;
-	return path + n;
-}
-
 static int
 bad_sig(struct req *r, const char *hint)
 {
@@ -176,7 +160,7 @@ imports_upload(struct req *r, struct json_object *out)
 	const char *file = r->http.upload_file;
 	int rc;
 
-	if (file != NULL && below_imports(r, file) == NULL) {
+	if (file != NULL && imports_path_below(r->cfg, r->arena, file) == NULL) {
 		log_msg("error", "bill import upload: a body file outside %s/imports", r->cfg->data_dir);
 		file = NULL;	/* never touched */
 	}
@@ -219,7 +203,7 @@ imports_document_download(struct req *r, struct json_object *out)
 	if ((rc = signed_or_reply(r, DOCUMENT_URL, json_get_str(r->query, "sig"),
 	    json_get_int(r->query, "expires", 0), 0, &w)) != 0)
 		return rc;
-	if (w.document_deleted || (rel = below_imports(r, w.row.document_path)) == NULL)
+	if (w.document_deleted || (rel = imports_path_below(r->cfg, r->arena, w.row.document_path)) == NULL)
 		return api_error(r, 404, ERR_SOURCE_DOCUMENT_NOT_FOUND, NULL,
 		    "bill import %s has no document", w.row.id);
 	/* nginx serves the file from its internal location; no body here */
