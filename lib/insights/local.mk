@@ -1,0 +1,7 @@
+# lib/insights/: insights, the engine in bds-jobs and the API.
+# the rules: pure functions over a link's bill history (insights_rules.h)
+lib_libbds_a_SOURCES += \
+	%reldir%/insights_rules.h \
+	%reldir%/insights_rules.c
+# the module's descriptor (core/module.h)
+lib_libbds_a_SOURCES += %reldir%/insights_module.c
