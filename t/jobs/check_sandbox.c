@@ -313,6 +313,9 @@ START_TEST(user_insights_anomalies)
 	}
 	ck_assert_uint_eq(energy, 2);	/* the duplicate charge */
 	ck_assert_uint_eq(late, 1);	/* the new fee */
+	/* unpaid and due 2 days after the basis day (2026-10-15): an overdue risk */
+	ck_assert_str_eq(st[0].status, "PENDING");
+	ck_assert_str_eq(st[0].due_date, "2026-10-17");
 	for (i = 1; i < n; i++) {
 		ck_assert_uint_eq(st[i].nitems, 3);	/* no fee before */
 		/* a spike (3 x E(0) >= 1200 kWh, earlier ones <= 699) and a

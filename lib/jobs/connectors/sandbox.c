@@ -74,9 +74,13 @@
  *                  balance carried and reverts it (status_reverted
  *                  next_statement_shows_balance).
  *   user_insights  as user_good, but statement 0 has E(0) tripled (a usage
- *                  spike and a bill far above its median), its "Energy
- *                  charge" item twice (a duplicate charge) and a "Late
- *                  payment fee" of 1500 (fee) no earlier statement has.
+ *                  spike, a line item spike and a bill far above its
+ *                  median), its "Energy charge" item twice (a duplicate
+ *                  charge), a "Late payment fee" of 1500 (fee) no earlier
+ *                  statement has, and is due 2 days after B (unpaid, due
+ *                  soon: an overdue risk); its first statement is the
+ *                  user's first bill of the biller (a new biller). Every
+ *                  insight type of lib/insights/insights_rules.h.
  *   anything else, or another password: INVALID_CREDENTIALS.
  */
 #include <stdio.h>
@@ -97,6 +101,7 @@
 #define SBX_DUE_DAYS	20	/* statement date to due date */
 #define SBX_FEE		1200
 #define SBX_LATE_FEE	1500
+#define SBX_INSIGHTS_DUE 2	/* user_insights' statement 0: B to its due date */
 #define SBX_CENTS_KWH	15
 
 enum sbx_fixture {
@@ -359,7 +364,7 @@ statement(struct arena *a, const struct sbx_state *st, const struct sbx_dates *d
 	b->period_start = day_text(a, days_of(y, mo, d->ds));
 	b->period_end = day_text(a, sd - 1);
 	b->statement_date = day_text(a, sd);
-	b->due_date = day_text(a, sd + SBX_DUE_DAYS);
+	b->due_date = day_text(a, extra ? d->basis + SBX_INSIGHTS_DUE : sd + SBX_DUE_DAYS);
 	b->items = arena_alloc(a, 5 * sizeof(*b->items));
 	item(&b->items[n++], "Energy charge", "usage", charge, (double)e, "kWh");
 	if (extra)
