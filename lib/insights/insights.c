@@ -145,7 +145,8 @@ month_of(const char *date, int back)
 static void
 read_items(struct arena *a, const char *text, struct ins_bill *b)
 {
-	struct json_object *arr = json_parse(a, text, strlen(text), NULL), *it, *amt;
+	const char *why;
+	struct json_object *arr = json_parse(a, text, strlen(text), &why), *it, *amt;
 	struct ins_item *v;
 	size_t i, n;
 
@@ -172,7 +173,8 @@ read_items(struct arena *a, const char *text, struct ins_bill *b)
 static void
 read_usage(struct arena *a, const char *text, struct ins_bill *b)
 {
-	struct json_object *arr = json_parse(a, text, strlen(text), NULL), *u, *q;
+	const char *why;
+	struct json_object *arr = json_parse(a, text, strlen(text), &why), *u, *q;
 	struct ins_usage *v;
 	size_t i, n;
 
