@@ -142,48 +142,48 @@ month_of(const char *date, int back)
 	return y * 12 + m - 1 - back;
 }
 
+/* The elements of a stored JSON array (line_items, usage): the array, with
+ * *n set, or NULL (and 0) when text is not one. Arena-owned. */
+static struct json_object *
+array_of(struct arena *a, const char *text, size_t *n)
+{
+	const char *why;
+	struct json_object *arr = json_parse(a, text, strlen(text), &why);
+
+	*n = arr != NULL && json_object_is_type(arr, json_type_array) ?
+	    json_object_array_length(arr) : 0;
+	return *n > 0 ? arr : NULL;
+}
+
 static void
 read_items(struct arena *a, const char *text, struct ins_bill *b)
 {
-	const char *why;
-	struct json_object *arr = json_parse(a, text, strlen(text), &why), *it, *amt;
-	struct ins_item *v;
 	size_t i, n;
+	struct json_object *arr = array_of(a, text, &n), *it;
+	struct ins_item *v = arena_alloc(a, (n + 1) * sizeof(*v));
 
-	b->items = NULL;
+	b->items = v;
 	b->nitems = 0;
-	if (arr == NULL || !json_object_is_type(arr, json_type_array))
-		return;
-	n = json_object_array_length(arr);
-	v = arena_alloc(a, (n + 1) * sizeof(*v));
 	for (i = 0; i < n; i++) {
 		it = json_object_array_get_idx(arr, i);
-		amt = json_object_object_get(it, "amount");
-		v[b->nitems].description = json_get_str(it, "description");
-		if (v[b->nitems].description == NULL)
+		if ((v[b->nitems].description = json_get_str(it, "description")) == NULL)
 			continue;
 		v[b->nitems].norm = ins_normalise(a, v[b->nitems].description);
 		v[b->nitems].category = json_get_str(it, "category");
-		v[b->nitems].minor = json_get_int(amt, "minor", 0);
+		v[b->nitems].minor = json_get_int(json_object_object_get(it, "amount"), "minor", 0);
 		b->nitems++;
 	}
-	b->items = v;
 }
 
 static void
 read_usage(struct arena *a, const char *text, struct ins_bill *b)
 {
-	const char *why;
-	struct json_object *arr = json_parse(a, text, strlen(text), &why), *u, *q;
-	struct ins_usage *v;
 	size_t i, n;
+	struct json_object *arr = array_of(a, text, &n), *u, *q;
+	struct ins_usage *v = arena_alloc(a, (n + 1) * sizeof(*v));
 
-	b->usage = NULL;
+	b->usage = v;
 	b->nusage = 0;
-	if (arr == NULL || !json_object_is_type(arr, json_type_array))
-		return;
-	n = json_object_array_length(arr);
-	v = arena_alloc(a, (n + 1) * sizeof(*v));
 	for (i = 0; i < n; i++) {
 		u = json_object_array_get_idx(arr, i);
 		q = json_object_object_get(u, "quantity");
@@ -195,7 +195,6 @@ read_usage(struct arena *a, const char *text, struct ins_bill *b)
 		v[b->nusage].quantity = json_object_get_double(q);
 		b->nusage++;
 	}
-	b->usage = v;
 }
 
 /* Row i of E_BILLS as the rules see it: 0, or -1 when its dates are not dates. */
