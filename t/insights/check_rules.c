@@ -731,10 +731,15 @@ START_TEST(bill_anomaly_no_season)
 {
 	int k;
 
-	/* less than a year of history: the second test is not run */
+	/* last winter's bills all of month - 11: less than a year of history,
+	 * the second test is not run */
 	seasons(19500);
-	bills[0].month = bills[1].month = bills[2].month = bills[3].month;
+	bills[0].month = bills[1].month = bills[2].month;
 	ck_assert_uint_eq(judge(ins_rule_bill_anomaly), 1);
+	ck_assert_str_eq(ev(&f.v[0], "seasonal_baseline"), "null");
+	/* one of month - 12: a year */
+	bills[0].month = bills[2].month - 1;
+	ck_assert_uint_eq(judge(ins_rule_bill_anomaly), 0);
 
 	/* a year of history, but no bill of the same months a year earlier */
 	teardown();
@@ -746,6 +751,33 @@ START_TEST(bill_anomaly_no_season)
 	bill(19500)->month = MONTH0 + 14;	/* March 2025: months 1..3 have none */
 	ck_assert_uint_eq(judge(ins_rule_bill_anomaly), 1);
 	ck_assert_str_eq(ev(&f.v[0], "seasonal_baseline"), "null");
+}
+END_TEST
+
+/*
+ * A configured ratio binary does not hold: 0.35 × 110.00 is a hair below
+ * 38.50 in doubles, yet a bill exactly 35% above is not more than 35% above.
+ */
+START_TEST(configured_ratio)
+{
+	struct ins_bill *b;
+	int k;
+
+	t.anomaly_ratio = 0.35;
+	t.spike_ratio = 0.35;
+	for (k = 0; k < 3; k++)
+		item(bill(11000), "Meter fee", "fee", 2800);
+	b = bill(14850);
+	item(b, "Meter fee", "fee", 3780);
+	ck_assert_uint_eq(judge(ins_rule_bill_anomaly), 0);
+	ck_assert_uint_eq(judge(ins_rule_line_item_spike), 0);
+	b->charges = 14851;
+	items[3][0].minor = 3781;
+	ck_assert_uint_eq(judge(ins_rule_bill_anomaly), 1);
+	ck_assert_str_eq(ev(&f.v[0], "threshold.amount"),
+	    "{\"value\":\"38.50\",\"currency\":\"USD\"}");
+	ck_assert_str_eq(ev(&f.v[0], "threshold.ratio"), "0.35");
+	ck_assert_uint_eq(judge(ins_rule_line_item_spike), 1);
 }
 END_TEST
 
@@ -1378,6 +1410,7 @@ main(void)
 	tcase_add_test(tc, bill_anomaly_baseline);
 	tcase_add_test(tc, bill_anomaly_seasonal);
 	tcase_add_test(tc, bill_anomaly_no_season);
+	tcase_add_test(tc, configured_ratio);
 	tcase_add_test(tc, new_biller);
 	tcase_add_loop_test(tc, overdue_risk, 0, N(overdue));
 	tcase_add_test(tc, new_fee);
