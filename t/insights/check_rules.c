@@ -1269,6 +1269,14 @@ START_TEST(evaluate_deterministic)
 	}
 	ins_findings_free(&g);
 	ck_assert_uint_eq(g.n, 0);
+	ck_assert_ptr_null(g.v);
+
+	/* put, the arena reset, and again: the same findings anew */
+	arena_reset(&b);
+	ck_assert_int_eq(ins_evaluate(&b, &h, &g), 0);
+	ck_assert_uint_eq(g.n, f.n);
+	ck_assert_str_eq(text(g.v[9].evidence), text(f.v[9].evidence));
+	ins_findings_free(&g);
 	arena_free(&b);
 }
 END_TEST
