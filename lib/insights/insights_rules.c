@@ -17,6 +17,7 @@
  * program linking libbds.a alone runs the rules.
  */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -290,6 +291,8 @@ thresholds(const struct ins_history *h)
 static int
 same(const char *x, const char *y)
 {
+	if (x == y)
+		return 1;
 	if (x == NULL || y == NULL)
 		return x == y;
 	return strcmp(x, y) == 0;
@@ -322,7 +325,7 @@ same_line(const struct ins_bill *x, const struct ins_bill *y)
 static size_t
 previous(struct arena *a, const struct ins_history *h, size_t j, size_t max, size_t **idx)
 {
-	size_t *v = arena_alloc(a, (j ? j : 1) * sizeof(*v));
+	size_t *v = arena_alloc(a, (j < max ? j + 1 : max + 1) * sizeof(*v));
 	size_t n = 0, i, k;
 
 	for (i = j; i-- > 0 && n < max;)
@@ -345,20 +348,28 @@ previous(struct arena *a, const struct ins_history *h, size_t j, size_t max, siz
 static size_t
 seasonal(struct arena *a, const struct ins_history *h, size_t j, size_t **idx, int *year)
 {
-	size_t *prev, n, i, k = 0;
-	int m = h->bills[j].month;
+	long m = h->bills[j].month;
+	size_t *v = NULL, i, k, pass;
 
-	n = previous(a, h, j, (size_t)-1, &prev);
 	*year = 0;
-	for (i = 0; i < n; i++) {
-		int pm = h->bills[prev[i]].month;
+	/* count them, then note them */
+	for (pass = 0; pass < 2; pass++) {
+		for (k = 0, i = 0; i < j; i++) {
+			long pm = h->bills[i].month;
 
-		if (pm <= m - 12)
-			*year = 1;
-		if (pm >= m - 13 && pm <= m - 11)
-			prev[k++] = prev[i];
+			if (!same_line(&h->bills[i], &h->bills[j]))
+				continue;
+			*year |= pm <= m - 12;
+			if (pm >= m - 13 && pm <= m - 11) {
+				if (v != NULL)
+					v[k] = i;
+				k++;
+			}
+		}
+		if (v == NULL)
+			v = arena_alloc(a, (k + 1) * sizeof(*v));
 	}
-	*idx = prev;
+	*idx = v;
 	return k;
 }
 
@@ -624,7 +635,7 @@ duplicate_bills(struct jb *b, const struct ins_history *h, size_t j,
 		return 0;
 	for (i = j; i-- > 0;) {
 		bi = &h->bills[i];
-		if (!same_line(bi, bj) || bi->total != bj->total)
+		if (bi->total != bj->total || !same_line(bi, bj))
 			continue;
 		apart = (long long)bj->day - bi->day;
 		if (apart < 0)
@@ -1079,7 +1090,7 @@ ins_rule_new_fee(struct arena *a, const struct ins_history *h, size_t j,
 	size_t *prev, *all, n, k, l, i;
 	int seen;
 
-	if (previous(a, h, j, (size_t)-1, &all) < count(t->baseline_min))
+	if (previous(a, h, j, count(t->baseline_min), &all) < count(t->baseline_min))
 		return 0;
 	n = previous(a, h, j, count(t->baseline_bills), &prev);
 	for (k = 0; k < bj->nitems; k++) {
@@ -1274,8 +1285,8 @@ usage_history(struct arena *a, const struct ins_history *h, const size_t *idx, s
 	size_t i, k = 0, l;
 	double d;
 
-	*v = arena_alloc(a, (n ? n : 1) * sizeof(**v));
-	*with = arena_alloc(a, (n ? n : 1) * sizeof(**with));
+	*v = arena_alloc(a, (n < max ? n + 1 : max + 1) * sizeof(**v));
+	*with = arena_alloc(a, (n < max ? n + 1 : max + 1) * sizeof(**with));
 	for (i = n; i-- > 0 && k < max;)
 		if ((us = usage_of(&h->bills[idx[i]], type)) != NULL && isfinite(us->quantity)) {
 			(*v)[k] = us->quantity;
@@ -1306,7 +1317,7 @@ ins_rule_usage_anomaly(struct arena *a, const struct ins_history *h, size_t j,
 	const char *dir, *over, *why;
 	int year, dup, above;
 
-	nall = previous(a, h, j, (size_t)-1, &all);
+	nall = previous(a, h, j, SIZE_MAX, &all);
 	ns = seasonal(a, h, j, &sea, &year);
 	for (k = 0; k < bj->nusage; k++) {
 		us = &bj->usage[k];
@@ -1322,7 +1333,7 @@ ins_rule_usage_anomaly(struct arena *a, const struct ins_history *h, size_t j,
 			continue;
 		m = median(v, nh);
 		sd = MAD_SD * mad(a, v, nh, m);
-		nsh = usage_history(a, h, sea, ns, (size_t)-1, us->type, &sv, &swith);
+		nsh = usage_history(a, h, sea, ns, SIZE_MAX, us->type, &sv, &swith);
 		center = nsh > 0 ? median(sv, nsh) : m;
 		spread = dmax(sd, t->usage_floor * dabs(center));
 		lim = t->usage_sds * spread;
