@@ -1078,13 +1078,21 @@ ins_rule_overdue_risk(struct arena *a, const struct ins_history *h, size_t j,
 
 /* ---- 5. new fee ---- */
 
+/* a fee charged, with a name to compare */
+static int
+fee_line(const struct ins_item *it)
+{
+	return it->category != NULL && strcmp(it->category, "fee") == 0 && it->minor > 0 &&
+	    nonempty(it->norm);
+}
+
 int
 ins_rule_new_fee(struct arena *a, const struct ins_history *h, size_t j,
     struct ins_findings *out)
 {
 	const struct ins_thresholds *t = thresholds(h);
 	const struct ins_bill *bj = &h->bills[j];
-	const struct ins_item *it, *fee;
+	const struct ins_item *it;
 	struct json_object *ev, *acts, *o;
 	struct jb b = { a, 0 };
 	size_t *prev, *all, n, k, l, i;
@@ -1095,17 +1103,12 @@ ins_rule_new_fee(struct arena *a, const struct ins_history *h, size_t j,
 	n = previous(a, h, j, count(t->baseline_bills), &prev);
 	for (k = 0; k < bj->nitems; k++) {
 		it = &bj->items[k];
-		if (it->category == NULL || strcmp(it->category, "fee") != 0 ||
-		    it->minor <= 0 || !nonempty(it->norm))
+		if (!fee_line(it))
 			continue;
-		/* once per norm: its first fee line of this kind */
-		for (fee = NULL, l = 0; l < k && fee == NULL; l++)
-			if (same(bj->items[l].norm, it->norm) && bj->items[l].category != NULL &&
-			    strcmp(bj->items[l].category, "fee") == 0 && bj->items[l].minor > 0)
-				fee = &bj->items[l];
-		if (fee != NULL)
-			continue;
-		for (seen = 0, i = 0; i < n && !seen; i++)
+		/* once per norm: its first fee line */
+		for (seen = 0, l = 0; l < k && !seen; l++)
+			seen = fee_line(&bj->items[l]) && same(bj->items[l].norm, it->norm);
+		for (i = 0; i < n && !seen; i++)
 			for (l = 0; l < h->bills[prev[i]].nitems && !seen; l++)
 				seen = same(h->bills[prev[i]].items[l].norm, it->norm);
 		if (seen)
