@@ -704,7 +704,8 @@ duplicate_lines(struct jb *b, const struct ins_history *h, size_t j,
 				continue;
 			for (m = l + 1; m < bj->nitems && y == NULL; m++)
 				if (charge_line(&bj->items[m]) &&
-				    same(bj->items[m].norm, x->norm) && bj->items[m].minor == x->minor)
+				    same(bj->items[m].norm, x->norm) &&
+				    bj->items[m].minor == x->minor)
 					y = x;
 		}
 		if (y == NULL)
@@ -1036,8 +1037,8 @@ ins_rule_overdue_risk(struct arena *a, const struct ins_history *h, size_t j,
 	if (d > t->overdue_days)
 		return 0;
 	if (d < 0)
-		why = arena_printf(a, "was due on %s and is past due by %lld %s", day_text(a, bj->due),
-		    -d, plural((size_t)-d, "day", "days"));
+		why = arena_printf(a, "was due on %s and is past due by %lld %s",
+		    day_text(a, bj->due), -d, plural((size_t)-d, "day", "days"));
 	else if (d == 0)
 		why = arena_printf(a, "is due today, %s, and is not paid (the threshold is %d %s)",
 		    day_text(a, bj->due), t->overdue_days,
@@ -1377,7 +1378,8 @@ ins_rule_usage_anomaly(struct arena *a, const struct ins_history *h, size_t j,
 		if (nsh > 0)
 			over = "the same months a year earlier";
 		else
-			over = arena_printf(a, "the previous %zu %s", nh, plural(nh, "bill", "bills"));
+			over = arena_printf(a, "the previous %zu %s", nh,
+			    plural(nh, "bill", "bills"));
 		if (spread > 0)
 			why = arena_printf(a, "This bill's %s usage of %s is %s robust standard "
 			    "deviations %s the usual %s of %s (the threshold is %s standard "

@@ -653,6 +653,23 @@ START_TEST(bill_anomaly_reasoning)
 }
 END_TEST
 
+/* when 3 MADs are the larger threshold, the sentence says so */
+START_TEST(bill_anomaly_reasoning_mads)
+{
+	static const long long history[] = { 8000, 12000, 8000, 12000, 10000, 10000 };
+	size_t k;
+
+	for (k = 0; k < N(history); k++)
+		bill(history[k]);
+	bill(16001);
+	ck_assert_uint_eq(judge(ins_rule_bill_anomaly), 1);
+	ck_assert_str_eq(f.v[0].reasoning, "This bill's charges of 160.01 USD are 60% above "
+	    "the median of 100.00 USD of the previous 6 bills (the threshold is 3 MADs, "
+	    "60.00 USD).");
+	ck_assert_str_eq(ev(&f.v[0], "baseline.mad"), "{\"value\":\"20.00\",\"currency\":\"USD\"}");
+}
+END_TEST
+
 /* only the last baseline_bills previous bills of the same account and
  * currency are the baseline */
 START_TEST(bill_anomaly_baseline)
@@ -1415,6 +1432,7 @@ main(void)
 	tcase_add_test(tc, duplicate_payments_pairs);
 	tcase_add_loop_test(tc, bill_anomaly, 0, N(anomalies));
 	tcase_add_test(tc, bill_anomaly_reasoning);
+	tcase_add_test(tc, bill_anomaly_reasoning_mads);
 	tcase_add_test(tc, bill_anomaly_baseline);
 	tcase_add_test(tc, bill_anomaly_seasonal);
 	tcase_add_test(tc, bill_anomaly_no_season);
