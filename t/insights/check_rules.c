@@ -257,12 +257,9 @@ checked(void)
 	return f.n;
 }
 
-typedef int rule_fn(struct arena *, const struct ins_history *, size_t,
-    struct ins_findings *);
-
 /* One rule on the last bill: the number of findings. */
 static size_t
-judge(rule_fn *rule)
+judge(int (*rule)(struct arena *, const struct ins_history *, size_t, struct ins_findings *))
 {
 	ins_findings_free(&f);
 	ck_assert_uint_gt(h.nbills, 0);
