@@ -15,6 +15,7 @@
 #include "iam/iam.h"
 #include "imports/imports_api.h"
 #include "imports/imports_review.h"
+#include "insights/insights.h"
 #include "links/links.h"
 #include "core/router.h"
 #include "links/links_connect.h"
@@ -147,6 +148,13 @@ const struct route routes[] = {
 	{ M_POST,  "/v1/link-sessions/biller-request",      AUTH_NONE, rtl_biller_request_fields,  NULL, rtl_biller_request,       ROUTE_TX | ROUTE_CORS | ROUTE_SESSION_TOKEN },
 	{ M_POST,  "/v1/link-sessions/exit",                AUTH_NONE, links_session_exit_fields,  NULL, links_session_exit,       ROUTE_TX | ROUTE_CORS | ROUTE_SESSION_TOKEN },
 
+	/* insights (lib/insights/insights_api.c): found by the engine in
+	 * bds-jobs, moved by the client; user_aid names the end user */
+	{ M_GET,   "/v1/insights",                          AUTH_KEY,  NULL,                       insights_list_query, insights_list, 0 },
+	{ M_GET,   "/v1/insights/{id}",                     AUTH_KEY,  NULL,                       insights_user_query, insights_get, 0 },
+	{ M_POST,  "/v1/insights/{id}/snooze",              AUTH_KEY,  insights_snooze_fields,     insights_user_query, insights_snooze, ROUTE_TX },
+	{ M_POST,  "/v1/insights/{id}/dismiss",             AUTH_KEY,  NULL,                       insights_user_query, insights_dismiss, ROUTE_TX },
+	{ M_POST,  "/v1/insights/{id}/resolve",             AUTH_KEY,  insights_resolve_fields,    insights_user_query, insights_resolve, ROUTE_TX },
 	/* requests to link and biller discovery (lib/rtl/). On
 	 * the sandbox host every request-to-link route but creation is 404
 	 * NOT_FOUND (ROUTE_LIVE) */

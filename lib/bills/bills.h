@@ -115,7 +115,8 @@ int	 bills_withdraw(struct req *r, const struct bills_link *l, const char *state
 /*
  * Lock the link's change sequence (the first step of every write to its
  * bills, in the caller's transaction): the last number taken, as text in
- * the arena, or NULL on failure. bills_link_next takes the next one.
+ * the arena, or NULL on failure. bills_link_next takes the next one and
+ * queues the link's insights run (lib/insights) in the same transaction.
  */
 const char *bills_link_lock(struct req *r, const char *client_id, const char *link_id);
 const char *bills_link_next(struct req *r, const char *client_id, const char *link_id);

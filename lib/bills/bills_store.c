@@ -17,6 +17,7 @@
 #include "core/clock.h"
 #include "core/crypto.h"
 #include "core/db.h"
+#include "core/jobq.h"
 #include "core/json.h"
 #include "core/req.h"
 #include "events/events.h"
@@ -68,9 +69,11 @@ static struct db_stmt stmts[BILLS__MAX] = {
 	    "       (" BILLS_FIGS ") IS DISTINCT FROM (" BILLS_VALS "), deleted_at IS NOT NULL,"
 	    "       revision"
 	    "  FROM bills WHERE " BILLS_BY_STATEMENT, 0 },
+	/* the number, and the link's environment (its insights run) */
 	[BILLS_SEQ] = { "bills_seq",
 	    "UPDATE bill_seq SET last_seq = last_seq + 1"
-	    " WHERE client_id = $1 AND link_id = $2 RETURNING last_seq", 0 },
+	    " WHERE client_id = $1 AND link_id = $2"
+	    " RETURNING last_seq, (SELECT environment FROM links WHERE id = $2)", 0 },
 	/* $32: the answer's posted payment naming a new PAID or PARTIALLY_PAID
 	 * statement; its match is written with the bill unless that payment
 	 * is known already matched or reversed (bills_payment_store then
@@ -209,13 +212,24 @@ bills_link_lock(struct req *r, const char *client_id, const char *link_id)
 	return res != NULL && PQntuples(res) == 1 ? PQgetvalue(res, 0, 0) : NULL;
 }
 
+/*
+ * Every write of a link's bills takes its next number here, so this is
+ * where the link's insights run is queued (kind "insights" of lib/insights:
+ * one pending run per link, so a retrieval's many writes make one run, after
+ * their commit).
+ */
 const char *
 bills_link_next(struct req *r, const char *client_id, const char *link_id)
 {
 	const char *p[2] = { client_id, link_id };
 	PGresult *res = db_exec(r->db, r->arena, &stmts[BILLS_SEQ], 2, p);
 
-	return res != NULL && PQntuples(res) == 1 ? PQgetvalue(res, 0, 0) : NULL;
+	if (res == NULL || PQntuples(res) != 1)
+		return NULL;
+	if (!PQgetisnull(res, 0, 1) && jobq_add(r, "insights", client_id,
+	    PQgetvalue(res, 0, 1), link_id, NULL, 0) != 0)
+		return NULL;
+	return PQgetvalue(res, 0, 0);
 }
 
 /*

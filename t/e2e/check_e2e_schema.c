@@ -188,7 +188,7 @@ static const struct {
 	{ "bills_count", "bills_link_statement" },
 	{ "bills_by_ref", "bills_link_statement" },
 	{ "bills_delete", "bills_by_id" },
-	{ "bills_seq", "bill_seq_pkey" },
+	{ "bills_seq", "bill_seq_pkey links_by_id" },
 	{ "bills_statement_attach", "bills_link_statement" },
 	{ "bills_status_link", "bills_by_id" },
 	{ "bills_status_get", "bills_by_id" },
@@ -223,6 +223,12 @@ static const struct {
 	{ "rtl_disc_match", "biller_discoveries_by_id" },
 	{ "rtl_started", "link_tokens_by_id request_to_links_by_id" },
 	{ "links_owner", "links_by_id clients_pkey" },
+	/* an insights run reads one link's newest bills per account, its
+	 * live insights, and its user's first bill of the biller */
+	{ "insights_bills", "link_accounts_link_ref bills_account_day" },
+	{ "insights_live", "insights_link_live bills_by_id" },
+	{ "insights_first", "insight_billers_pkey" },
+	{ "insights_oldest", "bills_account_day" },
 };
 
 static struct db_stmt *

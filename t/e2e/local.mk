@@ -36,6 +36,8 @@ E2E_SUITES += %reldir%/check_e2e_bills_status
 E2E_SUITES += %reldir%/check_e2e_refresh
 # requests to link and biller discovery
 E2E_SUITES += %reldir%/check_e2e_rtl
+# insights: the engine in bds-jobs, the routes, the lifecycle and its events
+E2E_SUITES += %reldir%/check_e2e_insights
 # the connect page (headers, frame policy, session extras), and
 # check_e2e_browser (first): the same in a real browser (Debian chromium,
 # chromedriver, selenium)

@@ -21,7 +21,8 @@
  *   ds of the next month, due_date statement_date + 20 days; ref and
  *   bill_number "<account ref>-<YYYY-MM of M(i)>". With B = 2026-10-15:
  *   M(0) September 2026, statement 1 October, due 21 October.
- *   Energy E(i) = 400 + (seed(u) + 37 i + 11 k) % 300 kWh.
+ *   Energy E(i) = 500 + (seed(u) + 37 i + 11 k) % 100 kWh: it wanders within
+ *   20 % month to month, as a household's does (no insight but new_biller).
  *   Line items: "Energy charge" usage = 15 * E(i), quantity E(i) kWh;
  *   "Service charge" fee = 1200; "Sales tax" tax = (energy + 1200) * 5 / 100
  *   (integer division); E(-1) = E(0). current_charges = the sum of the
@@ -74,9 +75,13 @@
  *                  balance carried and reverts it (status_reverted
  *                  next_statement_shows_balance).
  *   user_insights  as user_good, but statement 0 has E(0) tripled (a usage
- *                  spike and a bill far above its median), its "Energy
- *                  charge" item twice (a duplicate charge) and a "Late
- *                  payment fee" of 1500 (fee) no earlier statement has.
+ *                  spike, a line item spike and a bill far above its
+ *                  median), its "Energy charge" item twice (a duplicate
+ *                  charge), a "Late payment fee" of 1500 (fee) no earlier
+ *                  statement has, and is due 2 days after B (unpaid, due
+ *                  soon: an overdue risk); its first statement is the
+ *                  user's first bill of the biller (a new biller). Every
+ *                  insight type of lib/insights/insights_rules.h.
  *   anything else, or another password: INVALID_CREDENTIALS.
  */
 #include <stdio.h>
@@ -97,6 +102,7 @@
 #define SBX_DUE_DAYS	20	/* statement date to due date */
 #define SBX_FEE		1200
 #define SBX_LATE_FEE	1500
+#define SBX_INSIGHTS_DUE 2	/* user_insights' statement 0: B to its due date */
 #define SBX_CENTS_KWH	15
 
 enum sbx_fixture {
@@ -272,7 +278,7 @@ item(struct bills_line_item *it, const char *desc, const char *cat,
 static long long
 energy(const struct sbx_state *st, int i, int k)
 {
-	long long e = 400 + ((st->seed + 37 * (i < 0 ? 0 : i) + 11 * k) % 300);
+	long long e = 500 + ((st->seed + 37 * (i < 0 ? 0 : i) + 11 * k) % 100);
 
 	if (st->f == SBX_INSIGHTS && i == 0)
 		e *= 3;
@@ -359,7 +365,7 @@ statement(struct arena *a, const struct sbx_state *st, const struct sbx_dates *d
 	b->period_start = day_text(a, days_of(y, mo, d->ds));
 	b->period_end = day_text(a, sd - 1);
 	b->statement_date = day_text(a, sd);
-	b->due_date = day_text(a, sd + SBX_DUE_DAYS);
+	b->due_date = day_text(a, extra ? d->basis + SBX_INSIGHTS_DUE : sd + SBX_DUE_DAYS);
 	b->items = arena_alloc(a, 5 * sizeof(*b->items));
 	item(&b->items[n++], "Energy charge", "usage", charge, (double)e, "kWh");
 	if (extra)
