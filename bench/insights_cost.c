@@ -18,7 +18,11 @@
  * clock, and the PostgreSQL backend's CPU clock (clock_getcpuclockid of
  * the connection's backend: the database's own CPU, to the nanosecond).
  * Prints a markdown section to --out: p50/p90/p99/max of each, by case and
- * by fixture, nearest rank. A measurement, never an assertion: bench/README.md.
+ * by fixture, nearest rank. Twice: on the fresh database as the retrievals
+ * left it (autovacuum held off, so the statements keep the generic plans
+ * they chose without statistics), then after ANALYZE; then --explain-runs
+ * more, untimed, with auto_explain: the executor's time per statement. A
+ * measurement, never an assertion: bench/README.md.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,7 +50,7 @@
 #define IDLE_MS		(20 * 60 * 1000)
 #define ACCOUNTS_MAX	8
 
-static int nlinks = 300, nruns = 5000;
+static int nlinks = 300, nruns = 5000, nexplain = 300;
 static const char *out_path = "bench/out/insights-cost-latest.md";
 static char cmdline[1024];
 
@@ -394,9 +398,10 @@ static const char *const phase_title[P__MAX] = {
 	"after ANALYZE",
 };
 static const char *const phase_note[P__MAX] = {
-	"the statistics as the retrievals left them (a new deployment's first hours: until"
-	" autovacuum's first ANALYZE of a table, a prepared statement freezes the generic"
-	" plan it chose without statistics after five runs)",
+	"the statistics as the retrievals left them, autovacuum held off for the phase"
+	" (`ALTER SYSTEM`): a new deployment until autovacuum's first ANALYZE of a table,"
+	" when a prepared statement keeps the generic plan it chose without statistics"
+	" after five runs",
 	"`ANALYZE` of the whole database, then a new connection, so every statement is"
 	" planned with statistics (a database in use)",
 };
@@ -521,12 +526,156 @@ phase_report(FILE *f, enum phase_id p, const struct phase *ph, double *tmp)
 	}
 }
 
+/*
+ * Where the backend's time goes: --explain-runs more iterations after the
+ * analysed phase, auto_explain logging the executor's time of each
+ * statement of the runs (not of the changes) into the cluster's log, read
+ * back by the backend's pid. A pass of its own: the logging costs time,
+ * so none of its runs is in the phases' tables.
+ */
+#define BD_MAX	32
+struct stmt_time {
+	char	 text[100];
+	int	 calls;
+	double	 sum, max;
+};
+struct breakdown {
+	struct stmt_time v[BD_MAX];
+	int		 n, runs;
+	double		 total;
+	const char	*skipped;	/* why there is none */
+};
+
+/* One statement on the engine's connection, outside any transaction. */
+static int
+session(const char *sql)
+{
+	PGresult *res = PQexec(db_conn(B.db), sql);
+	int ok = PQresultStatus(res) == PGRES_COMMAND_OK;
+
+	PQclear(res);
+	return ok ? 0 : -1;
+}
+
+static void
+breakdown_add(struct breakdown *bd, const char *text, double ms)
+{
+	int i;
+
+	for (i = 0; i < bd->n && strncmp(bd->v[i].text, text, sizeof(bd->v[i].text) - 1) != 0;
+	    i++)
+		;
+	if (i == bd->n) {
+		if (bd->n == BD_MAX)
+			return;
+		snprintf(bd->v[bd->n++].text, sizeof(bd->v[0].text), "%s", text);
+	}
+	bd->v[i].calls++;
+	bd->v[i].sum += ms;
+	if (ms > bd->v[i].max)
+		bd->v[i].max = ms;
+	bd->total += ms;
+}
+
+static void
+breakdown_run(struct breakdown *bd, const struct link *links)
+{
+	char path[512], line[4096], tag[32];
+	double ms = -1;
+	long off;
+	FILE *f;
+
+	if (nexplain == 0) {
+		bd->skipped = "--explain-runs 0";
+		return;
+	}
+	snprintf(path, sizeof(path), "%s/postgres.log", harness_dir());
+	if ((f = fopen(path, "r")) == NULL || fseek(f, 0, SEEK_END) != 0 ||
+	    (off = ftell(f)) < 0 || session("LOAD 'auto_explain'") != 0 ||
+	    session("SET auto_explain.log_min_duration = -1") != 0) {
+		bd->skipped = "no cluster log, or auto_explain would not load";
+		if (f != NULL)
+			fclose(f);
+		return;
+	}
+	fclose(f);
+	for (int i = 0; i < nexplain; i++) {
+		const struct link *a = &links[random() % nlinks], *b;
+
+		change(a);
+		do
+			b = &links[random() % nlinks];
+		while (b == a);
+		for (int k = 0; k < 2; k++) {
+			ck_assert_int_eq(session("SET auto_explain.log_min_duration = 0"), 0);
+			if (run(k == 0 ? a : b, NULL) == 0)
+				bd->runs++;
+			ck_assert_int_eq(session("SET auto_explain.log_min_duration = -1"), 0);
+		}
+	}
+	/* "... [pid] LOG:  duration: 0.123 ms  plan:", then "\tQuery Text: ..." */
+	snprintf(tag, sizeof(tag), "[%d] LOG:  duration: ", B.pg_pid);
+	ck_assert_ptr_nonnull(f = fopen(path, "r"));
+	ck_assert_int_eq(fseek(f, off, SEEK_SET), 0);
+	while (fgets(line, sizeof(line), f) != NULL) {
+		char *p;
+
+		if ((p = strstr(line, tag)) != NULL) {
+			ms = atof(p + strlen(tag));
+			continue;
+		}
+		if (ms >= 0 && (p = strstr(line, "Query Text: ")) != NULL) {
+			p += strlen("Query Text: ");
+			p[strcspn(p, "\n")] = '\0';
+			breakdown_add(bd, p, ms);
+		}
+		ms = -1;
+	}
+	fclose(f);
+}
+
+static int
+cmp_stmt(const void *a, const void *b)
+{
+	double x = ((const struct stmt_time *)a)->sum, y = ((const struct stmt_time *)b)->sum;
+
+	return x > y ? -1 : x < y;
+}
+
+static void
+breakdown_report(FILE *f, struct breakdown *bd)
+{
+	fprintf(f, "\n#### Where the backend's time goes (after ANALYZE)\n\n");
+	if (bd->skipped != NULL || bd->runs == 0) {
+		fprintf(f, "Not measured: %s.\n", bd->skipped != NULL ? bd->skipped : "no run");
+		return;
+	}
+	qsort(bd->v, (size_t)bd->n, sizeof(bd->v[0]), cmp_stmt);
+	fprintf(f, "%d runs more (half after a change), not in the tables above, with"
+	    " auto_explain logging each statement's executor time (parse, bind and planning"
+	    " not in it, nor BEGIN and COMMIT): %.3f ms a run in all.\n\n"
+	    "| statement (its text's start) | calls a run | mean ms | max ms | share |\n"
+	    "|---|---:|---:|---:|---:|\n", bd->runs, bd->total / bd->runs);
+	for (int i = 0; i < bd->n; i++) {
+		char text[80];
+
+		snprintf(text, sizeof(text), "%s", bd->v[i].text);
+		for (char *p = text; *p != '\0'; p++)
+			if (*p == '|' || *p == '`')
+				*p = ' ';
+		fprintf(f, "| `%s…` | %.2f | %.3f | %.3f | %.0f %% |\n", text,
+		    (double)bd->v[i].calls / bd->runs, bd->v[i].sum / bd->v[i].calls, bd->v[i].max,
+		    bd->total > 0 ? 100.0 * bd->v[i].sum / bd->total : 0.0);
+	}
+}
+
 START_TEST(insights_cost)
 {
 	struct devacct dev;
 	struct harness_opts o;
 	struct link *links;
 	struct phase ph[P__MAX];
+	struct breakdown bd;
 	int count[K__MAX];
 	long long created, resolved;
 	double t0, *tmp;
@@ -536,6 +685,7 @@ START_TEST(insights_cost)
 	ck_assert_ptr_nonnull(links = calloc((size_t)nlinks, sizeof(*links)));
 	ck_assert_ptr_nonnull(tmp = calloc((size_t)nruns + 1, sizeof(*tmp)));
 	memset(ph, 0, sizeof(ph));
+	memset(&bd, 0, sizeof(bd));
 	srandom(1);
 
 	/* 1. the stack, the links, retrieved (and their first runs) */
@@ -557,9 +707,16 @@ START_TEST(insights_cost)
 	ck_assert_msg(config_load(&B.cfg, harness_config_path(), err, sizeof(err)) == 0, "%s",
 	    err);
 	links_bills(links);
+	/* the first phase as it stands until autovacuum's first ANALYZE, which
+	 * would otherwise come at any moment of it */
+	devacct_sql_exec("ALTER SYSTEM SET autovacuum = off", NULL, NULL);
+	devacct_sql_exec("SELECT pg_reload_conf()", NULL, NULL);
 	phase_run(&ph[P_FRESH], links);
+	devacct_sql_exec("ALTER SYSTEM RESET autovacuum", NULL, NULL);
+	devacct_sql_exec("SELECT pg_reload_conf()", NULL, NULL);
 	devacct_sql_exec("ANALYZE", NULL, NULL);
 	phase_run(&ph[P_ANALYSED], links);
+	breakdown_run(&bd, links);
 	created = devacct_sql_int("SELECT count(*) FROM insights WHERE client_id = $1",
 	    B.client, NULL);
 	resolved = devacct_sql_int("SELECT count(*) FROM insights WHERE client_id = $1 AND"
@@ -606,6 +763,7 @@ START_TEST(insights_cost)
 	    sysconf(_SC_NPROCESSORS_ONLN), model, ver, autovac, fsync, sync, cmdline);
 	for (int p = 0; p < P__MAX; p++)
 		phase_report(f, (enum phase_id)p, &ph[p], tmp);
+	breakdown_report(f, &bd);
 	fclose(f);
 	free(ver);
 	free(fsync);
@@ -645,6 +803,8 @@ main(int argc, char **argv)
 			nlinks = atoi(argv[i + 1]);
 		else if (strcmp(argv[i], "--runs") == 0)
 			nruns = atoi(argv[i + 1]);
+		else if (strcmp(argv[i], "--explain-runs") == 0)
+			nexplain = atoi(argv[i + 1]);
 		else if (strcmp(argv[i], "--out") == 0)
 			out_path = argv[i + 1];
 		else {
@@ -652,8 +812,10 @@ main(int argc, char **argv)
 			return 2;
 		}
 	}
-	if (nlinks < 2 || nlinks > 5000 || nruns < 1 || nruns > 1000000) {
-		fprintf(stderr, "insights_cost: --links 2..5000, --runs 1..1000000\n");
+	if (nlinks < 2 || nlinks > 5000 || nruns < 1 || nruns > 1000000 || nexplain < 0 ||
+	    nexplain > 100000) {
+		fprintf(stderr, "insights_cost: --links 2..5000, --runs 1..1000000,"
+		    " --explain-runs 0..100000\n");
 		return 2;
 	}
 	tcase_add_test(tc, insights_cost);
