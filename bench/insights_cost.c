@@ -527,8 +527,8 @@ phase_report(FILE *f, enum phase_id p, const struct phase *ph, double *tmp)
 }
 
 /*
- * Where the backend's time goes: --explain-runs more iterations after the
- * analysed phase, auto_explain logging the executor's time of each
+ * Where the backend's time goes: --explain-runs more iterations after a
+ * phase, auto_explain logging the executor's time of each
  * statement of the runs (not of the changes) into the cluster's log, read
  * back by the backend's pid. A pass of its own: the logging costs time,
  * so none of its runs is in the phases' tables.
@@ -645,9 +645,9 @@ cmp_stmt(const void *a, const void *b)
 static void
 breakdown_report(FILE *f, struct breakdown *bd)
 {
-	fprintf(f, "\n#### Where the backend's time goes (after ANALYZE)\n\n");
+	fprintf(f, "\nWhere the backend's time goes in this phase: ");
 	if (bd->skipped != NULL || bd->runs == 0) {
-		fprintf(f, "Not measured: %s.\n", bd->skipped != NULL ? bd->skipped : "no run");
+		fprintf(f, "not measured (%s).\n", bd->skipped != NULL ? bd->skipped : "no run");
 		return;
 	}
 	qsort(bd->v, (size_t)bd->n, sizeof(bd->v[0]), cmp_stmt);
@@ -675,7 +675,7 @@ START_TEST(insights_cost)
 	struct harness_opts o;
 	struct link *links;
 	struct phase ph[P__MAX];
-	struct breakdown bd;
+	struct breakdown bd[P__MAX];
 	int count[K__MAX];
 	long long created, resolved;
 	double t0, *tmp;
@@ -685,7 +685,7 @@ START_TEST(insights_cost)
 	ck_assert_ptr_nonnull(links = calloc((size_t)nlinks, sizeof(*links)));
 	ck_assert_ptr_nonnull(tmp = calloc((size_t)nruns + 1, sizeof(*tmp)));
 	memset(ph, 0, sizeof(ph));
-	memset(&bd, 0, sizeof(bd));
+	memset(bd, 0, sizeof(bd));
 	srandom(1);
 
 	/* 1. the stack, the links, retrieved (and their first runs) */
@@ -712,11 +712,12 @@ START_TEST(insights_cost)
 	devacct_sql_exec("ALTER SYSTEM SET autovacuum = off", NULL, NULL);
 	devacct_sql_exec("SELECT pg_reload_conf()", NULL, NULL);
 	phase_run(&ph[P_FRESH], links);
+	breakdown_run(&bd[P_FRESH], links);
 	devacct_sql_exec("ALTER SYSTEM RESET autovacuum", NULL, NULL);
 	devacct_sql_exec("SELECT pg_reload_conf()", NULL, NULL);
 	devacct_sql_exec("ANALYZE", NULL, NULL);
 	phase_run(&ph[P_ANALYSED], links);
-	breakdown_run(&bd, links);
+	breakdown_run(&bd[P_ANALYSED], links);
 	created = devacct_sql_int("SELECT count(*) FROM insights WHERE client_id = $1",
 	    B.client, NULL);
 	resolved = devacct_sql_int("SELECT count(*) FROM insights WHERE client_id = $1 AND"
@@ -761,9 +762,10 @@ START_TEST(insights_cost)
 	    insights_settings(&B.cfg)->insights_history_bills, nruns, created, resolved,
 	    created == 0 ? " (**the rules found nothing: the placeholder?**)" : "",
 	    sysconf(_SC_NPROCESSORS_ONLN), model, ver, autovac, fsync, sync, cmdline);
-	for (int p = 0; p < P__MAX; p++)
+	for (int p = 0; p < P__MAX; p++) {
 		phase_report(f, (enum phase_id)p, &ph[p], tmp);
-	breakdown_report(f, &bd);
+		breakdown_report(f, &bd[p]);
+	}
 	fclose(f);
 	free(ver);
 	free(fsync);
