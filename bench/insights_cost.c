@@ -31,7 +31,6 @@
 #include <unistd.h>
 
 #include <check.h>
-#include <json-c/json.h>
 #include <libpq-fe.h>
 
 #include "core/arena.h"
