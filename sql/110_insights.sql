@@ -46,8 +46,10 @@ CREATE INDEX insights_settled ON insights (client_id, environment, user_aid, typ
     WHERE status = 'DISMISSED' OR resolved_by = 'client';
 -- the list: newest first within a link's account
 CREATE INDEX insights_list ON insights (client_id, environment, link_id, account_id, created_at, id);
--- the engine's read of a link's insights that it may still change
-CREATE INDEX insights_link_live ON insights (client_id, link_id) WHERE status IN ('OPEN', 'SNOOZED');
+-- the engine's read of a link's insights that it may still change, by the
+-- link's key alone (the tenant a row check: docs/DECISIONS.md "Plan-proof
+-- statements")
+CREATE INDEX insights_link_live ON insights (link_id) WHERE status IN ('OPEN', 'SNOOZED');
 CREATE INDEX insights_snoozed ON insights (snoozed_until) WHERE status = 'SNOOZED';
 
 -- When each link was last evaluated: the row a run locks (one run of a link
@@ -62,17 +64,24 @@ CREATE TABLE insight_runs (
 );
 CREATE INDEX insight_runs_due ON insight_runs (evaluated_at);
 
--- The engine reads an account's newest bills by their day (the predicates
--- as below: only a statement naming the account can take it).
-CREATE INDEX bills_account_day ON bills (client_id, link_id, account_id,
+-- Each client user's first bill of each biller as the engine first saw it
+-- (new_biller), found by its key alone.
+CREATE TABLE insight_billers (
+    client_id     text        NOT NULL REFERENCES clients (id) ON DELETE CASCADE,
+    environment   text        NOT NULL,
+    user_aid      text        NOT NULL,
+    biller_id     text        NOT NULL,
+    first_bill_id text        NOT NULL,
+    created_at    timestamptz NOT NULL DEFAULT now(),
+    PRIMARY KEY (client_id, environment, user_aid, biller_id)
+);
+
+-- The engine reads an account's newest bills by their day, by the link's key
+-- alone (docs/DECISIONS.md "Plan-proof statements": the tenant is a row
+-- check, so no index of the client's bills can be taken for it).
+CREATE INDEX bills_account_day ON bills (link_id, account_id,
     (coalesce(statement_date, due_date)) DESC, id DESC)
     WHERE deleted_at IS NULL AND account_id IS NOT NULL;
--- ... and a client user's first bill of a biller (new_biller).
--- (biller_id IS NOT NULL: only a statement naming the biller can take it, so
--- no statement of a link's bills scans it whole on a small table)
-CREATE INDEX bills_user_biller ON bills (client_id, environment, client_user_id, biller_id,
-    (coalesce(statement_date, due_date)), created_at, id)
-    WHERE deleted_at IS NULL AND biller_id IS NOT NULL;
 
 -- The entity (SPEC "Insight"), in the order the spec lists its fields.
 CREATE FUNCTION insights_json(i insights) RETURNS json

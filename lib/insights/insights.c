@@ -36,7 +36,7 @@
 
 /* $1 client, $2 link, $3 bills per account + 1 */
 enum {
-	E_RUN, E_BILLS, E_PAYMENTS, E_FIRST, E_LIVE, E_WAKE_LOCK, E_DAILY, E_WAKE_DUE, E__MAX
+	E_RUN, E_BILLS, E_PAYMENTS, E_FIRST, E_FIRST_PUT, E_OLDEST, E_LIVE, E_WAKE_LOCK, E_DAILY, E_WAKE_DUE, E__MAX
 };
 static struct db_stmt stmts[E__MAX] = {
 	/* the run's lock: one run of a link at a time */
@@ -44,7 +44,8 @@ static struct db_stmt stmts[E__MAX] = {
 	    "INSERT INTO insight_runs (client_id, link_id, environment) VALUES ($1, $2, $3)"
 	    " ON CONFLICT (client_id, link_id) DO UPDATE SET evaluated_at = now()"
 	    " RETURNING 1" },
-	/* each account's newest bills (with a date), oldest first */
+	/* each account's newest bills (with a date), oldest first, by the
+	 * link's key (the tenant a row check: plan-proof) */
 	[E_BILLS] = { "insights_bills",
 	    "SELECT b.id, b.account_id, b.biller_id, b.biller_name, b.status, b.currency,"
 	    " b.total_minor, coalesce(b.current_charges_minor, b.total_minor),"
@@ -52,8 +53,9 @@ static struct db_stmt stmts[E__MAX] = {
 	    " b.usage::text, b.client_user_id"
 	    " FROM link_accounts a CROSS JOIN LATERAL ("
 	    "  SELECT x.*, coalesce(x.statement_date, x.due_date) AS day FROM bills x"
-	    "  WHERE x.client_id = $1 AND x.link_id = $2 AND x.account_id = a.id"
-	    "  AND x.deleted_at IS NULL AND coalesce(x.statement_date, x.due_date) IS NOT NULL"
+	    "  WHERE x.link_id = $2 AND x.account_id = a.id AND x.deleted_at IS NULL"
+	    "  AND coalesce(x.statement_date, x.due_date) IS NOT NULL"
+	    "  AND " DB_ROW_CHECK("x.client_id = $1")
 	    "  ORDER BY coalesce(x.statement_date, x.due_date) DESC, x.id DESC LIMIT $3::int) b"
 	    " WHERE a.link_id = $2 AND " DB_ROW_CHECK("a.client_id = $1")
 	    " ORDER BY b.account_id, b.day, b.id" },
@@ -62,17 +64,28 @@ static struct db_stmt stmts[E__MAX] = {
 	    " (paid_at AT TIME ZONE 'UTC')::date::text FROM observed_payments"
 	    " WHERE client_id = $1 AND link_id = $2 AND status = 'posted'"
 	    " ORDER BY paid_at DESC, id DESC LIMIT $3::int" },
-	/* the client user's first bill of a biller, on any link */
+	/* the client user's first bill of a biller, as the engine first saw
+	 * it: $1 client, $2 environment, $3 user, $4 biller */
 	[E_FIRST] = { "insights_first",
-	    "SELECT id FROM bills WHERE client_id = $1 AND environment = $2"
-	    " AND client_user_id = $3 AND biller_id = $4 AND deleted_at IS NULL"
-	    " ORDER BY coalesce(statement_date, due_date), created_at, id LIMIT 1" },
+	    "SELECT first_bill_id FROM insight_billers WHERE client_id = $1"
+	    " AND environment = $2 AND user_aid = $3 AND biller_id = $4" },
+	/* ... or the oldest bill of this link, when it is the first link of
+	 * that biller the engine sees for the user ($5 its oldest bill) */
+	[E_FIRST_PUT] = { "insights_first_put",
+	    "INSERT INTO insight_billers (client_id, environment, user_aid, biller_id,"
+	    " first_bill_id) VALUES ($1, $2, $3, $4, $5) ON CONFLICT DO NOTHING" },
+	/* a link's oldest bill with a date, when the read did not reach it */
+	[E_OLDEST] = { "insights_oldest",
+	    "SELECT id FROM bills WHERE link_id = $2 AND account_id IS NOT NULL"
+	    " AND deleted_at IS NULL AND coalesce(statement_date, due_date) IS NOT NULL"
+	    " AND " DB_ROW_CHECK("client_id = $1")
+	    " ORDER BY coalesce(statement_date, due_date), id LIMIT 1" },
 	[E_LIVE] = { "insights_live",
 	    "SELECT i.id, i.type, i.subject, i.fingerprint, i.bill_id, i.account_id, i.severity,"
 	    " i.status, i.bill_id IS NOT NULL AND NOT EXISTS (SELECT 1 FROM bills b"
 	    "  WHERE b.id = i.bill_id AND b.deleted_at IS NULL)"
-	    " FROM insights i WHERE i.client_id = $1 AND i.link_id = $2"
-	    " AND i.status IN ('OPEN', 'SNOOZED') ORDER BY i.created_at, i.id" },
+	    " FROM insights i WHERE i.link_id = $2 AND i.status IN ('OPEN', 'SNOOZED')"
+	    " AND " DB_ROW_CHECK("i.client_id = $1") " ORDER BY i.created_at, i.id" },
 	/* a snoozed insight's wake: its status, whether it is due, and how
 	 * many seconds are left when it is not */
 	[E_WAKE_LOCK] = { "insights_wake_lock",
@@ -142,46 +155,48 @@ month_of(const char *date, int back)
 	return y * 12 + m - 1 - back;
 }
 
+/* The elements of a stored JSON array (line_items, usage): the array, with
+ * *n set, or NULL (and 0) when text is not one. Arena-owned. */
+static struct json_object *
+array_of(struct arena *a, const char *text, size_t *n)
+{
+	const char *why;
+	struct json_object *arr = json_parse(a, text, strlen(text), &why);
+
+	*n = arr != NULL && json_object_is_type(arr, json_type_array) ?
+	    json_object_array_length(arr) : 0;
+	return *n > 0 ? arr : NULL;
+}
+
 static void
 read_items(struct arena *a, const char *text, struct ins_bill *b)
 {
-	struct json_object *arr = json_parse(a, text, strlen(text), NULL), *it, *amt;
-	struct ins_item *v;
 	size_t i, n;
+	struct json_object *arr = array_of(a, text, &n), *it;
+	struct ins_item *v = arena_alloc(a, (n + 1) * sizeof(*v));
 
-	b->items = NULL;
+	b->items = v;
 	b->nitems = 0;
-	if (arr == NULL || !json_object_is_type(arr, json_type_array))
-		return;
-	n = json_object_array_length(arr);
-	v = arena_alloc(a, (n + 1) * sizeof(*v));
 	for (i = 0; i < n; i++) {
 		it = json_object_array_get_idx(arr, i);
-		amt = json_object_object_get(it, "amount");
-		v[b->nitems].description = json_get_str(it, "description");
-		if (v[b->nitems].description == NULL)
+		if ((v[b->nitems].description = json_get_str(it, "description")) == NULL)
 			continue;
 		v[b->nitems].norm = ins_normalise(a, v[b->nitems].description);
 		v[b->nitems].category = json_get_str(it, "category");
-		v[b->nitems].minor = json_get_int(amt, "minor", 0);
+		v[b->nitems].minor = json_get_int(json_object_object_get(it, "amount"), "minor", 0);
 		b->nitems++;
 	}
-	b->items = v;
 }
 
 static void
 read_usage(struct arena *a, const char *text, struct ins_bill *b)
 {
-	struct json_object *arr = json_parse(a, text, strlen(text), NULL), *u, *q;
-	struct ins_usage *v;
 	size_t i, n;
+	struct json_object *arr = array_of(a, text, &n), *u, *q;
+	struct ins_usage *v = arena_alloc(a, (n + 1) * sizeof(*v));
 
-	b->usage = NULL;
+	b->usage = v;
 	b->nusage = 0;
-	if (arr == NULL || !json_object_is_type(arr, json_type_array))
-		return;
-	n = json_object_array_length(arr);
-	v = arena_alloc(a, (n + 1) * sizeof(*v));
 	for (i = 0; i < n; i++) {
 		u = json_object_array_get_idx(arr, i);
 		q = json_object_object_get(u, "quantity");
@@ -193,7 +208,6 @@ read_usage(struct arena *a, const char *text, struct ins_bill *b)
 		v[b->nusage].quantity = json_object_get_double(q);
 		b->nusage++;
 	}
-	b->usage = v;
 }
 
 /* Row i of E_BILLS as the rules see it: 0, or -1 when its dates are not dates. */
@@ -449,6 +463,55 @@ today_of(void)
 	return day;
 }
 
+/*
+ * The client user's first bill of the link's biller (u->first): as the
+ * engine first saw it, else this link's oldest bill, which becomes it (a
+ * link seen first for a biller brings the user's first bill of it). res:
+ * the link's bills read (E_BILLS, per account oldest first; more than
+ * history rows of an account: the read did not reach its oldest).
+ */
+static int
+first_bill(struct run *u, PGresult *res, int history)
+{
+	struct req *r = u->r;
+	const char *p[5] = { u->owner.client_id, u->owner.environment, u->owner.user_aid,
+	    value(res, 0, B_BILLER), NULL };
+	const char *q[2] = { u->owner.client_id, u->owner.link_id };
+	PGresult *got;
+	int i, n = PQntuples(res), start, oldest = -1, truncated = 0;
+
+	if (p[3] == NULL)
+		return 0;	/* an import's bill of no catalog biller */
+	if ((got = db_exec(r->db, r->arena, &stmts[E_FIRST], 4, p)) == NULL)
+		return -1;
+	if (PQntuples(got) == 1) {
+		u->first = PQgetvalue(got, 0, 0);
+		return 0;
+	}
+	/* the oldest of the accounts' oldest rows, unless one was cut */
+	for (start = 0, i = 1; i <= n; i++) {
+		if (i < n && strcmp(PQgetvalue(res, i, B_ACCOUNT),
+		    PQgetvalue(res, start, B_ACCOUNT)) == 0)
+			continue;
+		truncated |= i - start > history;
+		if (oldest < 0 || strcmp(PQgetvalue(res, start, B_DAY),
+		    PQgetvalue(res, oldest, B_DAY)) < 0)
+			oldest = start;
+		start = i;
+	}
+	p[4] = PQgetvalue(res, oldest, B_ID);
+	if (truncated) {
+		if ((got = db_exec(r->db, r->arena, &stmts[E_OLDEST], 2, q)) == NULL)
+			return -1;
+		p[4] = PQntuples(got) == 1 ? PQgetvalue(got, 0, 0) : NULL;
+	}
+	if (p[4] == NULL || db_exec(r->db, r->arena, &stmts[E_FIRST_PUT], 5, p) == NULL ||
+	    (got = db_exec(r->db, r->arena, &stmts[E_FIRST], 4, p)) == NULL)
+		return p[4] == NULL ? 0 : -1;
+	u->first = PQntuples(got) == 1 ? PQgetvalue(got, 0, 0) : NULL;
+	return 0;
+}
+
 /* One run of a link (the caller's transaction). 0, or -1 on failure. */
 static int
 run_link(struct req *r, const char *client_id, const char *environment, const char *link_id)
@@ -457,7 +520,7 @@ run_link(struct req *r, const char *client_id, const char *environment, const ch
 	struct run u = { 0 };
 	char lim[16];
 	const char *p[4] = { client_id, link_id, environment, NULL };
-	PGresult *res, *first;
+	PGresult *res;
 	int i, n, start;
 
 	u.r = r;
@@ -476,15 +539,9 @@ run_link(struct req *r, const char *client_id, const char *environment, const ch
 	n = PQntuples(res);
 	u.targets = arena_alloc(r->arena, ((size_t)n + 1) * sizeof(*u.targets));
 	if (n > 0) {
-		const char *q[4] = { client_id, environment, PQgetvalue(res, 0, B_USER),
-		    value(res, 0, B_BILLER) };
-
-		u.owner.user_aid = q[2];
-		if (q[3] != NULL) {
-			if ((first = db_exec(r->db, r->arena, &stmts[E_FIRST], 4, q)) == NULL)
-				return -1;
-			u.first = PQntuples(first) == 1 ? PQgetvalue(first, 0, 0) : NULL;
-		}
+		u.owner.user_aid = PQgetvalue(res, 0, B_USER);
+		if (first_bill(&u, res, s->insights_history_bills) != 0)
+			return -1;
 	}
 	for (start = 0, i = 1; i <= n; i++) {
 		if (i < n && strcmp(PQgetvalue(res, i, B_ACCOUNT),

@@ -84,10 +84,10 @@ emit(struct req *r, const char *client_id, const char *environment, const char *
     PGresult *res, const char *previous, struct json_object **entity)
 {
 	struct json_object *o;
-	const char *ev;
+	const char *ev, *why;
 
 	if ((o = json_parse(r->arena, PQgetvalue(res, 0, 0), (size_t)PQgetlength(res, 0, 0),
-	    NULL)) == NULL)
+	    &why)) == NULL)
 		return -1;
 	if (entity != NULL)
 		*entity = db_json_raw(r->arena, res, 0, 0);

@@ -227,7 +227,8 @@ static const struct {
 	 * live insights, and its user's first bill of the biller */
 	{ "insights_bills", "link_accounts_link_ref bills_account_day" },
 	{ "insights_live", "insights_link_live bills_by_id" },
-	{ "insights_first", "bills_user_biller" },
+	{ "insights_first", "insight_billers_pkey" },
+	{ "insights_oldest", "bills_account_day" },
 };
 
 static struct db_stmt *
