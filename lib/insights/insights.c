@@ -446,8 +446,7 @@ run_account(struct run *u, PGresult *res, int lo, int hi, int truncated)
 		return -1;
 	for (i = 0; i < found.n && rc == 0; i++)
 		rc = reconcile_finding(u, &found.v[i]);
-	ins_findings_free(&found);
-	free(found.v);
+	ins_findings_free(&found);	/* the array is the arena's */
 	return rc;
 }
 

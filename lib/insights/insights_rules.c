@@ -9,12 +9,15 @@
  * halves and quarters of integers far below 2^52). A threshold scaled by a
  * configured ratio (0.30 is not exact in binary) is snapped to the half
  * unit it is meant to be, so that exactly 30% above the median is not
- * "more than 30%". The text of the JSON does not depend on the locale or
- * on anything but the input: numbers are printed by the rules themselves.
+ * "more than 30%". The text of the JSON depends on nothing but the input:
+ * numbers are printed by the rules themselves, with a decimal point
+ * whatever the locale.
  *
  * Libm is not needed (rounding and absolute values are done here), so a
  * program linking libbds.a alone runs the rules.
  */
+#include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -75,8 +78,9 @@ dround(double x)
 
 /*
  * A threshold computed as ratio * value, snapped to the nearest half unit
- * when it is that close to it: 0.30 * 8120 is 2436 and not a hair below,
- * so a bill 2436 above its median is not above the threshold.
+ * when it is that close to it: 0.35 * 11000 is 3849.9999999999995 in
+ * doubles, and 3850 snapped, so a bill 3850 above its median is not above
+ * the threshold.
  */
 static double
 snap(double x)
@@ -123,14 +127,20 @@ mad(struct arena *a, const double *v, size_t n, double m)
 	return median(d, n);
 }
 
-/* A number as the text and the JSON print it: short, not locale bound. */
+/* A number as the text and the JSON print it: "0.3", "402.5", "3". */
 static const char *
 num_text(struct arena *a, double x)
 {
-	char buf[40];
+	char buf[64];
 	char *p;
 
-	snprintf(buf, sizeof(buf), "%.6f", x);
+	if (!isfinite(x))
+		return "0";
+	snprintf(buf, sizeof(buf), dabs(x) < 1e15 ? "%.6f" : "%.15g", x);
+	/* a decimal point, whatever the locale's */
+	for (p = buf; *p != '\0'; p++)
+		if (*p == ',')
+			*p = '.';
 	/* no trailing zeros, no lone point, no "-0" */
 	if ((p = strchr(buf, '.')) != NULL) {
 		for (p += strlen(p) - 1; *p == '0'; p--)
@@ -281,6 +291,8 @@ thresholds(const struct ins_history *h)
 static int
 same(const char *x, const char *y)
 {
+	if (x == y)
+		return 1;
 	if (x == NULL || y == NULL)
 		return x == y;
 	return strcmp(x, y) == 0;
@@ -313,7 +325,7 @@ same_line(const struct ins_bill *x, const struct ins_bill *y)
 static size_t
 previous(struct arena *a, const struct ins_history *h, size_t j, size_t max, size_t **idx)
 {
-	size_t *v = arena_alloc(a, (j ? j : 1) * sizeof(*v));
+	size_t *v = arena_alloc(a, (j < max ? j + 1 : max + 1) * sizeof(*v));
 	size_t n = 0, i, k;
 
 	for (i = j; i-- > 0 && n < max;)
@@ -336,20 +348,28 @@ previous(struct arena *a, const struct ins_history *h, size_t j, size_t max, siz
 static size_t
 seasonal(struct arena *a, const struct ins_history *h, size_t j, size_t **idx, int *year)
 {
-	size_t *prev, n, i, k = 0;
-	int m = h->bills[j].month;
+	long m = h->bills[j].month;
+	size_t *v = NULL, i, k, pass;
 
-	n = previous(a, h, j, (size_t)-1, &prev);
 	*year = 0;
-	for (i = 0; i < n; i++) {
-		int pm = h->bills[prev[i]].month;
+	/* count them, then note them */
+	for (pass = 0; pass < 2; pass++) {
+		for (k = 0, i = 0; i < j; i++) {
+			long pm = h->bills[i].month;
 
-		if (pm <= m - 12)
-			*year = 1;
-		if (pm >= m - 13 && pm <= m - 11)
-			prev[k++] = prev[i];
+			if (!same_line(&h->bills[i], &h->bills[j]))
+				continue;
+			*year |= pm <= m - 12;
+			if (pm >= m - 13 && pm <= m - 11) {
+				if (v != NULL)
+					v[k] = i;
+				k++;
+			}
+		}
+		if (v == NULL)
+			v = arena_alloc(a, (k + 1) * sizeof(*v));
 	}
-	*idx = prev;
+	*idx = v;
 	return k;
 }
 
@@ -405,13 +425,6 @@ usage_of(const struct ins_bill *b, const char *type)
 	return NULL;
 }
 
-/* a finite quantity (NaN is never one) */
-static int
-finite(double x)
-{
-	return x == x && x - x == 0;
-}
-
 /* ---- findings and their JSON ---- */
 
 /* JSON being built: bad once an allocation failed. */
@@ -459,20 +472,6 @@ jnum(struct jb *b, double x)
 	return jcheck(b, json_object_new_double_s(x, num_text(b->a, x)));
 }
 
-/* Amount: {"value": "<decimal at the exponent>", "currency": "USD"}. */
-static struct json_object *
-jmoney(struct jb *b, long long minor, const struct ins_bill *cur)
-{
-	struct json_object *o = jobj(b);
-
-	if (o == NULL)
-		return NULL;
-	json_object_object_add(o, "value",
-	    jstr(b, money_format(b->a, minor, cur->exponent)));
-	json_object_object_add(o, "currency", jstr(b, cur->currency));
-	return o;
-}
-
 /* o[key] = v (v NULL: null); o takes v */
 static void
 jset(struct jb *b, struct json_object *o, const char *key, struct json_object *v)
@@ -481,6 +480,17 @@ jset(struct jb *b, struct json_object *o, const char *key, struct json_object *v
 		json_object_put(v);
 		b->bad = 1;
 	}
+}
+
+/* Amount: {"value": "<decimal at the exponent>", "currency": "USD"}. */
+static struct json_object *
+jmoney(struct jb *b, long long minor, const struct ins_bill *cur)
+{
+	struct json_object *o = jobj(b);
+
+	jset(b, o, "value", jstr(b, money_format(b->a, minor, cur->exponent)));
+	jset(b, o, "currency", jstr(b, cur->currency));
+	return o;
 }
 
 static void
@@ -548,7 +558,8 @@ act_contact(struct jb *b, struct json_object *acts, const char *biller_id)
 /*
  * Append a finding to out; it takes ev and acts. Nothing when out has a
  * finding of the same type and subject already (the first one stands).
- * 0, or -1 when building the JSON failed.
+ * The array grows in the arena: out starts zeroed, or as
+ * ins_findings_free leaves it. 0, or -1 when building the JSON failed.
  */
 static int
 emit(struct jb *b, struct ins_findings *out, const char *type, const char *subject,
@@ -624,7 +635,7 @@ duplicate_bills(struct jb *b, const struct ins_history *h, size_t j,
 		return 0;
 	for (i = j; i-- > 0;) {
 		bi = &h->bills[i];
-		if (!same_line(bi, bj) || bi->total != bj->total)
+		if (bi->total != bj->total || !same_line(bi, bj))
 			continue;
 		apart = (long long)bj->day - bi->day;
 		if (apart < 0)
@@ -693,7 +704,8 @@ duplicate_lines(struct jb *b, const struct ins_history *h, size_t j,
 				continue;
 			for (m = l + 1; m < bj->nitems && y == NULL; m++)
 				if (charge_line(&bj->items[m]) &&
-				    same(bj->items[m].norm, x->norm) && bj->items[m].minor == x->minor)
+				    same(bj->items[m].norm, x->norm) &&
+				    bj->items[m].minor == x->minor)
 					y = x;
 		}
 		if (y == NULL)
@@ -1025,8 +1037,8 @@ ins_rule_overdue_risk(struct arena *a, const struct ins_history *h, size_t j,
 	if (d > t->overdue_days)
 		return 0;
 	if (d < 0)
-		why = arena_printf(a, "was due on %s and is past due by %lld %s", day_text(a, bj->due),
-		    -d, plural((size_t)-d, "day", "days"));
+		why = arena_printf(a, "was due on %s and is past due by %lld %s",
+		    day_text(a, bj->due), -d, plural((size_t)-d, "day", "days"));
 	else if (d == 0)
 		why = arena_printf(a, "is due today, %s, and is not paid (the threshold is %d %s)",
 		    day_text(a, bj->due), t->overdue_days,
@@ -1067,34 +1079,37 @@ ins_rule_overdue_risk(struct arena *a, const struct ins_history *h, size_t j,
 
 /* ---- 5. new fee ---- */
 
+/* a fee charged, with a name to compare */
+static int
+fee_line(const struct ins_item *it)
+{
+	return it->category != NULL && strcmp(it->category, "fee") == 0 && it->minor > 0 &&
+	    nonempty(it->norm);
+}
+
 int
 ins_rule_new_fee(struct arena *a, const struct ins_history *h, size_t j,
     struct ins_findings *out)
 {
 	const struct ins_thresholds *t = thresholds(h);
 	const struct ins_bill *bj = &h->bills[j];
-	const struct ins_item *it, *fee;
+	const struct ins_item *it;
 	struct json_object *ev, *acts, *o;
 	struct jb b = { a, 0 };
 	size_t *prev, *all, n, k, l, i;
 	int seen;
 
-	if (previous(a, h, j, (size_t)-1, &all) < count(t->baseline_min))
+	if (previous(a, h, j, count(t->baseline_min), &all) < count(t->baseline_min))
 		return 0;
 	n = previous(a, h, j, count(t->baseline_bills), &prev);
 	for (k = 0; k < bj->nitems; k++) {
 		it = &bj->items[k];
-		if (it->category == NULL || strcmp(it->category, "fee") != 0 ||
-		    it->minor <= 0 || !nonempty(it->norm))
+		if (!fee_line(it))
 			continue;
-		/* once per norm: its first fee line of this kind */
-		for (fee = NULL, l = 0; l < k && fee == NULL; l++)
-			if (same(bj->items[l].norm, it->norm) && bj->items[l].category != NULL &&
-			    strcmp(bj->items[l].category, "fee") == 0 && bj->items[l].minor > 0)
-				fee = &bj->items[l];
-		if (fee != NULL)
-			continue;
-		for (seen = 0, i = 0; i < n && !seen; i++)
+		/* once per norm: its first fee line */
+		for (seen = 0, l = 0; l < k && !seen; l++)
+			seen = fee_line(&bj->items[l]) && same(bj->items[l].norm, it->norm);
+		for (i = 0; i < n && !seen; i++)
 			for (l = 0; l < h->bills[prev[i]].nitems && !seen; l++)
 				seen = same(h->bills[prev[i]].items[l].norm, it->norm);
 		if (seen)
@@ -1256,6 +1271,14 @@ ins_rule_line_item_spike(struct arena *a, const struct ins_history *h, size_t j,
 
 /* ---- 7. usage anomaly ---- */
 
+/* A quantity as the reasoning writes it: "130.25 kWh". */
+static const char *
+quantity(struct arena *a, double x, const char *unit)
+{
+	return nonempty(unit) ? arena_printf(a, "%s %s", num_text(a, x), unit) :
+	    num_text(a, x);
+}
+
 /* The quantities of type in the last max bills of idx[0..n) that report
  * it (oldest first), into v and with (arena); their number. */
 static size_t
@@ -1266,10 +1289,10 @@ usage_history(struct arena *a, const struct ins_history *h, const size_t *idx, s
 	size_t i, k = 0, l;
 	double d;
 
-	*v = arena_alloc(a, (n ? n : 1) * sizeof(**v));
-	*with = arena_alloc(a, (n ? n : 1) * sizeof(**with));
+	*v = arena_alloc(a, (n < max ? n + 1 : max + 1) * sizeof(**v));
+	*with = arena_alloc(a, (n < max ? n + 1 : max + 1) * sizeof(**with));
 	for (i = n; i-- > 0 && k < max;)
-		if ((us = usage_of(&h->bills[idx[i]], type)) != NULL && finite(us->quantity)) {
+		if ((us = usage_of(&h->bills[idx[i]], type)) != NULL && isfinite(us->quantity)) {
 			(*v)[k] = us->quantity;
 			(*with)[k++] = idx[i];
 		}
@@ -1295,14 +1318,14 @@ ins_rule_usage_anomaly(struct arena *a, const struct ins_history *h, size_t j,
 	struct jb b = { a, 0 };
 	size_t *all, *sea, *with, *swith, nall, ns, nh, nsh, k, l;
 	double *v, *sv, q, m, sd, center, spread, lim, dev;
-	const char *unit, *dir;
+	const char *dir, *over, *why;
 	int year, dup, above;
 
-	nall = previous(a, h, j, (size_t)-1, &all);
+	nall = previous(a, h, j, SIZE_MAX, &all);
 	ns = seasonal(a, h, j, &sea, &year);
 	for (k = 0; k < bj->nusage; k++) {
 		us = &bj->usage[k];
-		if (!nonempty(us->type) || !finite(us->quantity))
+		if (!nonempty(us->type) || !isfinite(us->quantity))
 			continue;
 		for (dup = 0, l = 0; l < k && !dup; l++)
 			dup = same(bj->usage[l].type, us->type);
@@ -1314,7 +1337,7 @@ ins_rule_usage_anomaly(struct arena *a, const struct ins_history *h, size_t j,
 			continue;
 		m = median(v, nh);
 		sd = MAD_SD * mad(a, v, nh, m);
-		nsh = usage_history(a, h, sea, ns, (size_t)-1, us->type, &sv, &swith);
+		nsh = usage_history(a, h, sea, ns, SIZE_MAX, us->type, &sv, &swith);
 		center = nsh > 0 ? median(sv, nsh) : m;
 		spread = dmax(sd, t->usage_floor * dabs(center));
 		lim = t->usage_sds * spread;
@@ -1323,7 +1346,6 @@ ins_rule_usage_anomaly(struct arena *a, const struct ins_history *h, size_t j,
 			continue;
 		above = q > center;
 		dir = above ? "above" : "below";
-		unit = us->unit != NULL ? us->unit : "";
 
 		ev = jobj(&b);
 		jset(&b, ev, "bill_ids", jbill_ids(&b, h, NULL, 0, bj->id));
@@ -1353,23 +1375,25 @@ ins_rule_usage_anomaly(struct arena *a, const struct ins_history *h, size_t j,
 		act_review(&b, acts, bj);
 		act_contact(&b, acts, bj->biller_id);
 
+		if (nsh > 0)
+			over = "the same months a year earlier";
+		else
+			over = arena_printf(a, "the previous %zu %s", nh,
+			    plural(nh, "bill", "bills"));
+		if (spread > 0)
+			why = arena_printf(a, "This bill's %s usage of %s is %s robust standard "
+			    "deviations %s the usual %s of %s (the threshold is %s standard "
+			    "deviations of %s).", us->type, quantity(a, q, us->unit),
+			    num_text(a, (double)dround(dev / spread * 10) / 10), dir,
+			    quantity(a, center, us->unit), over, num_text(a, t->usage_sds),
+			    quantity(a, spread, us->unit));
+		else
+			why = arena_printf(a, "This bill's %s usage of %s is %s the usual %s, "
+			    "which did not change over %s.", us->type, quantity(a, q, us->unit),
+			    dir, quantity(a, center, us->unit), over);
 		if (emit(&b, out, INS_USAGE_ANOMALY,
 		    arena_printf(a, "usage:%s:%s", bj->id, us->type),
-		    above ? SEV_MEDIUM : SEV_LOW, bj->id, bj->account_id, bj->biller_id,
-		    spread > 0 ?
-		    arena_printf(a, "This bill's %s usage of %s%s%s is %s %s %s the usual %s%s%s "
-		    "of %s (the threshold is %s %s of %s%s%s).", us->type, num_text(a, q),
-		    *unit ? " " : "", unit, num_text(a, (double)dround(dev / spread * 10) / 10),
-		    "robust standard deviations", dir, num_text(a, center), *unit ? " " : "",
-		    unit, nsh > 0 ? "the same months a year earlier" :
-		    arena_printf(a, "the previous %zu %s", nh, plural(nh, "bill", "bills")),
-		    num_text(a, t->usage_sds), "standard deviations", num_text(a, spread),
-		    *unit ? " " : "", unit) :
-		    arena_printf(a, "This bill's %s usage of %s%s%s is %s the usual %s%s%s, "
-		    "which did not change over %s.", us->type, num_text(a, q), *unit ? " " : "",
-		    unit, dir, num_text(a, center), *unit ? " " : "", unit,
-		    nsh > 0 ? "the same months a year earlier" :
-		    arena_printf(a, "the previous %zu %s", nh, plural(nh, "bill", "bills"))),
+		    above ? SEV_MEDIUM : SEV_LOW, bj->id, bj->account_id, bj->biller_id, why,
 		    ev, acts) != 0)
 			return -1;
 	}
@@ -1400,6 +1424,10 @@ ins_evaluate(struct arena *a, const struct ins_history *h, struct ins_findings *
 	return ins_rule_duplicate_payments(a, h, out);
 }
 
+/*
+ * The array itself is arena memory: it is forgotten, not freed, so that
+ * findings put before their arena's reset start afresh in the next one.
+ */
 void
 ins_findings_free(struct ins_findings *f)
 {
@@ -1410,7 +1438,7 @@ ins_findings_free(struct ins_findings *f)
 	for (i = 0; i < f->n; i++) {
 		json_object_put(f->v[i].evidence);
 		json_object_put(f->v[i].actions);
-		f->v[i].evidence = f->v[i].actions = NULL;
 	}
-	f->n = 0;
+	f->v = NULL;
+	f->n = f->cap = 0;
 }

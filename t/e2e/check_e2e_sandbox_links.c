@@ -190,7 +190,7 @@ seed(const char *u)
 static long long
 sbx_total(const char *u, int i, int k)
 {
-	long long e = 400 + (seed(u) + 37 * i + 11 * k) % 300, energy = 15 * e;
+	long long e = 500 + (seed(u) + 37 * i + 11 * k) % 100, energy = 15 * e;
 
 	return energy + 1200 + (energy + 1200) * 5 / 100;
 }

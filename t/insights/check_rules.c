@@ -257,12 +257,9 @@ checked(void)
 	return f.n;
 }
 
-typedef int rule_fn(struct arena *, const struct ins_history *, size_t,
-    struct ins_findings *);
-
 /* One rule on the last bill: the number of findings. */
 static size_t
-judge(rule_fn *rule)
+judge(int (*rule)(struct arena *, const struct ins_history *, size_t, struct ins_findings *))
 {
 	ins_findings_free(&f);
 	ck_assert_uint_gt(h.nbills, 0);
@@ -650,6 +647,23 @@ START_TEST(bill_anomaly_reasoning)
 	ck_assert_str_eq(ev(x, "threshold.amount"), "{\"value\":\"24.36\",\"currency\":\"USD\"}");
 	ck_assert_str_eq(ev(x, "observed.above_median"),
 	    "{\"value\":\"42.25\",\"currency\":\"USD\"}");
+}
+END_TEST
+
+/* when 3 MADs are the larger threshold, the sentence says so */
+START_TEST(bill_anomaly_reasoning_mads)
+{
+	static const long long history[] = { 8000, 12000, 8000, 12000, 10000, 10000 };
+	size_t k;
+
+	for (k = 0; k < N(history); k++)
+		bill(history[k]);
+	bill(16001);
+	ck_assert_uint_eq(judge(ins_rule_bill_anomaly), 1);
+	ck_assert_str_eq(f.v[0].reasoning, "This bill's charges of 160.01 USD are 60% above "
+	    "the median of 100.00 USD of the previous 6 bills (the threshold is 3 MADs, "
+	    "60.00 USD).");
+	ck_assert_str_eq(ev(&f.v[0], "baseline.mad"), "{\"value\":\"20.00\",\"currency\":\"USD\"}");
 }
 END_TEST
 
@@ -1269,6 +1283,14 @@ START_TEST(evaluate_deterministic)
 	}
 	ins_findings_free(&g);
 	ck_assert_uint_eq(g.n, 0);
+	ck_assert_ptr_null(g.v);
+
+	/* put, the arena reset, and again: the same findings anew */
+	arena_reset(&b);
+	ck_assert_int_eq(ins_evaluate(&b, &h, &g), 0);
+	ck_assert_uint_eq(g.n, f.n);
+	ck_assert_str_eq(text(g.v[9].evidence), text(f.v[9].evidence));
+	ins_findings_free(&g);
 	arena_free(&b);
 }
 END_TEST
@@ -1407,6 +1429,7 @@ main(void)
 	tcase_add_test(tc, duplicate_payments_pairs);
 	tcase_add_loop_test(tc, bill_anomaly, 0, N(anomalies));
 	tcase_add_test(tc, bill_anomaly_reasoning);
+	tcase_add_test(tc, bill_anomaly_reasoning_mads);
 	tcase_add_test(tc, bill_anomaly_baseline);
 	tcase_add_test(tc, bill_anomaly_seasonal);
 	tcase_add_test(tc, bill_anomaly_no_season);

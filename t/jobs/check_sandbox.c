@@ -196,7 +196,7 @@ START_TEST(user_good_figures)
 	ck_assert_str_eq(acc[0].mask, arena_printf(&a, "%04d", (seed * 7) % 10000));
 	ck_assert_int_eq(stmts(&s, acc[0].ref, 0, &st, &n), CONN_OK);
 	ck_assert_uint_eq(n, 12);
-	e0 = 400 + seed % 300;
+	e0 = 500 + seed % 100;
 	charge = e0 * 15;
 	tax = (charge + 1200) * 5 / 100;
 	ck_assert_str_eq(st[0].ref, "sbx-user_good-1-2026-09");
@@ -318,7 +318,7 @@ START_TEST(user_insights_anomalies)
 	ck_assert_str_eq(st[0].due_date, "2026-10-17");
 	for (i = 1; i < n; i++) {
 		ck_assert_uint_eq(st[i].nitems, 3);	/* no fee before */
-		/* a spike (3 x E(0) >= 1200 kWh, earlier ones <= 699) and a
+		/* a spike (3 x E(0) >= 1500 kWh, earlier ones <= 599) and a
 		 * bill far above every earlier one */
 		ck_assert(st[0].usage[0].quantity > 1.5 * st[i].usage[0].quantity);
 		ck_assert_int_gt(st[0].total.minor, 2 * st[i].total.minor);

@@ -21,7 +21,8 @@
  *   ds of the next month, due_date statement_date + 20 days; ref and
  *   bill_number "<account ref>-<YYYY-MM of M(i)>". With B = 2026-10-15:
  *   M(0) September 2026, statement 1 October, due 21 October.
- *   Energy E(i) = 400 + (seed(u) + 37 i + 11 k) % 300 kWh.
+ *   Energy E(i) = 500 + (seed(u) + 37 i + 11 k) % 100 kWh: it wanders within
+ *   20 % month to month, as a household's does (no insight but new_biller).
  *   Line items: "Energy charge" usage = 15 * E(i), quantity E(i) kWh;
  *   "Service charge" fee = 1200; "Sales tax" tax = (energy + 1200) * 5 / 100
  *   (integer division); E(-1) = E(0). current_charges = the sum of the
@@ -277,7 +278,7 @@ item(struct bills_line_item *it, const char *desc, const char *cat,
 static long long
 energy(const struct sbx_state *st, int i, int k)
 {
-	long long e = 400 + ((st->seed + 37 * (i < 0 ? 0 : i) + 11 * k) % 300);
+	long long e = 500 + ((st->seed + 37 * (i < 0 ? 0 : i) + 11 * k) % 100);
 
 	if (st->f == SBX_INSIGHTS && i == 0)
 		e *= 3;
