@@ -20,8 +20,9 @@ CREATE TABLE insights (
                                  CHECK (status IN ('OPEN', 'SNOOZED', 'DISMISSED', 'RESOLVED')),
     -- who resolved it: the engine (the condition went away) or the client
     resolved_by      text        CHECK (resolved_by IN ('engine', 'client')),
-    evidence         jsonb       NOT NULL DEFAULT '{}',
-    proposed_actions jsonb       NOT NULL DEFAULT '[]',
+    -- json, not jsonb: written and answered in the rules' order of keys
+    evidence         json        NOT NULL DEFAULT '{}',
+    proposed_actions json        NOT NULL DEFAULT '[]',
     reasoning        text        NOT NULL DEFAULT '',
     -- sha256 of what the engine wrote (severity, reasoning, evidence,
     -- actions): an evaluation that finds the same writes nothing

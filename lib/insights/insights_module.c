@@ -37,7 +37,7 @@ const struct module insights_module = {
 		CONFIG_INT_KEY(S, insights_spike_units, "5", 0, 1000000),
 		CONFIG_INT_KEY(S, insights_usage_bills, "12", 3, 24),
 		CONFIG_INT_KEY(S, insights_usage_sds, "2", 1, 100),
-		CONFIG_INT_KEY(S, insights_usage_floor_pct, "10", 0, 1000),
+		CONFIG_INT_KEY(S, insights_usage_floor_pct, "25", 0, 1000),
 		{ NULL }
 	},
 	.settings_size = sizeof(S),

@@ -46,7 +46,7 @@ static const struct ins_thresholds defaults = {
 	.spike_units = 5,
 	.usage_bills = 12,
 	.usage_sds = 2.0,
-	.usage_floor = 0.10,
+	.usage_floor = 0.25,
 };
 
 void
@@ -802,6 +802,10 @@ ins_rule_duplicate_payments(struct arena *a, const struct ins_history *h,
 			if (paired[i] || p->minor != q->minor ||
 			    !same(p->account_id, q->account_id) || !same(p->currency, q->currency))
 				continue;
+			/* matched to two bills: each paid its own (a flat plan's
+			 * late payment and the next bill's early one) */
+			if (p->bill_id != NULL && q->bill_id != NULL && !same(p->bill_id, q->bill_id))
+				continue;
 			apart = (long long)q->day - p->day;
 			if (apart < 0)
 				apart = -apart;
@@ -907,6 +911,36 @@ jbase(struct jb *b, const struct ins_history *h, const size_t *idx, const struct
 	return o;
 }
 
+/*
+ * Whether j's first usage explains its charges x against their median m:
+ * the usage is above its median over the previous bills prev[0..n) (those
+ * that report it, at least baseline_min) by more than anomaly_ratio, and
+ * the charges rose no more than the usage did, give or take anomaly_ratio
+ * (a price change). Then the rise is the usage's, usage_anomaly's to judge.
+ */
+static int
+usage_explains(struct arena *a, const struct ins_history *h, size_t j, const size_t *prev,
+    size_t n, const struct ins_thresholds *t, double x, double m)
+{
+	double um;
+
+	const struct ins_bill *bj = &h->bills[j];
+	const struct ins_usage *us;
+	double *v = arena_alloc(a, (n + 1) * sizeof(*v));
+	size_t i, k = 0;
+
+	if (bj->nusage == 0 || !nonempty(bj->usage[0].type) || !isfinite(bj->usage[0].quantity))
+		return 0;
+	for (i = 0; i < n; i++)
+		if ((us = usage_of(&h->bills[prev[i]], bj->usage[0].type)) != NULL &&
+		    isfinite(us->quantity))
+			v[k++] = us->quantity;
+	if (k == 0 || k < count(t->baseline_min) || (um = median(v, k)) <= 0 || m <= 0)
+		return 0;
+	return bj->usage[0].quantity - um > t->anomaly_ratio * um &&
+	    x / m <= bj->usage[0].quantity / um * (1 + t->anomaly_ratio);
+}
+
 int
 ins_rule_bill_anomaly(struct arena *a, const struct ins_history *h, size_t j,
     struct ins_findings *out)
@@ -938,7 +972,10 @@ ins_rule_bill_anomaly(struct arena *a, const struct ins_history *h, size_t j,
 		if (!anomalous(t, x, &ss, &slim))
 			return 0;
 		second = 1;
-	}
+	} else if (x - (double)h->bills[prev[n - 1]].charges <= lim ||
+	    usage_explains(a, h, j, prev, n, t, x, s.m))
+		return 0;	/* no year yet: a season climbs, an anomaly steps; a
+				 * rise of the usage is usage_anomaly's to judge */
 
 	ev = jobj(&b);
 	jset(&b, ev, "bill_ids", jbill_ids(&b, h, NULL, 0, bj->id));
@@ -1186,7 +1223,7 @@ ins_rule_line_item_spike(struct arena *a, const struct ins_history *h, size_t j,
 	struct json_object *ev, *acts, *o;
 	struct jb b = { a, 0 };
 	size_t *prev, *sea, *with, *swith, n, ns, nh, nsh = 0, k;
-	double *v, *sv, x, m, sm = 0, units;
+	double *v, *sv, x, m, sm = 0, units, last;
 	long long u;
 	int year, e, second;
 
@@ -1206,6 +1243,7 @@ ins_rule_line_item_spike(struct arena *a, const struct ins_history *h, size_t j,
 		nh = line_history(a, h, prev, n, it->norm, &v, &with);
 		if (nh == 0 || nh < count(t->baseline_min))
 			continue;
+		last = v[nh - 1];
 		m = median(v, nh);
 		if (!spiked(t, x, m, units))
 			continue;
@@ -1216,7 +1254,8 @@ ins_rule_line_item_spike(struct arena *a, const struct ins_history *h, size_t j,
 			if (!spiked(t, x, sm, units))
 				continue;
 			second = 1;
-		}
+		} else if (!spiked(t, x, last, units))
+			continue;	/* no year yet: the line must step, not climb */
 
 		ev = jobj(&b);
 		jset(&b, ev, "bill_ids", jbill_ids(&b, h, NULL, 0, bj->id));
@@ -1307,6 +1346,45 @@ usage_history(struct arena *a, const struct ins_history *h, const size_t *idx, s
 	return k;
 }
 
+/*
+ * The year-over-year changes of the quantities v[0..n) of bills with[0..n):
+ * each less the quantity of type on the account's bill of 12 months before
+ * it, where there is one, into *r (arena). Their number.
+ */
+static size_t
+usage_yoy(struct arena *a, const struct ins_history *h, const size_t *with, const double *v,
+    size_t n, const char *type, double **r)
+{
+	const struct ins_bill *bk;
+	const struct ins_usage *us;
+	size_t i, k, c = 0;
+
+	*r = arena_alloc(a, (n + 1) * sizeof(**r));
+	for (k = 0; k < n; k++) {
+		bk = &h->bills[with[k]];
+		for (i = with[k]; i-- > 0;)
+			if (same_line(&h->bills[i], bk) && h->bills[i].month == bk->month - 12 &&
+			    (us = usage_of(&h->bills[i], type)) != NULL &&
+			    isfinite(us->quantity)) {
+				(*r)[c++] = v[k] - us->quantity;
+				break;
+			}
+	}
+	return c;
+}
+
+/* The month-to-month changes of v[0..n) into *d (arena): n - 1 of them. */
+static size_t
+usage_steps(struct arena *a, const double *v, size_t n, double **d)
+{
+	size_t i;
+
+	*d = arena_alloc(a, (n + 1) * sizeof(**d));
+	for (i = 1; i < n; i++)
+		(*d)[i - 1] = v[i] - v[i - 1];
+	return n > 0 ? n - 1 : 0;
+}
+
 int
 ins_rule_usage_anomaly(struct arena *a, const struct ins_history *h, size_t j,
     struct ins_findings *out)
@@ -1317,7 +1395,8 @@ ins_rule_usage_anomaly(struct arena *a, const struct ins_history *h, size_t j,
 	struct json_object *ev, *acts, *o;
 	struct jb b = { a, 0 };
 	size_t *all, *sea, *with, *swith, nall, ns, nh, nsh, k, l;
-	double *v, *sv, q, m, sd, center, spread, lim, dev;
+	double *v, *sv, *r, *d, lv[3], q, m, sd, center, spread, lim, dev, level, last;
+	size_t nr, nd;
 	const char *dir, *over, *why;
 	int year, dup, above;
 
@@ -1335,14 +1414,35 @@ ins_rule_usage_anomaly(struct arena *a, const struct ins_history *h, size_t j,
 		nh = usage_history(a, h, all, nall, count(t->usage_bills), us->type, &v, &with);
 		if (nh == 0 || nh < count(t->baseline_min))
 			continue;
+		nr = usage_yoy(a, h, with, v, nh, us->type, &r);
+		nd = usage_steps(a, v, nh, &d);
+		/* the level of the last (up to 3) readings */
+		last = v[nh - 1];
+		for (l = 0; l < 3 && l < nh; l++)
+			lv[l] = v[nh - 1 - l];
+		level = median(lv, l);
 		m = median(v, nh);
-		sd = MAD_SD * mad(a, v, nh, m);
 		nsh = usage_history(a, h, sea, ns, SIZE_MAX, us->type, &sv, &swith);
-		center = nsh > 0 ? median(sv, nsh) : m;
+		if (nsh > 0) {
+			/* the season's level a year ago, and the spread of a
+			 * year's changes (not the season's own swing) */
+			center = median(sv, nsh);
+			sd = nr >= count(t->baseline_min) ? MAD_SD * mad(a, r, nr, median(r, nr)) : 0;
+		} else {
+			/* no year yet: the level of the last readings, and the
+			 * spread of a month's changes (a season moves it month
+			 * by month; an anomaly at once) */
+			center = level;
+			sd = nd > 0 ? MAD_SD * mad(a, d, nd, median(d, nd)) : 0;
+		}
 		spread = dmax(sd, t->usage_floor * dabs(center));
 		lim = t->usage_sds * spread;
 		dev = dabs(q - center);
 		if (spread == 0 ? q == center : !beyond(dev, lim))
+			continue;
+		/* ... and, with no year, at once: a step from the last reading
+		 * beyond the floor's band around it */
+		if (nsh == 0 && !beyond(dabs(q - last), t->usage_sds * t->usage_floor * dabs(last)))
 			continue;
 		above = q > center;
 		dir = above ? "above" : "below";

@@ -56,7 +56,7 @@ static struct db_stmt stmts[S__MAX] = {
 	    "INSERT INTO insights AS n (client_id, id, environment, user_aid, link_id, account_id,"
 	    " biller_id, bill_id, type, subject, severity, evidence, proposed_actions, reasoning,"
 	    " fingerprint)"
-	    " SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12::jsonb, $13::jsonb, $14, $15"
+	    " SELECT $1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12::json, $13::json, $14, $15"
 	    " WHERE NOT EXISTS (SELECT 1 FROM insights s WHERE s.client_id = $1"
 	    "  AND s.environment = $3 AND s.user_aid = $4 AND s.type = $9 AND s.subject = $10"
 	    "  AND (s.status = 'DISMISSED' OR s.resolved_by = 'client'))"
@@ -66,7 +66,7 @@ static struct db_stmt stmts[S__MAX] = {
 	/* $3 severity, $4 evidence, $5 actions, $6 reasoning, $7 fingerprint,
 	 * $8 bill, $9 1 when the severity moved (an event: a new version) */
 	[S_REFRESH] = { "insights_refresh",
-	    "UPDATE insights SET severity = $3, evidence = $4::jsonb, proposed_actions = $5::jsonb,"
+	    "UPDATE insights SET severity = $3, evidence = $4::json, proposed_actions = $5::json,"
 	    " reasoning = $6, fingerprint = $7, bill_id = $8,"
 	    " lifecycle_version = lifecycle_version + $9::int, updated_at = now()"
 	    " WHERE client_id = $1 AND id = $2 AND status IN ('OPEN', 'SNOOZED')"

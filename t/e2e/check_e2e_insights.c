@@ -288,11 +288,12 @@ START_TEST(lifecycle_events)
 {
 	struct harness_resp *r;
 	const char *until = NULL;
+	struct receiver *rc = receiver_start(NULL);
 	char *id, *other, u1[32], u2[32];
 	long long usage, fees;
 	struct linked l;
 
-	linked_new(&l, "user_insights", NULL);
+	linked_new(&l, "user_insights", rc);
 	id = insight_of(&l, "usage_anomaly");
 	other = insight_of(&l, "new_fee");
 	usage = count_of(&l, "usage_anomaly");
@@ -362,9 +363,13 @@ START_TEST(lifecycle_events)
 	ck_assert_int_eq(count_of(&l, "new_fee"), fees);
 	ck_assert_int_eq(updates_of(id), 3);
 	ck_assert_int_eq(updates_of(other), 1);
+	/* the receiver has them as they were sent */
+	ck_assert_ptr_nonnull(devacct_received(rc, "insight.updated", "\"previous_status\":\"SNOOZED\""));
+	ck_assert_ptr_nonnull(devacct_received(rc, "insight.updated", "\"status\":\"RESOLVED\""));
 	free(id);
 	free(other);
 	linked_free(&l);
+	receiver_stop(rc);
 }
 END_TEST
 
