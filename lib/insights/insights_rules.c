@@ -912,11 +912,11 @@ jbase(struct jb *b, const struct ins_history *h, const size_t *idx, const struct
 }
 
 /*
- * Whether j's first usage explains its charges x against their median m:
- * the usage is above its median over the previous bills prev[0..n) (those
- * that report it, at least baseline_min) by more than anomaly_ratio, and
- * the charges rose no more than the usage did, give or take anomaly_ratio
- * (a price change). Then the rise is the usage's, usage_anomaly's to judge.
+ * Whether j's first usage explains its charges x against their median m
+ * over the bills prev[0..n): the charges rose no more than the usage did
+ * (against its median over those of them that report it), give or take
+ * anomaly_ratio (a price change). Then the rise is the usage's,
+ * usage_anomaly's to judge.
  */
 static int
 usage_explains(struct arena *a, const struct ins_history *h, size_t j, const size_t *prev,
@@ -935,10 +935,9 @@ usage_explains(struct arena *a, const struct ins_history *h, size_t j, const siz
 		if ((us = usage_of(&h->bills[prev[i]], bj->usage[0].type)) != NULL &&
 		    isfinite(us->quantity))
 			v[k++] = us->quantity;
-	if (k == 0 || k < count(t->baseline_min) || (um = median(v, k)) <= 0 || m <= 0)
+	if (k == 0 || (um = median(v, k)) <= 0 || m <= 0)
 		return 0;
-	return bj->usage[0].quantity - um > t->anomaly_ratio * um &&
-	    x / m <= bj->usage[0].quantity / um * (1 + t->anomaly_ratio);
+	return x / m <= bj->usage[0].quantity / um * (1 + t->anomaly_ratio);
 }
 
 int
@@ -969,7 +968,7 @@ ins_rule_bill_anomaly(struct arena *a, const struct ins_history *h, size_t j,
 		for (i = 0; i < ns; i++)
 			v[i] = (double)h->bills[sea[i]].charges;
 		ss = base_of(a, v, ns);
-		if (!anomalous(t, x, &ss, &slim))
+		if (!anomalous(t, x, &ss, &slim) || usage_explains(a, h, j, sea, ns, t, x, ss.m))
 			return 0;
 		second = 1;
 	} else if (x - (double)h->bills[prev[n - 1]].charges <= lim ||
