@@ -39,11 +39,13 @@ enum {
 	E_RUN, E_BILLS, E_PAYMENTS, E_FIRST, E_FIRST_PUT, E_OLDEST, E_LIVE, E_WAKE_LOCK, E_DAILY, E_WAKE_DUE, E__MAX
 };
 static struct db_stmt stmts[E__MAX] = {
-	/* the run's lock: one run of a link at a time */
+	/* the run's lock: one run of a link at a time (ON CONFLICT DO UPDATE
+	 * locks the row even when its WHERE is false); evaluated_at written
+	 * once a UTC day, what the daily pass reads, not on every run */
 	[E_RUN] = { "insights_run",
 	    "INSERT INTO insight_runs (client_id, link_id, environment) VALUES ($1, $2, $3)"
 	    " ON CONFLICT (client_id, link_id) DO UPDATE SET evaluated_at = now()"
-	    " RETURNING 1" },
+	    " WHERE insight_runs.evaluated_at < date_trunc('day', now(), 'UTC')" },
 	/* each account's newest bills (with a date), oldest first, by the
 	 * link's key (the tenant a row check: plan-proof) */
 	[E_BILLS] = { "insights_bills",
