@@ -618,6 +618,15 @@ plural(size_t n, const char *one, const char *many)
 
 /* ---- 1. duplicate charges ---- */
 
+/* the days between two days, either way */
+static long long
+days_apart(int x, int y)
+{
+	long long d = (long long)x - y;
+
+	return d < 0 ? -d : d;
+}
+
 /* a. the same total billed twice within duplicate_days */
 static int
 duplicate_bills(struct jb *b, const struct ins_history *h, size_t j,
@@ -637,9 +646,7 @@ duplicate_bills(struct jb *b, const struct ins_history *h, size_t j,
 		bi = &h->bills[i];
 		if (bi->total != bj->total || !same_line(bi, bj))
 			continue;
-		apart = (long long)bj->day - bi->day;
-		if (apart < 0)
-			apart = -apart;
+		apart = days_apart(bj->day, bi->day);
 		if (apart <= t->duplicate_days && (best == j || apart < best_apart)) {
 			best = i;
 			best_apart = apart;
@@ -806,9 +813,7 @@ ins_rule_duplicate_payments(struct arena *a, const struct ins_history *h,
 			 * late payment and the next bill's early one) */
 			if (p->bill_id != NULL && q->bill_id != NULL && !same(p->bill_id, q->bill_id))
 				continue;
-			apart = (long long)q->day - p->day;
-			if (apart < 0)
-				apart = -apart;
+			apart = days_apart(q->day, p->day);
 			if (apart <= t->duplicate_days && (best == k || apart < best_apart)) {
 				best = i;
 				best_apart = apart;
