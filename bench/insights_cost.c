@@ -44,6 +44,7 @@
 
 #include "devacct.h"
 #include "harness.h"
+#include "stats.h"
 
 #define REQ_ID		"bench-insights-cost"
 #define IDLE_MS		(20 * 60 * 1000)
@@ -249,25 +250,6 @@ run(const struct link *l, struct sample *s)
 }
 
 /* ---- the report ---- */
-
-static int
-cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* Nearest rank: the smallest sample with at least q of them at or under it. */
-static double
-pct(const double *sorted, int n, double q)
-{
-	int k = (int)(q * n + 0.999999);
-
-	if (n == 0)
-		return 0;
-	return sorted[k < 1 ? 0 : k > n ? n - 1 : k - 1];
-}
 
 /* The row of clock c over the samples of kind k (K__MAX: all). */
 static void

@@ -50,6 +50,7 @@
 #include "fleet.h"
 #include "harness.h"
 #include "sim.h"
+#include "stats.h"
 
 static int accounts = 1000, statements = 12, workers = 16, nbillers = 4, limit = 4;
 static int latency_ms = 0;
@@ -503,25 +504,6 @@ loadavg(char *buf, size_t len)
 	for (size_t i = 0; buf[i] != '\0'; i++)
 		if (buf[i] == ' ' && ++sp == 3)
 			buf[i] = '\0';
-}
-
-static int
-cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return x < y ? -1 : x > y;
-}
-
-/* Nearest rank: the smallest sample with at least q of them at or under it. */
-static double
-pct(const double *sorted, int n, double q)
-{
-	int k = (int)(q * n + 0.999999);
-
-	if (n == 0)
-		return 0;
-	return sorted[k < 1 ? 0 : k > n ? n - 1 : k - 1];
 }
 
 /* Member of a session's answer body, copied. */
