@@ -19,15 +19,20 @@ vault_key_id(const struct config *cfg)
 	    cfg->credential_key_id : VAULT_LEGACY_ID;
 }
 
-/* The current key: credential_key when given, else secret_key. */
-static const unsigned char *
-current_key(const struct config *cfg)
+void
+vault_ring_credentials(const struct config *cfg, struct vault_ring *ring)
 {
-	return cfg->credential_key_set ? cfg->credential_key : cfg->secret_key;
+	ring->what = "credential_key";
+	ring->id = vault_key_id(cfg);
+	/* credential_key when given, else secret_key */
+	ring->key = cfg->credential_key_set ? cfg->credential_key : cfg->secret_key;
+	ring->old = cfg->credential_keys_old != NULL ? cfg->credential_keys_old : "";
+	ring->fixed_id = VAULT_LEGACY_ID;
+	ring->fixed = cfg->secret_key;
 }
 
 /*
- * The next "id=hex" entry of credential_keys_old at *s into id and key;
+ * The next "id=hex" entry of an old-keys list at *s into id and key;
  * *s moves past it. 1 an entry, 0 the end, -1 a malformed entry.
  */
 static int
@@ -51,58 +56,52 @@ ring_next(const char **s, char id[VAULT_ID_MAX + 1], unsigned char key[32])
 	return crypto_hex_decode(hex, key, 32) == 0 ? 1 : -1;
 }
 
-static const char *
-ring_old(const struct config *cfg)
-{
-	return cfg->credential_keys_old != NULL ? cfg->credential_keys_old : "";
-}
-
 /*
- * The key named id into out: the current one, one of credential_keys_old,
- * or the legacy secret_key. 0 found, -1 not in the ring (or a bad entry).
+ * The key named id into out: the current one, an old one, or the ring's
+ * fixed one. 0 found, -1 not in the ring (or a bad entry).
  */
 static int
-key_find(const struct config *cfg, const char *id, unsigned char out[32])
+key_find(const struct vault_ring *ring, const char *id, unsigned char out[32])
 {
-	const char *s = ring_old(cfg);
+	const char *s = ring->old;
 	char oid[VAULT_ID_MAX + 1];
 	int rc;
 
-	if (strcmp(id, vault_key_id(cfg)) == 0) {
-		memcpy(out, current_key(cfg), 32);
+	if (strcmp(id, ring->id) == 0) {
+		memcpy(out, ring->key, 32);
 		return 0;
 	}
 	while ((rc = ring_next(&s, oid, out)) == 1)
 		if (strcmp(oid, id) == 0)
 			return 0;
-	if (rc == 0 && strcmp(id, VAULT_LEGACY_ID) == 0) {
-		memcpy(out, cfg->secret_key, 32);
+	if (rc == 0 && ring->fixed_id != NULL && strcmp(id, ring->fixed_id) == 0) {
+		memcpy(out, ring->fixed, 32);
 		return 0;
 	}
 	return -1;
 }
 
 const char *
-vault_seal_hex(struct arena *a, const struct config *cfg, const char *ad, const void *msg,
-    size_t len)
+vault_ring_seal_hex(struct arena *a, const struct vault_ring *ring, const char *ad,
+    const void *msg, size_t len)
 {
 	unsigned char *sealed;
 	size_t slen;
 
-	if ((sealed = crypto_seal(a, current_key(cfg), msg, len, ad, &slen)) == NULL)
+	if ((sealed = crypto_seal(a, ring->key, msg, len, ad, &slen)) == NULL)
 		return NULL;
 	return crypto_hex_encode(a, sealed, slen);
 }
 
 int
-vault_open_hex(struct arena *a, const struct config *cfg, const char *key_id,
+vault_ring_open_hex(struct arena *a, const struct vault_ring *ring, const char *key_id,
     const char *hex, const char *ad, unsigned char **msg, size_t *len)
 {
 	unsigned char key[32], *sealed;
 	size_t slen = strlen(hex) / 2;
 	int rc;
 
-	if (key_id == NULL || strlen(hex) % 2 != 0 || key_find(cfg, key_id, key) != 0)
+	if (key_id == NULL || strlen(hex) % 2 != 0 || key_find(ring, key_id, key) != 0)
 		return -1;
 	sealed = arena_alloc(a, slen + 1);
 	rc = crypto_hex_decode(hex, sealed, slen) == 0 &&
@@ -112,28 +111,57 @@ vault_open_hex(struct arena *a, const struct config *cfg, const char *key_id,
 }
 
 int
-vault_check(const struct config *cfg, char *err, size_t errlen)
+vault_ring_check(const struct vault_ring *ring, char *err, size_t errlen)
 {
-	const char *s = ring_old(cfg), *id = vault_key_id(cfg);
+	const char *s = ring->old;
 	char oid[VAULT_ID_MAX + 1];
 	unsigned char key[32];
 	int rc;
 
-	if (strlen(id) > VAULT_ID_MAX || strpbrk(id, "=,") != NULL) {
-		snprintf(err, errlen, "credential_key_id: at most %d characters, no '=' or ','",
+	if (strlen(ring->id) > VAULT_ID_MAX || strpbrk(ring->id, "=,") != NULL) {
+		snprintf(err, errlen, "%s_id: at most %d characters, no '=' or ','", ring->what,
 		    VAULT_ID_MAX);
-		return -1;
-	}
-	if (strcmp(id, VAULT_LEGACY_ID) != 0 && !cfg->credential_key_set) {
-		snprintf(err, errlen, "credential_key_id %s needs credential_key", id);
 		return -1;
 	}
 	while ((rc = ring_next(&s, oid, key)) == 1)
 		;
 	sodium_memzero(key, sizeof(key));
 	if (rc < 0) {
-		snprintf(err, errlen, "credential_keys_old: expected id=<64 hex>,...");
+		snprintf(err, errlen, "%ss_old: expected id=<64 hex>,...", ring->what);
 		return -1;
 	}
 	return 0;
+}
+
+const char *
+vault_seal_hex(struct arena *a, const struct config *cfg, const char *ad, const void *msg,
+    size_t len)
+{
+	struct vault_ring ring;
+
+	vault_ring_credentials(cfg, &ring);
+	return vault_ring_seal_hex(a, &ring, ad, msg, len);
+}
+
+int
+vault_open_hex(struct arena *a, const struct config *cfg, const char *key_id,
+    const char *hex, const char *ad, unsigned char **msg, size_t *len)
+{
+	struct vault_ring ring;
+
+	vault_ring_credentials(cfg, &ring);
+	return vault_ring_open_hex(a, &ring, key_id, hex, ad, msg, len);
+}
+
+int
+vault_check(const struct config *cfg, char *err, size_t errlen)
+{
+	struct vault_ring ring;
+
+	vault_ring_credentials(cfg, &ring);
+	if (strcmp(ring.id, VAULT_LEGACY_ID) != 0 && !cfg->credential_key_set) {
+		snprintf(err, errlen, "credential_key_id %s needs credential_key", ring.id);
+		return -1;
+	}
+	return vault_ring_check(&ring, err, errlen);
 }

@@ -18,6 +18,30 @@
 struct arena;
 struct config;
 
+/*
+ * A key ring: the current key and its id, the old keys that still open
+ * rows ("id=hex,id=hex"), and optionally one more id that names a fixed
+ * key (the credentials' "secret_key.v1"). The credential ring below is
+ * one; another module fills its own from its settings (lib/pay: the
+ * card numbers' ring), so each secret kind rotates on its own.
+ */
+struct vault_ring {
+	const char		*what;		/* the setting's name, for errors */
+	const char		*id;		/* the current key's id */
+	const unsigned char	*key;		/* the current key, 32 bytes */
+	const char		*old;		/* "id=hex,...", or "" */
+	const char		*fixed_id;	/* NULL, or an id that always opens */
+	const unsigned char	*fixed;		/* the key fixed_id names */
+};
+/* The credential ring of the config (below). */
+void	 vault_ring_credentials(const struct config *, struct vault_ring *);
+/* vault_seal_hex, vault_open_hex and vault_check on any ring. */
+const char *vault_ring_seal_hex(struct arena *, const struct vault_ring *, const char *ad,
+	    const void *msg, size_t len);
+int	 vault_ring_open_hex(struct arena *, const struct vault_ring *, const char *key_id,
+	    const char *hex, const char *ad, unsigned char **msg, size_t *len);
+int	 vault_ring_check(const struct vault_ring *, char *err, size_t errlen);
+
 /* The current key's id. */
 const char *vault_key_id(const struct config *);
 /* Seal msg under the current key with ad bound (e.g. the row id): hex in
