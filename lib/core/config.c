@@ -139,12 +139,24 @@ struct one_key {
 	int		 found;
 };
 
+/* The key as written (given) names the setting name: a module's keys may
+ * be written with a dot after the module's name ("pay.execution" is
+ * pay_execution). */
+static int
+key_names(const char *given, const char *name)
+{
+	for (; *given != '\0' && *name != '\0'; given++, name++)
+		if (*given != *name && !(*given == '.' && *name == '_'))
+			return 0;
+	return *given == *name;
+}
+
 static int
 set_named(void *base, const struct config_key *e, void *arg)
 {
 	struct one_key *k = arg;
 
-	if (strcmp(e->key, k->key) != 0)
+	if (!key_names(k->key, e->key))
 		return 0;
 	k->found = 1;
 	return set_entry(base, e, k->val, k->err, k->errlen) == 0 ? 1 : -1;

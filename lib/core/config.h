@@ -2,7 +2,9 @@
 #define BDS_CONFIG_H
 /*
  * Configuration: defaults, then one file of "key = value" lines ('#'
- * comments), then environment overrides BDS_<KEY> (key upper-cased); then
+ * comments; a '.' in a key stands for '_', so a module's key reads as
+ * pay.execution for pay_execution), then environment overrides BDS_<KEY>
+ * (key upper-cased); then
  * ${name} in a string value becomes the string setting name's value, its
  * own references expanded in turn (docs_url's default is ${api_url}/docs).
  * struct config holds what the request path and every module share; a
