@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include "core/config.h"
+#include "core/nodump.h"
 #include "core/crypto.h"
 #include "core/log.h"
 #include "core/router.h"
@@ -70,6 +71,11 @@ main(int argc, char **argv)
 	if (routes_out) {
 		router_print(stdout, routes, routes_count, json);
 		return fflush(stdout) == 0 ? 0 : 1;
+	}
+	/* the config's keys, then the cards in request bodies: no core dump */
+	if (nodump() != 0) {
+		fprintf(stderr, "bds-api: core dumps cannot be turned off: %s\n", strerror(errno));
+		return 1;
 	}
 	if (config_load(&cfg, config_path, err, sizeof(err)) != 0) {
 		fprintf(stderr, "bds-api: %s\n", err);

@@ -8,11 +8,13 @@
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <errno.h>
 #include <string.h>
 
 #include <curl/curl.h>
 
 #include "core/config.h"
+#include "core/nodump.h"
 #include "core/crypto.h"
 #include "core/db.h"
 #include "core/queue.h"
@@ -60,6 +62,11 @@ main(int argc, char **argv)
 
 	if ((rc = queue_cli_parse(&cli, "bds-deliver", argc, argv, 0, usage)) >= 0)
 		return rc;
+	/* the config's keys and the endpoints' signing secrets: no core dump */
+	if (nodump() != 0) {
+		fprintf(stderr, "bds-deliver: core dumps cannot be turned off: %s\n", strerror(errno));
+		return 1;
+	}
 	rc = 0;
 	/* SA_RESTART: the wait's poll() still returns at once */
 	if (queue_cli_start(&cli, "bds-deliver", &cfg, &stop, SA_RESTART) != 0)

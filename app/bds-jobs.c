@@ -23,6 +23,7 @@
 #include <curl/curl.h>
 
 #include "core/config.h"
+#include "core/nodump.h"
 #include "core/crypto.h"
 #include "core/db.h"
 #include "core/log.h"
@@ -156,6 +157,12 @@ main(int argc, char **argv)
 
 	if ((rc = queue_cli_parse(&cli, "bds-jobs", argc, argv, JOBS_WORKERS_MAX, usage)) >= 0)
 		return rc;
+	/* the config's keys and what the jobs open (cards, credentials):
+	 * no core dump */
+	if (nodump() != 0) {
+		fprintf(stderr, "bds-jobs: core dumps cannot be turned off: %s\n", strerror(errno));
+		return 1;
+	}
 	/* no SA_RESTART: the supervisor's waitpid returns EINTR */
 	if (queue_cli_start(&cli, "bds-jobs", &cfg, &stop, 0) != 0)
 		return 1;

@@ -28,6 +28,8 @@ lib_libbds_a_SOURCES += \
 	%reldir%/jobq.c \
 	%reldir%/jobq.h \
 	%reldir%/json.c \
+	%reldir%/nodump.c \
+	%reldir%/nodump.h \
 	%reldir%/json.h \
 	%reldir%/jwt.c \
 	%reldir%/jwt.h \
