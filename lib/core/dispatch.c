@@ -6,6 +6,9 @@
 #include <string.h>
 #include <strings.h>
 
+#include <sodium.h>
+
+
 #include "core/arena.h"
 #include "core/auth.h"
 #include "core/db.h"
@@ -163,6 +166,75 @@ cors_preflight(struct req *r)
 	return 204;
 }
 
+/*
+ * ROUTE_IDEM_BODY: the body's idempotency_key (validated as the route
+ * declares it) is the key when the header is absent. 0, or the 400
+ * written when both are sent and differ.
+ */
+static int
+idem_body(struct req *r, const struct route *rt)
+{
+	const char *k;
+
+	if (!(rt->flags & ROUTE_IDEM_BODY) || r->body == NULL ||
+	    (k = json_get_str(r->body, "idempotency_key")) == NULL)
+		return 0;
+	if (r->http.idempotency_key == NULL) {
+		r->http.idempotency_key = k;
+		return 0;
+	}
+	if (strcmp(r->http.idempotency_key, k) == 0)
+		return 0;
+	return api_field_error(r, 400, ERR_VALIDATION_ERROR, "idempotency_key",
+	    "header_mismatch", "idempotency_key differs from the Idempotency-Key header");
+}
+
+/* ROUTE_SECRET_BODY: what the arena's reset wipes. */
+struct secret_body {
+	char			*buf;
+	size_t			 len;
+	struct json_object	*doc;
+};
+
+/* Every string of a parsed document, overwritten where json-c keeps it. */
+static void
+wipe_json(struct json_object *o)
+{
+	size_t n;
+
+	switch (json_object_get_type(o)) {
+	case json_type_string:
+		sodium_memzero((char *)json_object_get_string(o),
+		    (size_t)json_object_get_string_len(o));
+		break;
+	case json_type_object: {
+		json_object_object_foreach(o, key, v) {
+			(void)key;
+			wipe_json(v);
+		}
+		break;
+	}
+	case json_type_array:
+		n = json_object_array_length(o);
+		for (size_t i = 0; i < n; i++)
+			wipe_json(json_object_array_get_idx(o, i));
+		break;
+	default:
+		break;
+	}
+}
+
+static void
+wipe_body(void *arg)
+{
+	struct secret_body *s = arg;
+
+	if (s->buf != NULL)
+		sodium_memzero(s->buf, s->len);
+	if (s->doc != NULL)
+		wipe_json(s->doc);
+}
+
 /* The headers the route requires (ROUTE_IDEM_REQUIRED, ROUTE_USER_HEADER):
  * 0 when sent, else the 400 written naming the missing one. */
 static int
@@ -244,6 +316,15 @@ run(struct req *r)
 		    r->match.allow);
 	}
 	rt = r->match.route;
+	if (rt->flags & ROUTE_SECRET_BODY) {
+		/* registered after the document's own release: runs before it */
+		struct secret_body *sb = arena_alloc(r->arena, sizeof(*sb));
+
+		sb->buf = r->http.body;
+		sb->len = r->http.body_len;
+		sb->doc = doc;
+		arena_defer(r->arena, wipe_body, sb);
+	}
 	if (!host_allows(r, rt))
 		return api_error(r, 404, ERR_NOT_FOUND, NULL,
 		    "no such endpoint on this host: %s", r->http.path);
@@ -286,7 +367,7 @@ run(struct req *r)
 	if (body_cid != NULL && r->client_id != NULL && strcmp(body_cid, r->client_id) != 0)
 		return api_error(r, 403, ERR_CLIENT_ID_MISMATCH, "omit client_id or send your own",
 		    "client_id does not match the credential");
-	if ((rc = headers_or_reply(r, rt)) != 0)
+	if ((rc = idem_body(r, rt)) != 0 || (rc = headers_or_reply(r, rt)) != 0)
 		return rc;
 
 	/* Handlers fill out; only an error (api_error) replaces it. */

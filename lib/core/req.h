@@ -46,6 +46,8 @@ struct req {
 	int			(*after_query)(struct req *);
 	const char		*link_id;	/* AUTH_LINK: the token's link (client_id
 						 * and env are the link's) */
+	const char		*pay_token_id;	/* AUTH_PAYTOKEN: the token's id (client_id
+						 * and env are the token's) */
 
 	/* response */
 	int			 status;

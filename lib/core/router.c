@@ -126,6 +126,7 @@ static const struct {
 	{ ROUTE_RESIGNIN, "resignin" }, { ROUTE_CORS, "cors" },
 	{ ROUTE_IDEM_REQUIRED, "idem_required" }, { ROUTE_USER_HEADER, "user_header" },
 	{ ROUTE_LINK_TOKEN, "link_token" }, { ROUTE_SESSION_TOKEN, "session_token" },
+	{ ROUTE_IDEM_BODY, "idem_body" }, { ROUTE_SECRET_BODY, "secret_body" },
 };
 
 /* The schemes a route takes, in the document's names. */

@@ -20,7 +20,7 @@ struct vfield;
 #define AUTH_KEY	0x02u
 /* token kinds: bearer tokens resolved through routes_tokens (below) */
 #define AUTH_LINK	0x04u	/* a link access token */
-#define AUTH_PAYTOKEN	0x08u	/* a pay token: declared, no resolver yet */
+#define AUTH_PAYTOKEN	0x08u	/* a pay token */
 
 /*
  * Route flags: policy the dispatcher carries out, so handlers hold only
@@ -56,6 +56,12 @@ struct vfield;
  * so the table says who may call (bds-api --routes, the OpenAPI parity) */
 #define ROUTE_LINK_TOKEN 0x800u	/* a link token (lt_...) */
 #define ROUTE_SESSION_TOKEN 0x1000u /* a connect session token, or the link token */
+#define ROUTE_IDEM_BODY	0x2000u	/* with ROUTE_IDEM: the body member idempotency_key
+				 * is the key when no header is sent (a header and
+				 * a different member: 400 naming the member) */
+#define ROUTE_SECRET_BODY 0x4000u /* the body holds a card: when the request
+				 * ends, whatever it answered, its bytes and every
+				 * string parsed from it are wiped */
 
 typedef int (*route_handler)(struct req *, struct json_object *out);
 
