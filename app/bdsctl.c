@@ -16,9 +16,11 @@
 #include "core/config.h"
 #include "core/db.h"
 #include "core/migrate.h"
+#include "core/nodump.h"
 #include "core/module.h"
 #include "core/validate.h"
 #include "links/links.h"
+#include "pay/pay.h"
 #include "iam/iam.h"
 #include "iam/iam_ops.h"
 #include "rtl/rtl.h"
@@ -274,13 +276,16 @@ cmd_bills(const struct config *cfg, struct db *d, struct arena *a, int argc,
 }
 
 /* keys rotate-credentials: re-seal every link's credentials under the
- * vault's current key (credential_key_id). */
+ * vault's current key (credential_key_id); keys rotate-pan: every card
+ * number under the pay ring's current key (pay_pan_key_id). */
 static int
 cmd_keys(const struct config *cfg, struct db *d, struct arena *a, int argc, char **argv)
 {
 	if (argc == 1 && strcmp(argv[0], "rotate-credentials") == 0)
 		return links_vault_rotate(cfg, d, a) == 0 ? 0 : 1;
-	fprintf(stderr, "usage: bdsctl keys rotate-credentials\n");
+	if (argc == 1 && strcmp(argv[0], "rotate-pan") == 0)
+		return pay_rotate_pan(cfg, d, a) == 0 ? 0 : 1;
+	fprintf(stderr, "usage: bdsctl keys rotate-credentials | rotate-pan\n");
 	return 2;
 }
 
@@ -365,7 +370,8 @@ static const struct cmd cmds[] = {
 	  cmd_signin_alerts },
 	{ "billers", BILLERS_USAGE ": the biller catalog", cmd_billers },
 	{ "bills", "bills revert ID: a PAID or PARTIALLY_PAID bill back to PENDING", cmd_bills },
-	{ "keys", "keys rotate-credentials: re-seal link credentials under the current key",
+	{ "keys", "keys rotate-credentials | rotate-pan: re-seal link credentials or card"
+	  " numbers under the current key",
 	  cmd_keys },
 	{ "links", "links refresh ID | correct-reason ID --family F --reason R", cmd_links },
 	{ "discovery", "discovery list [--all] | approve ID ... | reject ID: biller onboarding",
@@ -409,6 +415,11 @@ main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
 		if (strcmp(cmds[i].name, argv[optind]) != 0)
 			continue;
+		/* the config's keys, and the card numbers keys rotate-pan opens */
+		if (nodump() != 0) {
+			fprintf(stderr, "bdsctl: core dumps cannot be turned off\n");
+			return 1;
+		}
 		if (config_load(&cfg, config_path, err, sizeof(err)) != 0) {
 			fprintf(stderr, "bdsctl: %s\n", err);
 			return 1;

@@ -16,4 +16,5 @@ include %reldir%/bills/local.mk		# bills: links
 include %reldir%/imports/local.mk	# imports: bills billers
 include %reldir%/rtl/local.mk		# rtl: links billers
 include %reldir%/insights/local.mk	# insights: bills links
+include %reldir%/pay/local.mk		# pay: bills links
 include %reldir%/jobs/local.mk		# jobs: links bills billers imports

@@ -21,6 +21,7 @@
 #include "links/links_connect.h"
 #include "links/links_auth.h"
 #include "links/links_page.h"
+#include "pay/pay.h"
 #include "webhooks/webhooks.h"
 #include "rtl/rtl.h"
 
@@ -155,6 +156,18 @@ const struct route routes[] = {
 	{ M_POST,  "/v1/insights/{id}/snooze",              AUTH_KEY,  insights_snooze_fields,     insights_user_query, insights_snooze, ROUTE_TX },
 	{ M_POST,  "/v1/insights/{id}/dismiss",             AUTH_KEY,  NULL,                       insights_user_query, insights_dismiss, ROUTE_TX },
 	{ M_POST,  "/v1/insights/{id}/resolve",             AUTH_KEY,  insights_resolve_fields,    insights_user_query, insights_resolve, ROUTE_TX },
+	/* pay (lib/pay/): pay tokens (pay_tokens.c), payment methods
+	 * (pay_methods.c: the card wiped when the request ends) and payment
+	 * attempts (pay_payments.c), gated by the deployment's pay.execution.
+	 * The link host's card page calls the two AUTH_PAYTOKEN-only ones */
+	{ M_POST,  "/v1/pay-tokens",                        AUTH_KEY,  pay_tokens_create_fields,   NULL, pay_tokens_create,        ROUTE_TX },
+	{ M_GET,   "/v1/pay-tokens/current",                AUTH_PAYTOKEN, NULL,                   NULL, pay_tokens_current,       0 },
+	{ M_POST,  "/v1/pay/sessions",                      AUTH_KEY,  pay_sessions_create_fields, NULL, pay_sessions_create,      ROUTE_TX },
+	{ M_POST,  "/v1/pay/payment-methods",               AUTH_KEY | AUTH_LINK | AUTH_PAYTOKEN, pay_methods_create_fields, NULL, pay_methods_create, ROUTE_SECRET_BODY },
+	{ M_GET,   "/v1/pay/payment-methods",               AUTH_KEY,  NULL,                       pay_methods_list_query, pay_methods_list, 0 },
+	{ M_DELETE, "/v1/pay/payment-methods/{id}",         AUTH_KEY,  NULL,                       NULL, pay_methods_delete,       0 },
+	{ M_POST,  "/v1/pay/payments",                      AUTH_KEY | AUTH_LINK | AUTH_PAYTOKEN, pay_payments_create_fields, NULL, pay_payments_create, ROUTE_IDEM | ROUTE_IDEM_REQUIRED | ROUTE_IDEM_BODY },
+	{ M_GET,   "/v1/pay/payments/{attemptId}",          AUTH_KEY | AUTH_LINK | AUTH_PAYTOKEN, NULL, NULL, pay_payments_get,        0 },
 	/* requests to link and biller discovery (lib/rtl/). On
 	 * the sandbox host every request-to-link route but creation is 404
 	 * NOT_FOUND (ROUTE_LIVE) */
@@ -177,6 +190,6 @@ int (*const routes_cors_allow)(struct req *, const char *) = links_connect_cors_
 const struct route_token routes_tokens[] = {
 	/* prefix      kind           resolver */
 	{ "bds_lat_",  AUTH_LINK,     links_auth_token },	/* link access tokens */
-	{ "bds_pay_",  AUTH_PAYTOKEN, NULL },	/* pay tokens: no pay module yet (401) */
+	{ "bds_pay_",  AUTH_PAYTOKEN, pay_auth_token },	/* pay tokens */
 };
 const size_t routes_tokens_count = sizeof(routes_tokens) / sizeof(routes_tokens[0]);

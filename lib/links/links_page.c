@@ -60,9 +60,8 @@ origin_safe(const char *o)
 	return *h != '\0' && strspn(h, ok) == strlen(h);
 }
 
-/* The allowed origins (JSON array text) as an arena array of the safe ones. */
-static struct json_object *
-origins_parse(struct req *r, const char *text)
+struct json_object *
+links_page_origins(struct req *r, const char *text)
 {
 	struct json_object *in = json_own(r->arena, json_tokener_parse(text));
 	struct json_object *out = json_arr(r->arena), *v;
@@ -89,7 +88,7 @@ links_page_frame_ancestors(struct req *r, struct json_object *out)
 	if (id != NULL && crypto_id_valid(id, "cli", 0) &&
 	    (res = db_query(r, &stmts[LP_ORIGINS], 1, &id)) != NULL &&
 	    PQntuples(res) == 1 && !PQgetisnull(res, 0, 0)) {
-		origins = origins_parse(r, PQgetvalue(res, 0, 0));
+		origins = links_page_origins(r, PQgetvalue(res, 0, 0));
 		n = json_object_array_length(origins);
 		for (size_t i = 0; i < n; i++)
 			policy = i == 0 ? json_object_get_string(json_object_array_get_idx(origins, i)) :
@@ -118,7 +117,7 @@ links_page_session_extras(struct req *r, const char *client_id, const char *lt,
 	}
 	json_set_str(client, "id", PQgetvalue(res, 0, EX_CLIENT));
 	json_set(client, "allowed_embed_origins",
-	    json_object_get(origins_parse(r, PQgetvalue(res, 0, EX_ORIGINS))));
+	    json_object_get(links_page_origins(r, PQgetvalue(res, 0, EX_ORIGINS))));
 	hosted = strcmp(PQgetvalue(res, 0, EX_HOSTED), "t") == 0;
 	json_set_bool(out, "hosted", hosted);
 	if (hosted) {

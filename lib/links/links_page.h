@@ -37,6 +37,14 @@ int	 links_page_frame_ancestors(struct req *, struct json_object *out);
 int	 links_page_session_extras(struct req *, const char *client_id,
 	    const char *link_token_id, struct json_object *out);
 
+/*
+ * A client's allowedOrigins (the JSON array text clients.allowed_origins
+ * holds) as an arena array of those fit for a CSP source list and a
+ * postMessage target (http(s)://host[:port], at most
+ * LINKS_PAGE_ORIGINS_MAX): what every hosted page may talk to.
+ */
+struct json_object *links_page_origins(struct req *, const char *text);
+
 extern const struct db_stmt_set links_page_stmt_set;
 
 #endif
