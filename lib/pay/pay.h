@@ -15,6 +15,7 @@
  */
 #include <stddef.h>
 
+#include "core/config.h"
 #include "core/validate.h"
 
 struct arena;
@@ -66,8 +67,8 @@ long long pay_tokens_sweep(const struct config *, struct db *, struct arena *);
 extern const struct db_stmt_set pay_tokens_stmt_set, pay_methods_stmt_set,
     pay_payments_stmt_set;
 
-/* The module's settings (config keys of the same names; a '.' may stand for
- * the first '_': pay.execution). */
+/* The module's settings (config keys of the same names, written
+ * pay.execution or pay_execution alike). */
 struct pay_settings {
 	char		*pay_execution;		/* off | sandbox */
 	char		*pay_pan_key_id;	/* the current card key's id */
@@ -78,6 +79,12 @@ struct pay_settings {
 	int		 pay_fingerprint_key_set;
 };
 
+/* The module (pay_module.c) and its settings block (core/config.h). */
 extern const struct module pay_module;
+static inline const struct pay_settings *
+pay_settings(const struct config *c)
+{
+	return config_module(c, &pay_module);
+}
 
 #endif

@@ -57,7 +57,4 @@ int	 pay_execution_enabled(const struct config *);
 struct pg_result;
 struct json_object *pay_row_json(struct req *, struct pg_result *);
 
-/* The module's settings block. */
-const struct pay_settings *pay_settings(const struct config *);
-
 #endif

@@ -50,12 +50,6 @@ const struct module pay_module = {
 };
 #undef S
 
-const struct pay_settings *
-pay_settings(const struct config *c)
-{
-	return config_module(c, &pay_module);
-}
-
 int
 pay_execution_enabled(const struct config *c)
 {

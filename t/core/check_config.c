@@ -14,6 +14,7 @@
 #include "iam/iam.h"
 #include "jobs/jobs.h"
 #include "links/links.h"
+#include "pay/pay.h"
 #include "mail/mail.h"
 #include "rtl/rtl.h"
 #include "tcheck.h"
@@ -398,7 +399,7 @@ START_TEST(test_module_settings)
 	char err[256] = "";
 
 	write_file("cursor_key = " KEY "\nrtl_expiry_days = 7\nlink_url = https://l.example\n"
-	    "jobs_conversations = 5\nsmtp_timeout = 4\n");
+	    "jobs_conversations = 5\nsmtp_timeout = 4\npay.execution = sandbox\n");
 	setenv("BDS_SMTP_TIMEOUT", "9", 1);
 	ck_assert_msg(config_load(&cfg, path, err, sizeof(err)) == 0, "config_load: %s", err);
 	ck_assert_int_eq(rtl_settings(&cfg)->rtl_expiry_days, 7);
@@ -411,6 +412,12 @@ START_TEST(test_module_settings)
 	ck_assert_int_eq(jobs_settings(&cfg)->biller_max_sessions, 4);
 	ck_assert_int_eq(mail_settings(&cfg)->smtp_timeout, 9);
 	ck_assert_str_eq(mail_settings(&cfg)->mail_transport, "spool");
+	/* a '.' in a key stands for '_' */
+	ck_assert_str_eq(pay_settings(&cfg)->pay_execution, "sandbox");
+	ck_assert_str_eq(pay_settings(&cfg)->pay_pan_key_id, "secret_key.pan");
+	ck_assert_int_eq(config_set(&cfg, "pay.execution", "off", err, sizeof(err)), 0);
+	ck_assert_str_eq(pay_settings(&cfg)->pay_execution, "off");
+	ck_assert_int_eq(config_set(&cfg, "pay.execution", "live", err, sizeof(err)), -1);
 	/* config_set reaches a module's key too */
 	ck_assert_int_eq(config_set(&cfg, "portal_since_days", "12", err, sizeof(err)), 0);
 	ck_assert_int_eq(jobs_settings(&cfg)->portal_since_days, 12);
