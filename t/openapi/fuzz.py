@@ -108,6 +108,7 @@ DESTRUCTIVE = [
     ("post", "/v1/sandbox/links/{id}/reset-login"),
     ("post", "/v1/sandbox/links/{id}/advance"),
     ("delete", "/v1/links/{id}"),
+    ("delete", "/v1/pay/payment-methods/{id}"),
     ("delete", "/v1/webhook-endpoints/{id}"),
     ("delete", "/v1/iam/clients/{clientId}/webhooks/{webhookId}"),
     ("post", "/v1/iam/clients/{id}/client-secrets/{environment}/rotate"),
@@ -411,6 +412,8 @@ POOL_KEYS = {
     "link_token": "link_token", "request-to-links": "rtl", "request_to_link": "rtl",
     "biller-discoveries": "discovery", "discovery": "discovery",
     "client_user": "client_user",
+    "payment-methods": "payment_method", "payment_method": "payment_method",
+    "payments": "payment", "attemptId": "payment",
     # the developers' own, so sign-in and change-password can succeed
     "email": "email", "password": "password",
     "currentPassword": "throw_password", "current_password": "throw_password",
@@ -685,6 +688,12 @@ class Fuzzer:
                               {"client_user_id": "u-fuzz"})
         if isinstance(b, dict):
             self.add("link_token", b.get("link_token_id") or b.get("id"))
+        # a card of the fuzzer's end user (a test number, Luhn-valid)
+        s, b = self.http.json("sandbox", "POST", "/v1/pay/payment-methods", sk,
+                              {"client_user_id": "u-fuzz", "pan": "4242424242424242",
+                               "expiry_month": 12, "expiry_year": 2099})
+        if isinstance(b, dict):
+            self.add("payment_method", b.get("payment_method_id"))
         # a signed statement URL: its bill id and query are real values
         for bill in sorted(self.pools.get("bill", []))[:5]:
             s, b = self.http.json("sandbox", "GET", "/v1/bills/%s/statement" % bill, sk)
@@ -723,6 +732,12 @@ class Fuzzer:
         s, b = self.http.json("sandbox", "POST", "/v1/link-tokens", self.creds["sandbox_key"],
                               {"client_user_id": "u-fuzz-" + uuid.uuid4().hex[:8]})
         return pick(b, ("link_token",)) or self.creds["link_token"]
+
+    def fresh_pay_token(self):
+        """A pay token of the end user the discovered payment method is of."""
+        s, b = self.http.json("sandbox", "POST", "/v1/pay-tokens", self.creds["sandbox_key"],
+                              {"client_user_id": "u-fuzz"})
+        return pick(b, ("pay_token",)) or ""
 
     def fresh_session(self):
         lt = self.fresh_link_token()
@@ -770,6 +785,8 @@ class Fuzzer:
             return ctx.get("link_token") or self.creds["link_token"]
         if scheme == "sessionToken":
             return ctx.get("session") or self.creds["session"]
+        if scheme == "payToken":
+            return ctx.get("pay_token") or self.fresh_pay_token()
         return None
 
     def context(self, m, path, schemes):
@@ -786,6 +803,8 @@ class Fuzzer:
             ctx["link_token"] = self.fresh_link_token()
         if "sessionToken" in schemes:
             ctx["session"] = self.fresh_session()
+        if "payToken" in schemes:
+            ctx["pay_token"] = self.fresh_pay_token()
         return ctx
 
     def run_op(self, m, path, op, common, path_servers, n):
