@@ -26,7 +26,8 @@
 
 enum { P_BILL, P_METHOD, P_INSERT, P_GET, P__MAX };
 static struct db_stmt stmts[P__MAX] = {
-	/* the bill, locked against a second attempt's read of its status */
+	/* the bill and what is owed on it (two attempts at once: the unique
+	 * index payment_attempts_open lets one in) */
 	[P_BILL] = { "pay_payments_bill",
 	    "SELECT client_user_id, currency, status, " PAY_OWED("") ", coalesce(link_id, '')"
 	    " FROM bills WHERE " DB_BY_ID("", " AND environment = $3 AND deleted_at IS NULL") },
