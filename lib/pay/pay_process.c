@@ -7,8 +7,10 @@
  *	..03	FAILED     insufficient_funds
  *	..04	FAILED     processing_error
  *	other	SUCCEEDED  confirmation_number SBX-<12 characters>
- * A card expired by then fails with expired_card whatever the amount. A
- * success moves the bill (bills_status_move: paid, or partially_paid when
+ * A card expired by then fails with expired_card, and a bill paid or
+ * deleted meanwhile (another attempt settled between this one's checks
+ * and its run) with bill_already_paid or bill_unavailable: nothing is ever
+ * charged twice. A success moves the bill (bills_status_move: paid, or partially_paid when
  * the amount was below what was owed, paid_reason pay_succeeded). The
  * outcome, its pay.* event and the bill's move are one transaction.
  */
@@ -70,7 +72,11 @@ decide(struct req *r, PGresult *res, struct outcome *o)
 
 	memset(o, 0, sizeof(*o));
 	gmtime_r(&t, &now);
-	if (pay_card_expired(atoi(PQgetvalue(res, 0, L_EXP_YEAR)),
+	if (PQgetisnull(res, 0, L_OWED))
+		o->code = "bill_unavailable";
+	else if (strtoll(PQgetvalue(res, 0, L_OWED), NULL, 10) <= 0)
+		o->code = "bill_already_paid";
+	else if (pay_card_expired(atoi(PQgetvalue(res, 0, L_EXP_YEAR)),
 	    atoi(PQgetvalue(res, 0, L_EXP_MONTH)), now.tm_year + 1900, now.tm_mon + 1))
 		o->code = "expired_card";
 	else if (minor % 100 == 1)
@@ -103,8 +109,6 @@ bill_paid(struct req *r, PGresult *res)
 	long long minor = strtoll(PQgetvalue(res, 0, L_AMOUNT), NULL, 10), owed;
 	int rc;
 
-	if (PQgetisnull(res, 0, L_OWED))
-		return 0;	/* the bill was deleted meanwhile: nothing to move */
 	owed = strtoll(PQgetvalue(res, 0, L_OWED), NULL, 10);
 	m.change = minor >= owed ? "paid" : "partially_paid";
 	m.remaining = arena_printf(r->arena, "%lld", minor >= owed ? 0 : owed - minor);
