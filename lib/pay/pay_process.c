@@ -9,8 +9,9 @@
  *	other	SUCCEEDED  confirmation_number SBX-<12 characters>
  * A card expired by then fails with expired_card, and a bill paid or
  * deleted meanwhile (another attempt settled between this one's checks
- * and its run) with bill_already_paid or bill_unavailable: nothing is ever
- * charged twice. A success moves the bill (bills_status_move: paid, or partially_paid when
+ * and its run) with bill_already_paid or bill_unavailable, and one whose
+ * amount is now above what is owed with amount_exceeds_balance: nothing is
+ * ever charged twice. A success moves the bill (bills_status_move: paid, or partially_paid when
  * the amount was below what was owed, paid_reason pay_succeeded). The
  * outcome, its pay.* event and the bill's move are one transaction.
  */
@@ -76,6 +77,8 @@ decide(struct req *r, PGresult *res, struct outcome *o)
 		o->code = "bill_unavailable";
 	else if (strtoll(PQgetvalue(res, 0, L_OWED), NULL, 10) <= 0)
 		o->code = "bill_already_paid";
+	else if (minor > strtoll(PQgetvalue(res, 0, L_OWED), NULL, 10))
+		o->code = "amount_exceeds_balance";
 	else if (pay_card_expired(atoi(PQgetvalue(res, 0, L_EXP_YEAR)),
 	    atoi(PQgetvalue(res, 0, L_EXP_MONTH)), now.tm_year + 1900, now.tm_mon + 1))
 		o->code = "expired_card";
