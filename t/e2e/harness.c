@@ -3282,3 +3282,230 @@ harness_show_file(const char *title, const char *path)
 	    text != NULL && *text != '\0' ? text : "(nothing)\n");
 	free(text);
 }
+
+/* ---- secrets at rest ---------------------------------------------- */
+
+/* The scan in progress (nftw's callback takes no argument). */
+static struct {
+	const char *const	*needles;
+	size_t			 n;
+	char			*found;
+	size_t			 foundlen;
+	int			 rc;		/* 0 none yet, 1 found, -1 failure */
+} scan;
+
+/* The first needle in buf[0..len) (binary safe), or -1. */
+static long
+scan_buf(const char *buf, size_t len, size_t *off)
+{
+	for (size_t i = 0; i < scan.n; i++) {
+		size_t nl = strlen(scan.needles[i]);
+		const char *p;
+
+		if (nl == 0 || (p = memmem(buf, len, scan.needles[i], nl)) == NULL)
+			continue;
+		*off = (size_t)(p - buf);
+		return (long)i;
+	}
+	return -1;
+}
+
+/* The whole file at path into *buf (malloc'ed, binary); -1 on failure. */
+static int
+scan_read(const char *path, char **buf, size_t *len)
+{
+	size_t cap = 65536, n = 0;
+	char *b = malloc(cap);
+	ssize_t got = 0;
+	int fd;
+
+	if (b == NULL || (fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1) {
+		free(b);
+		return -1;
+	}
+	for (;;) {
+		if (n == cap) {
+			char *nb = realloc(b, cap *= 2);
+
+			if (nb == NULL)
+				break;
+			b = nb;
+		}
+		if ((got = read(fd, b + n, cap - n)) < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			break;
+		n += (size_t)got;
+	}
+	close(fd);
+	if (got < 0) {
+		free(b);
+		return -1;
+	}
+	*buf = b;
+	*len = n;
+	return 0;
+}
+
+static void
+scan_report(const char *where, long i, size_t off)
+{
+	scan.rc = 1;
+	snprintf(scan.found, scan.foundlen, "\"%s\" in %s at byte %zu", scan.needles[i],
+	    where, off);
+}
+
+static int
+scan_file(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	char pgdata[H_PATH + 16];
+	size_t len, off;
+	char *buf;
+	long i;
+
+	(void)st;
+	(void)ftw;
+	snprintf(pgdata, sizeof(pgdata), "%s/pgdata", H->dir);
+	if (type == FTW_D && strcmp(path, pgdata) == 0)
+		return FTW_SKIP_SUBTREE;
+	if (type != FTW_F)
+		return FTW_CONTINUE;
+	if (scan_read(path, &buf, &len) == -1) {
+		/* a log removed while the walk runs (rotated, a temp file) */
+		if (errno == ENOENT)
+			return FTW_CONTINUE;
+		scan.rc = -1;
+		set_err("%s: %s", path, strerror(errno));
+		return FTW_STOP;
+	}
+	if ((i = scan_buf(buf, len, &off)) >= 0)
+		scan_report(path, i, off);
+	free(buf);
+	return scan.rc != 0 ? FTW_STOP : FTW_CONTINUE;
+}
+
+/*
+ * pg_dump of database bds (the cluster's own binary, over its socket) into
+ * *out (malloc'ed): 0, or -1 when it could not run, failed or took over 60 s.
+ */
+static int
+scan_dump(char **out, size_t *outlen)
+{
+	char bin[H_PATH + 16];
+	size_t cap = 1 << 20, n = 0;
+	char *b;
+	int p[2], st = -1;
+	long long end;
+	pid_t pid;
+
+	snprintf(bin, sizeof(bin), "%s/pg_dump", H->pgbin);
+	if ((b = malloc(cap)) == NULL)
+		return set_err("pg_dump: out of memory");
+	if (pipe2(p, O_CLOEXEC) == -1) {
+		free(b);
+		return set_err("pipe: %s", strerror(errno));
+	}
+	if ((pid = fork()) == -1) {
+		free(b);
+		close(p[0]);
+		close(p[1]);
+		return set_err("fork: %s", strerror(errno));
+	}
+	if (pid == 0) {
+		int null = open("/dev/null", O_WRONLY);
+
+		prctl(PR_SET_PDEATHSIG, SIGKILL);
+		dup2(p[1], STDOUT_FILENO);
+		if (null != -1)
+			dup2(null, STDERR_FILENO);
+		execl(bin, "pg_dump", "-h", H->pgsock, "-U", "bds", "-d", "bds", "-w",
+		    (char *)NULL);
+		_exit(127);
+	}
+	close(p[1]);
+	end = harness_now_ms() + 60000;
+	for (;;) {
+		struct pollfd pf = { p[0], POLLIN, 0 };
+		long long left = end - harness_now_ms();
+		ssize_t got;
+
+		if (left <= 0 || poll(&pf, 1, (int)left) == 0) {
+			kill(pid, SIGKILL);
+			break;
+		}
+		if (n == cap) {
+			char *nb = realloc(b, cap *= 2);
+
+			if (nb == NULL) {
+				kill(pid, SIGKILL);
+				break;
+			}
+			b = nb;
+		}
+		if ((got = read(p[0], b + n, cap - n)) < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			break;
+		n += (size_t)got;
+	}
+	close(p[0]);
+	while (waitpid(pid, &st, 0) == -1 && errno == EINTR)
+		;
+	if (st == -1 || !WIFEXITED(st) || WEXITSTATUS(st) != 0 || n == 0) {
+		free(b);
+		return set_err("%s failed (status %d, %zu bytes)", bin, st, n);
+	}
+	*out = b;
+	*outlen = n;
+	return 0;
+}
+
+int
+harness_secret_scan(const char *const *needles, size_t n, char *found, size_t foundlen)
+{
+	static char nofound[1];
+	char *dump = NULL, where[H_PATH + 64];
+	size_t len = 0, off;
+	long i;
+
+	memset(&scan, 0, sizeof(scan));
+	scan.needles = needles;
+	scan.n = n;
+	scan.found = found != NULL && foundlen > 0 ? found : nofound;
+	scan.foundlen = found != NULL && foundlen > 0 ? foundlen : sizeof(nofound);
+	scan.found[0] = '\0';
+	if (H == NULL || H->dir[0] == '\0')
+		return set_err("harness_secret_scan: no stack");
+	if (scan_dump(&dump, &len) == -1)
+		return -1;
+	if ((i = scan_buf(dump, len, &off)) >= 0) {
+		snprintf(where, sizeof(where), "the pg_dump of database bds");
+		scan_report(where, i, off);
+	} else {
+		/* bytea is dumped as hex: a needle stored as bytes shows so */
+		for (size_t k = 0; k < n && scan.rc == 0; k++) {
+			size_t nl = strlen(needles[k]);
+			char *hex = malloc(2 * nl + 1);
+			const char *p;
+
+			if (hex == NULL || nl == 0) {
+				free(hex);
+				continue;
+			}
+			for (size_t j = 0; j < nl; j++)
+				snprintf(hex + 2 * j, 3, "%02x", (unsigned char)needles[k][j]);
+			if ((p = memmem(dump, len, hex, 2 * nl)) != NULL) {
+				snprintf(where, sizeof(where), "the pg_dump of database bds"
+				    " (as bytea hex)");
+				scan_report(where, (long)k, (size_t)(p - dump));
+			}
+			free(hex);
+		}
+	}
+	free(dump);
+	if (scan.rc == 0 && nftw(H->dir, scan_file, 16, FTW_PHYS | FTW_ACTIONRETVAL) == -1) {
+		set_err("nftw %s: %s", H->dir, strerror(errno));
+		return -1;
+	}
+	return scan.rc;
+}

@@ -473,4 +473,21 @@ struct harness_resp *harness_request_from(const char *src, const char *method,
  * and path; "(nothing)" when it is empty or cannot be read. */
 void	 harness_show_file(const char *title, const char *path);
 
+/* ---- secrets at rest ---------------------------------------------- */
+
+/*
+ * Search what the stack keeps for secrets a suite sent (card numbers,
+ * CVVs, passwords): a pg_dump of database bds (the cluster's own pg_dump,
+ * BDS_PG_BINDIR; each needle also as the hex a bytea column is dumped in)
+ * and the bytes of every regular file under harness_dir() except pgdata/
+ * (bds-api.log, requests.log, bds-jobs.log, bds-deliver.log, the nginx logs,
+ * postgres.log, mail/...), binary safe. needles are NUL-terminated
+ * strings (empty ones are skipped). Returns 0 when none is found, 1 when
+ * one is, with found (foundlen bytes, may be NULL) naming the needle and
+ * where, and -1 when the dump or a file could not be read
+ * (harness_error() says why).
+ */
+int	 harness_secret_scan(const char *const *needles, size_t n, char *found,
+	    size_t foundlen);
+
 #endif

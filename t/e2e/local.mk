@@ -38,6 +38,9 @@ E2E_SUITES += %reldir%/check_e2e_refresh
 E2E_SUITES += %reldir%/check_e2e_rtl
 # insights: the engine in bds-jobs, the routes, the lifecycle and its events
 E2E_SUITES += %reldir%/check_e2e_insights
+# pay: tokens, cards, sessions, the gated and the sandbox payments, nothing
+# of a card kept
+E2E_SUITES += %reldir%/check_e2e_pay
 # the connect page (headers, frame policy, session extras), and
 # check_e2e_browser (first): the same in a real browser (Debian chromium,
 # chromedriver, selenium)

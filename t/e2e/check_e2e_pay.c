@@ -1,0 +1,1644 @@
+/*
+ * Pay end to end (PAY.md): pay tokens, payment methods (cards) by each of
+ * the three bearers, hosted-page sessions and payment attempts, on the
+ * sandbox host with sandbox keys of two clients (a second tenant for the
+ * 404s). Two stacks: one with the default config, where POST
+ * /v1/pay/payments answers 501 and writes nothing, and one with
+ * `pay.execution = sandbox`, where bds-jobs settles each attempt by the
+ * sandbox processor's rule (the amount's last two digits) and the events
+ * reach a local receiver through bds-deliver. Bills to pay are the
+ * PENDING bills of sandbox account links (fixture user_good), their figures
+ * set with SQL. Each stack's last test: no process may dump core, and no
+ * card number or CVV the suite sent is in the database or any file the
+ * stack wrote (harness_secret_scan).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <check.h>
+#include <json-c/json.h>
+
+#include "devacct.h"
+#include "harness.h"
+#include "receiver.h"
+
+#define N(x)		(sizeof(x) / sizeof((x)[0]))
+#define IDLE_MS		60000
+#define SETTLE_MS	30000
+#define PARALLEL	20
+#define DEFAULT_LINK_URL "https://link.bds.example"
+
+/* The test cards (PAY.md), their brands, and every other number sent. */
+#define VISA		"4242424242424242"
+#define MASTERCARD	"5555555555554444"
+#define AMEX		"378282246310005"
+#define DISCOVER	"6011111111111117"
+#define VISA_DEBIT	"4000056655665556"
+#define BAD_LUHN	"4242424242424241"
+
+static const struct {
+	const char	*pan, *brand;
+} cards[] = {
+	{ VISA, "visa" }, { MASTERCARD, "mastercard" }, { AMEX, "amex" },
+	{ DISCOVER, "discover" }, { VISA_DEBIT, "visa" },
+};
+
+/* every PAN and CVV a request of this suite carries */
+#define VISA_2		"4111111111111111"
+#define MASTERCARD_2	"5105105105105100"
+
+static const char *const pans_sent[] = { VISA, MASTERCARD, AMEX, DISCOVER, VISA_DEBIT,
+	VISA_2, MASTERCARD_2, BAD_LUHN, "424242424242", "42424242424242424242", "4242 4242 4242 4242",
+	"4242-4242-4242-4242" };
+static const char *const cvvs_sent[] = { "123", "4321", "12", "12345", "12a" };
+
+static struct devacct dev;
+
+/* A sandbox client and its key. */
+struct tenant {
+	char	*client, *key;
+};
+
+static struct tenant ta, tb;
+
+/* ---- stacks ---- */
+
+static void
+tenants_up(void)
+{
+	devacct_legal();
+	devacct_new(&dev, "pay");
+	ta.client = devacct_client_new(&dev);
+	ta.key = devacct_key_new(&dev, ta.client, "sandbox");
+	tb.client = devacct_client_new(&dev);
+	tb.key = devacct_key_new(&dev, tb.client, "sandbox");
+}
+
+static void
+gated_up(void)
+{
+	struct harness_opts o;
+
+	harness_opts_defaults(&o);
+	harness_fixture_start(&o);
+	tenants_up();
+}
+
+static void
+sandbox_up(void)
+{
+	struct harness_opts o;
+
+	harness_opts_defaults(&o);
+	o.extra_config = "pay.execution = sandbox\n" "webhook_concurrency = 1\n";
+	harness_fixture_start(&o);
+	tenants_up();
+}
+
+/* harness_fixture_recover, and bds-jobs running again after a test
+ * stopped it */
+static void
+recover(void)
+{
+	harness_fixture_recover();
+	if (harness_jobs_pid() == 0)
+		ck_assert_msg(harness_jobs_start() == 0, "%s", harness_error());
+}
+
+static void
+tenants_down(void)
+{
+	free(ta.client);
+	free(ta.key);
+	free(tb.client);
+	free(tb.key);
+	memset(&ta, 0, sizeof(ta));
+	memset(&tb, 0, sizeof(tb));
+	harness_fixture_stop();
+}
+
+/* ---- requests ---- */
+
+/* method path on the sandbox host with bearer token (NULL: none). */
+static struct harness_resp *
+call(const char *token, const char *method, const char *path, const char *body,
+    const char *const extra[])
+{
+	return devacct_call(method, "sandbox", path,
+	    token != NULL ? harness_fmt("Bearer %s", token) : NULL, body, extra);
+}
+
+/* The envelope of an error: status and error_code, coded as PAY.md says. */
+static void
+refused_at(const struct harness_resp *r, long status, const char *code, int line)
+{
+	const char *why = harness_check_coded(r, status, code);
+
+	ck_assert_msg(why == NULL, "line %d: %s", line, why);
+}
+#define refused(r, s, c) refused_at((r), (s), (c), __LINE__)
+
+/* 400 VALIDATION_ERROR with errors[] naming field (and code, when not NULL) */
+static void
+invalid_at(const struct harness_resp *r, const char *field, const char *code, int line)
+{
+	const char *why;
+
+	refused_at(r, 400, "VALIDATION_ERROR", line);
+	why = devacct_check_error(r, field, code);
+	ck_assert_msg(why == NULL, "line %d: %s", line, why);
+}
+#define invalid(r, f, c) invalid_at((r), (f), (c), __LINE__)
+
+/* call, then the refusal; the response freed */
+#define REFUSED(tok, m, p, b, x, s, c) do {					\
+	struct harness_resp *r_ = call((tok), (m), (p), (b), (x));		\
+	refused(r_, (s), (c));							\
+	harness_resp_free(r_);							\
+} while (0)
+#define INVALID(tok, m, p, b, x, f, c) do {					\
+	struct harness_resp *r_ = call((tok), (m), (p), (b), (x));		\
+	invalid(r_, (f), (c));							\
+	harness_resp_free(r_);							\
+} while (0)
+
+static const char *
+jstr(struct json_object *o, const char *k)
+{
+	struct json_object *v;
+
+	if (o == NULL || !json_object_object_get_ex(o, k, &v) || v == NULL)
+		return NULL;
+	return json_object_get_string(v);
+}
+
+static int
+jnull(struct json_object *o, const char *k)
+{
+	struct json_object *v;
+
+	return json_object_object_get_ex(o, k, &v) && v == NULL;
+}
+
+/* The object has exactly the keys of the NULL-terminated list. */
+static void
+keys_exactly(struct json_object *o, const char *const keys[])
+{
+	size_t n = 0;
+
+	ck_assert_ptr_nonnull(o);
+	for (; keys[n] != NULL; n++)
+		ck_assert_msg(json_object_object_get_ex(o, keys[n], NULL), "no %s in %s", keys[n],
+		    json_object_to_json_string(o));
+	ck_assert_msg((size_t)json_object_object_length(o) == n, "extra keys in %s",
+	    json_object_to_json_string(o));
+}
+
+static int
+prefixed(const char *s, const char *prefix)
+{
+	return s != NULL && strncmp(s, prefix, strlen(prefix)) == 0;
+}
+
+/* "pm_<uuidv7>" and the like */
+static int
+is_id(const char *s, const char *prefix)
+{
+	size_t p = strlen(prefix);
+
+	return prefixed(s, prefix) && strlen(s) == p + 36 && s[p + 14] == '7' &&
+	    s[p + 8] == '-' && s[p + 13] == '-' && s[p + 18] == '-' && s[p + 23] == '-';
+}
+
+/* an ISO-8601 UTC instant within [lo, hi] seconds of now */
+static void
+instant_near(const char *iso, long lo, long hi)
+{
+	struct tm tm;
+	time_t t, now = time(NULL);
+
+	ck_assert_ptr_nonnull(iso);
+	memset(&tm, 0, sizeof(tm));
+	ck_assert_msg(strptime(iso, "%Y-%m-%dT%H:%M:%S", &tm) != NULL, "not ISO: %s", iso);
+	ck_assert_msg(iso[strlen(iso) - 1] == 'Z', "not UTC: %s", iso);
+	t = timegm(&tm);
+	ck_assert_msg(t >= now + lo && t <= now + hi, "%s is not within [%ld, %ld] s of now", iso,
+	    lo, hi);
+}
+
+static int
+this_year(void)
+{
+	time_t now = time(NULL);
+
+	return gmtime(&now)->tm_year + 1900;
+}
+
+static int
+this_month(void)
+{
+	time_t now = time(NULL);
+
+	return gmtime(&now)->tm_mon + 1;
+}
+
+/* ---- the objects ---- */
+
+/* A sandbox link (user_good) of user: its id and access token (malloc'ed);
+ * its retrieval done. */
+static void
+link_new(const struct tenant *t, const char *user, char **link, char **token)
+{
+	const char *extra[] = { harness_idem_header(), NULL };
+	struct harness_resp *r = call(t->key, "POST", "/v1/sandbox/account-links",
+	    harness_fmt("{\"client_user_id\":\"%s\",\"username\":\"user_good\"}", user), extra);
+
+	harness_expect(r, 201);
+	*link = strdup(devacct_str(r, "link_id"));
+	if (token != NULL) {
+		*token = strdup(devacct_str(r, "access_token"));
+		ck_assert_msg(prefixed(*token, "bds_lat_"), "%s", r->body);
+	}
+	harness_resp_free(r);
+	ck_assert_msg(harness_jobs_wait_idle(IDLE_MS) == 0, "%s", harness_error());
+}
+
+/* A PENDING bill of link whose total and amount due are minor (0: as the
+ * fixture made it); its id, malloc'ed. */
+static char *
+bill_of(const char *link, long long minor)
+{
+	char *bill = devacct_sql_value("SELECT id FROM bills WHERE link_id = $1 AND"
+	    " status = 'PENDING' AND deleted_at IS NULL ORDER BY id DESC LIMIT 1", link, NULL);
+
+	ck_assert_msg(bill != NULL, "link %s has no PENDING bill", link);
+	if (minor > 0)
+		devacct_sql_exec("UPDATE bills SET total_minor = $2::bigint,"
+		    " amount_due_minor = $2::bigint, balance_minor = NULL WHERE id = $1", bill,
+		    harness_fmt("%lld", minor));
+	return bill;
+}
+
+/* A unique client_user_id */
+static const char *
+user_new(const char *tag)
+{
+	static int n;
+
+	return harness_fmt("u-%s-%d-%d-%ld", tag, (int)getpid(), ++n, (long)random() % 100000);
+}
+
+/* POST /v1/pay-tokens with the members of more (may be "") for user: 201;
+ * the secret (malloc'ed), and its id into id (may be NULL). */
+static char *
+pay_token_new(const struct tenant *t, const char *user, const char *more, char *id, size_t idlen)
+{
+	struct harness_resp *r = call(t->key, "POST", "/v1/pay-tokens",
+	    harness_fmt("{\"client_user_id\":\"%s\"%s}", user, more), NULL);
+	char *tok;
+
+	harness_expect(r, 201);
+	ck_assert(devacct_bool(r, "success"));
+	tok = strdup(devacct_str(r, "pay_token"));
+	ck_assert_msg(prefixed(tok, "bds_pay_") && strlen(tok) == 8 + 43 + 6, "%s", r->body);
+	for (const char *p = tok + 8; *p != '\0'; p++)
+		ck_assert_msg((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'z') ||
+		    (*p >= 'A' && *p <= 'Z'), "not base62: %s", tok);
+	ck_assert_msg(is_id(devacct_str(r, "pay_token_id"), "pt_"), "%s", r->body);
+	instant_near(devacct_str(r, "expires_at"), 15 * 60 - 60, 15 * 60 + 5);
+	if (id != NULL)
+		snprintf(id, idlen, "%s", devacct_str(r, "pay_token_id"));
+	harness_resp_free(r);
+	return tok;
+}
+
+static const char *const method_keys[] = { "payment_method_id", "id", "object", "bucket",
+	"client_user_id", "brand", "last4", "exp_month", "exp_year", "created_at", NULL };
+
+/* POST /v1/pay/payment-methods by bearer with body text: the response */
+static struct harness_resp *
+method_post(const char *bearer, const char *body)
+{
+	return call(bearer, "POST", "/v1/pay/payment-methods", body, NULL);
+}
+
+/* A card's body; user NULL: no client_user_id; more: further members */
+static const char *
+card_body(const char *user, const char *pan, int month, int year, const char *more)
+{
+	return harness_fmt("{\"pan\":\"%s\",\"expiry_month\":%d,\"expiry_year\":%d,"
+	    "\"cvv\":\"123\"%s%s%s%s}", pan, month, year, user ? ",\"client_user_id\":\"" : "",
+	    user ? user : "", user ? "\"" : "", more ? more : "");
+}
+
+/* A card of user saved by bearer: 201, the entity checked; its id
+ * (malloc'ed). */
+static char *
+method_new(const char *bearer, const char *user, const char *pan, const char *brand)
+{
+	struct harness_resp *r = method_post(bearer, card_body(user, pan, 12, this_year() + 3,
+	    NULL));
+	struct json_object *o = r->json;
+	char *id;
+
+	harness_expect(r, 201);
+	keys_exactly(o, method_keys);
+	ck_assert_msg(is_id(jstr(o, "payment_method_id"), "pm_"), "%s", r->body);
+	ck_assert_pstr_eq(jstr(o, "id"), jstr(o, "payment_method_id"));
+	ck_assert_pstr_eq(jstr(o, "object"), "payment_method");
+	if (user != NULL)
+		ck_assert_pstr_eq(jstr(o, "client_user_id"), user);
+	ck_assert_pstr_eq(jstr(o, "brand"), brand);
+	ck_assert_pstr_eq(jstr(o, "last4"), pan + strlen(pan) - 4);
+	ck_assert_int_eq(devacct_int(r, "exp_month"), 12);
+	ck_assert_int_eq(devacct_int(r, "exp_year"), this_year() + 3);
+	instant_near(jstr(o, "created_at"), -120, 5);
+	ck_assert_msg(strstr(r->body, pan) == NULL, "the PAN is in the answer: %s", r->body);
+	id = strdup(jstr(o, "payment_method_id"));
+	harness_resp_free(r);
+	return id;
+}
+
+static long long
+rows(const char *q, const char *p1)
+{
+	return devacct_sql_int(q, p1, NULL);
+}
+
+/* ---- pay tokens ---- */
+
+START_TEST(tokens_create)
+{
+	char *link, *bill, *other_link, *other_bill, *pm, *pm_other_user, *tok;
+	const char *user = strdup(user_new("tok")), *user2 = strdup(user_new("tok2"));
+	const char *p = "/v1/pay-tokens";
+	char big[4200 + 64], body[4400], id[64];
+	struct harness_resp *r;
+
+	link_new(&ta, user, &link, NULL);
+	bill = bill_of(link, 4200);
+	link_new(&tb, user, &other_link, NULL);
+	other_bill = bill_of(other_link, 0);
+	pm = method_new(ta.key, user, VISA, "visa");
+	pm_other_user = method_new(ta.key, user2, MASTERCARD, "mastercard");
+
+	/* client_user_id */
+	INVALID(ta.key, "POST", p, "{}", NULL, "client_user_id", NULL);
+	INVALID(ta.key, "POST", p, "{\"client_user_id\":\"\"}", NULL, "client_user_id", NULL);
+	memset(big, 'u', 256);
+	big[256] = '\0';
+	INVALID(ta.key, "POST", p, harness_fmt("{\"client_user_id\":\"%s\"}", big), NULL,
+	    "client_user_id", NULL);
+	INVALID(ta.key, "POST", p, "{\"client_user_id\":7}", NULL, "client_user_id", NULL);
+	big[255] = '\0';
+	tok = pay_token_new(&ta, big, "", NULL, 0);
+	free(tok);
+
+	/* bill_id: unknown, another tenant's, deleted, another user's */
+	REFUSED(ta.key, "POST", p, harness_fmt("{\"client_user_id\":\"%s\",\"bill_id\":"
+	    "\"bill_01900000-0000-7000-8000-000000000000\"}", user), NULL, 404, "BILL_NOT_FOUND");
+	REFUSED(ta.key, "POST", p, harness_fmt("{\"client_user_id\":\"%s\",\"bill_id\":\"%s\"}",
+	    user, other_bill), NULL, 404, "BILL_NOT_FOUND");
+	REFUSED(tb.key, "POST", p, harness_fmt("{\"client_user_id\":\"%s\",\"bill_id\":\"%s\"}",
+	    user, bill), NULL, 404, "BILL_NOT_FOUND");
+	INVALID(ta.key, "POST", p, harness_fmt("{\"client_user_id\":\"%s\",\"bill_id\":\"%s\"}",
+	    user2, bill), NULL, "bill_id", "user_mismatch");
+
+	/* amount */
+	INVALID(ta.key, "POST", p, harness_fmt("{\"client_user_id\":\"%s\",\"amount\":"
+	    "{\"value\":0,\"currency\":\"USD\"}}", user), NULL, "amount.value", NULL);
+	INVALID(ta.key, "POST", p, harness_fmt("{\"client_user_id\":\"%s\",\"amount\":"
+	    "{\"value\":-5,\"currency\":\"USD\"}}", user), NULL, "amount.value", NULL);
+	INVALID(ta.key, "POST", p, harness_fmt("{\"client_user_id\":\"%s\",\"amount\":"
+	    "{\"value\":\"12.00\",\"currency\":\"USD\"}}", user), NULL, "amount.value", NULL);
+	INVALID(ta.key, "POST", p, harness_fmt("{\"client_user_id\":\"%s\",\"amount\":"
+	    "{\"value\":1200,\"currency\":\"usd\"}}", user), NULL, "amount.currency", NULL);
+	INVALID(ta.key, "POST", p, harness_fmt("{\"client_user_id\":\"%s\",\"amount\":"
+	    "{\"value\":1200,\"currency\":\"US\"}}", user), NULL, "amount.currency", NULL);
+	INVALID(ta.key, "POST", p, harness_fmt("{\"client_user_id\":\"%s\",\"amount\":"
+	    "{\"value\":1200}}", user), NULL, "amount.currency", NULL);
+	INVALID(ta.key, "POST", p, harness_fmt("{\"client_user_id\":\"%s\",\"bill_id\":\"%s\","
+	    "\"amount\":{\"value\":1200,\"currency\":\"EUR\"}}", user, bill), NULL,
+	    "amount.currency", "currency_mismatch");
+
+	/* payment_method_id: unknown, another user's, another tenant's, deleted */
+	REFUSED(ta.key, "POST", p, harness_fmt("{\"client_user_id\":\"%s\",\"payment_method_id\":"
+	    "\"pm_01900000-0000-7000-8000-000000000000\"}", user), NULL, 404,
+	    "PAYMENT_METHOD_NOT_FOUND");
+	REFUSED(ta.key, "POST", p, harness_fmt("{\"client_user_id\":\"%s\",\"payment_method_id\":"
+	    "\"%s\"}", user, pm_other_user), NULL, 404, "PAYMENT_METHOD_NOT_FOUND");
+	REFUSED(tb.key, "POST", p, harness_fmt("{\"client_user_id\":\"%s\",\"payment_method_id\":"
+	    "\"%s\"}", user, pm), NULL, 404, "PAYMENT_METHOD_NOT_FOUND");
+
+	/* metadata_json */
+	INVALID(ta.key, "POST", p, harness_fmt("{\"client_user_id\":\"%s\",\"metadata_json\":"
+	    "\"{not json\"}", user), NULL, "metadata_json", "invalid_json");
+	memset(big, 'x', sizeof(big));
+	memcpy(big, "[\\\"", 3);
+	snprintf(big + 3 + 4094, 8, "\\\"]");	/* ["x...x"]: 4097 bytes of JSON */
+	/* (harness_fmt's buffers are 4 KiB) */
+	snprintf(body, sizeof(body), "{\"client_user_id\":\"%s\",\"metadata_json\":\"%s\"}",
+	    user, big);
+	INVALID(ta.key, "POST", p, body, NULL, "metadata_json", NULL);
+	INVALID(ta.key, "POST", p, harness_fmt("{\"client_user_id\":\"%s\",\"metadata_json\":"
+	    "{\"a\":1}}", user), NULL, "metadata_json", NULL);
+
+	/* the body's client_id: the dispatcher's 403 */
+	REFUSED(ta.key, "POST", p, harness_fmt("{\"client_user_id\":\"%s\",\"client_id\":\"%s\"}",
+	    user, tb.client), NULL, 403, "CLIENT_ID_MISMATCH");
+	free(pay_token_new(&ta, user, harness_fmt(",\"client_id\":\"%s\"", ta.client), NULL, 0));
+
+	/* every member at once; stored as given, the secret only as its hash */
+	tok = pay_token_new(&ta, user, harness_fmt(",\"bill_id\":\"%s\",\"amount\":{\"value\":1234,"
+	    "\"currency\":\"USD\"},\"payment_method_id\":\"%s\",\"metadata_json\":"
+	    "\"{\\\"order\\\":\\\"o-1\\\"}\"", bill, pm), id, sizeof(id));
+	ck_assert_int_eq(rows("SELECT count(*) FROM pay_tokens WHERE id = $1", id), 1);
+	ck_assert_int_eq(devacct_sql_int("SELECT count(*) FROM pay_tokens WHERE id = $1 AND"
+	    " client_id = $2 AND environment = 'sandbox' AND amount_minor = 1234 AND"
+	    " currency = 'USD' AND metadata_json::jsonb = '{\"order\":\"o-1\"}'",
+	    id, ta.client), 1);
+	ck_assert_int_eq(devacct_sql_int("SELECT count(*) FROM pay_tokens t WHERE id = $1 AND"
+	    " position($2 in t::text) = 0 AND position(substr($2, 9) in t::text) = 0", id, tok),
+	    1);
+	r = call(tok, "GET", "/v1/pay-tokens/current", NULL, NULL);
+	harness_expect(r, 200);
+	harness_resp_free(r);
+	/* the bearer is not an API key */
+	REFUSED(tok, "POST", p, harness_fmt("{\"client_user_id\":\"%s\"}", user), NULL, 401, NULL);
+	REFUSED(NULL, "POST", p, harness_fmt("{\"client_user_id\":\"%s\"}", user), NULL, 401, NULL);
+	free(tok);
+	free(link);
+	free(bill);
+	free(other_link);
+	free(other_bill);
+	free(pm);
+	free(pm_other_user);
+}
+END_TEST
+
+static const char *const current_keys[] = { "pay_token_id", "object", "client_user_id",
+	"expires_at", "bill_id", "amount", "bill", "payment_method_id", "client", NULL };
+
+START_TEST(tokens_current)
+{
+	const char *user = strdup(user_new("cur"));
+	const char *p = "/v1/pay-tokens/current";
+	char *link, *bill, *pm, *tok, id[64], *due, *balance;
+	struct json_object *b, *c;
+	char unknown[64];
+	struct harness_resp *r;
+
+	link_new(&ta, user, &link, NULL);
+	bill = bill_of(link, 4217);
+	pm = method_new(ta.key, user, VISA, "visa");
+
+	/* a bare token */
+	tok = pay_token_new(&ta, user, "", id, sizeof(id));
+	r = call(tok, "GET", p, NULL, NULL);
+	harness_expect(r, 200);
+	keys_exactly(r->json, current_keys);
+	ck_assert_pstr_eq(devacct_str(r, "pay_token_id"), id);
+	ck_assert_pstr_eq(devacct_str(r, "object"), "pay_token");
+	ck_assert_pstr_eq(devacct_str(r, "client_user_id"), user);
+	instant_near(devacct_str(r, "expires_at"), 15 * 60 - 60, 15 * 60 + 5);
+	ck_assert(jnull(r->json, "bill_id") && jnull(r->json, "amount") &&
+	    jnull(r->json, "bill") && jnull(r->json, "payment_method_id"));
+	c = devacct_json(r, "client");
+	ck_assert_pstr_eq(jstr(c, "id"), ta.client);
+	ck_assert_ptr_nonnull(jstr(c, "name"));
+	ck_assert(json_object_is_type(json_object_object_get(c, "allowed_embed_origins"),
+	    json_type_array));
+	harness_resp_free(r);
+	free(tok);
+
+	/* bound to the bill: the amount is the bill's balance remaining */
+	r = call(ta.key, "GET", harness_fmt("/v1/bills/%s", bill), NULL, NULL);
+	harness_expect(r, 200);
+	balance = strdup(devacct_str(r, "balance_remaining.value"));
+	due = devacct_json(r, "due_date") != NULL ? strdup(devacct_str(r, "due_date")) : NULL;
+	harness_resp_free(r);
+	ck_assert_pstr_eq(balance, "42.17");
+	tok = pay_token_new(&ta, user, harness_fmt(",\"bill_id\":\"%s\",\"payment_method_id\":"
+	    "\"%s\"", bill, pm), id, sizeof(id));
+	r = call(tok, "GET", p, NULL, NULL);
+	harness_expect(r, 200);
+	keys_exactly(r->json, current_keys);
+	ck_assert_pstr_eq(devacct_str(r, "bill_id"), bill);
+	ck_assert_pstr_eq(devacct_str(r, "payment_method_id"), pm);
+	ck_assert_pstr_eq(devacct_str(r, "amount.value"), balance);
+	ck_assert_pstr_eq(devacct_str(r, "amount.currency"), "USD");
+	b = devacct_json(r, "bill");
+	keys_exactly(b, (const char *const[]){ "id", "biller_name", "due_date_iso", "amount_due",
+	    NULL });
+	ck_assert_pstr_eq(jstr(b, "id"), bill);
+	ck_assert_ptr_nonnull(jstr(b, "biller_name"));
+	ck_assert_pstr_eq(devacct_str(r, "bill.amount_due.value"), "42.17");
+	ck_assert_pstr_eq(devacct_str(r, "bill.amount_due.currency"), "USD");
+	if (due != NULL && !jnull(b, "due_date_iso"))
+		ck_assert_msg(prefixed(jstr(b, "due_date_iso"), due), "due %s, bill says %s",
+		    jstr(b, "due_date_iso"), due);
+	harness_resp_free(r);
+	free(tok);
+
+	/* the token's own amount comes first */
+	tok = pay_token_new(&ta, user, harness_fmt(",\"bill_id\":\"%s\",\"amount\":{\"value\":"
+	    "1205,\"currency\":\"USD\"}", bill), id, sizeof(id));
+	r = call(tok, "GET", p, NULL, NULL);
+	harness_expect(r, 200);
+	ck_assert_pstr_eq(devacct_str(r, "amount.value"), "12.05");
+	ck_assert_pstr_eq(devacct_str(r, "amount.currency"), "USD");
+	ck_assert_pstr_eq(devacct_str(r, "bill.id"), bill);
+	harness_resp_free(r);
+
+	/* malformed, unknown, an API key, none */
+	REFUSED("bds_pay_xyz", "GET", p, NULL, NULL, 401, "INVALID_PAY_TOKEN");
+	REFUSED("bds_pay_", "GET", p, NULL, NULL, 401, "INVALID_PAY_TOKEN");
+	REFUSED(harness_fmt("%.*s%s", (int)(strlen(tok) - 1), tok,
+	    tok[strlen(tok) - 1] == 'A' ? "B" : "A"), "GET", p, NULL, NULL, 401,
+	    "INVALID_PAY_TOKEN");
+	memset(unknown, '0', sizeof(unknown));
+	memcpy(unknown, "bds_pay_", 8);
+	unknown[8 + 43 + 6] = '\0';
+	REFUSED(unknown, "GET", p, NULL, NULL, 401, "INVALID_PAY_TOKEN");
+	REFUSED(NULL, "GET", p, NULL, NULL, 401, NULL);
+	REFUSED(ta.key, "GET", p, NULL, NULL, 401, NULL);
+
+	/* expired: aged with SQL */
+	devacct_sql_exec("UPDATE pay_tokens SET expires_at = now() - interval '1 second'"
+	    " WHERE id = $1", id, NULL);
+	REFUSED(tok, "GET", p, NULL, NULL, 401, "PAY_TOKEN_EXPIRED");
+	REFUSED(tok, "POST", "/v1/pay/payment-methods", card_body(NULL, VISA, 12,
+	    this_year() + 2, NULL), NULL, 401, "PAY_TOKEN_EXPIRED");
+	/* one that did not expire yet still works */
+	devacct_sql_exec("UPDATE pay_tokens SET expires_at = now() + interval '30 seconds'"
+	    " WHERE id = $1", id, NULL);
+	r = call(tok, "GET", p, NULL, NULL);
+	harness_expect(r, 200);
+	harness_resp_free(r);
+	free(tok);
+	free(link);
+	free(bill);
+	free(pm);
+	free(balance);
+	free(due);
+}
+END_TEST
+
+/* ---- payment methods ---- */
+
+START_TEST(methods_validation)
+{
+	const char *user = strdup(user_new("val"));
+	const char *p = "/v1/pay/payment-methods";
+	int y = this_year() + 2, py, pmon;
+	char *link, *lat, *tok, big[80];
+	struct harness_resp *r;
+
+	/* pan */
+	INVALID(ta.key, "POST", p, card_body(user, "424242424242", 1, y, NULL), NULL, "pan",
+	    "invalid_format");
+	INVALID(ta.key, "POST", p, card_body(user, "42424242424242424242", 1, y, NULL), NULL,
+	    "pan", "invalid_format");
+	INVALID(ta.key, "POST", p, card_body(user, "4242 4242 4242 4242", 1, y, NULL), NULL,
+	    "pan", "invalid_format");
+	INVALID(ta.key, "POST", p, card_body(user, "4242-4242-4242-4242", 1, y, NULL), NULL,
+	    "pan", "invalid_format");
+	INVALID(ta.key, "POST", p, card_body(user, "", 1, y, NULL), NULL, "pan", "invalid_format");
+	INVALID(ta.key, "POST", p, card_body(user, BAD_LUHN, 1, y, NULL), NULL, "pan",
+	    "luhn_check_failed");
+	INVALID(ta.key, "POST", p, harness_fmt("{\"client_user_id\":\"%s\",\"expiry_month\":1,"
+	    "\"expiry_year\":%d}", user, y), NULL, "pan", NULL);
+	INVALID(ta.key, "POST", p, harness_fmt("{\"client_user_id\":\"%s\",\"pan\":%s,"
+	    "\"expiry_month\":1,\"expiry_year\":%d}", user, VISA, y), NULL, "pan", NULL);
+
+	/* expiry_month */
+	INVALID(ta.key, "POST", p, card_body(user, VISA, 13, y, NULL), NULL, "expiry_month",
+	    "out_of_range");
+	INVALID(ta.key, "POST", p, card_body(user, VISA, 0, y, NULL), NULL, "expiry_month",
+	    "out_of_range");
+	INVALID(ta.key, "POST", p, harness_fmt("{\"client_user_id\":\"%s\",\"pan\":\"%s\","
+	    "\"expiry_month\":\"12\",\"expiry_year\":%d}", user, VISA, y), NULL, "expiry_month",
+	    "invalid_type");
+	INVALID(ta.key, "POST", p, harness_fmt("{\"client_user_id\":\"%s\",\"pan\":\"%s\","
+	    "\"expiry_month\":1.5,\"expiry_year\":%d}", user, VISA, y), NULL, "expiry_month",
+	    NULL);
+	INVALID(ta.key, "POST", p, harness_fmt("{\"client_user_id\":\"%s\",\"pan\":\"%s\","
+	    "\"expiry_year\":%d}", user, VISA, y), NULL, "expiry_month", NULL);
+
+	/* expiry_year */
+	INVALID(ta.key, "POST", p, card_body(user, VISA, 12, 99, NULL), NULL, "expiry_year",
+	    "invalid_format");
+	INVALID(ta.key, "POST", p, card_body(user, VISA, 12, 10000, NULL), NULL, "expiry_year",
+	    "invalid_format");
+	INVALID(ta.key, "POST", p, harness_fmt("{\"client_user_id\":\"%s\",\"pan\":\"%s\","
+	    "\"expiry_month\":12}", user, VISA), NULL, "expiry_year", NULL);
+	/* last month: expired; this month: good until its end */
+	py = this_month() == 1 ? this_year() - 1 : this_year();
+	pmon = this_month() == 1 ? 12 : this_month() - 1;
+	INVALID(ta.key, "POST", p, card_body(user, VISA, pmon, py, NULL), NULL, "expiry_year",
+	    "card_expired");
+	INVALID(ta.key, "POST", p, card_body(user, VISA, 12, this_year() - 1, NULL), NULL,
+	    "expiry_year", "card_expired");
+	INVALID(ta.key, "POST", p, card_body(user, VISA, 12, 1000, NULL), NULL,
+	    "expiry_year", "card_expired");
+	r = method_post(ta.key, card_body(user, VISA, this_month(), this_year(), NULL));
+	harness_expect(r, 201);
+	harness_resp_free(r);
+
+	/* cvv */
+	INVALID(ta.key, "POST", p, harness_fmt("{\"client_user_id\":\"%s\",\"pan\":\"%s\","
+	    "\"expiry_month\":1,\"expiry_year\":%d,\"cvv\":\"12\"}", user, VISA, y), NULL, "cvv",
+	    "invalid_format");
+	INVALID(ta.key, "POST", p, harness_fmt("{\"client_user_id\":\"%s\",\"pan\":\"%s\","
+	    "\"expiry_month\":1,\"expiry_year\":%d,\"cvv\":\"12345\"}", user, VISA, y), NULL,
+	    "cvv", "invalid_format");
+	INVALID(ta.key, "POST", p, harness_fmt("{\"client_user_id\":\"%s\",\"pan\":\"%s\","
+	    "\"expiry_month\":1,\"expiry_year\":%d,\"cvv\":\"12a\"}", user, VISA, y), NULL,
+	    "cvv", "invalid_format");
+	/* no cvv is fine; four digits too */
+	r = method_post(ta.key, harness_fmt("{\"client_user_id\":\"%s\",\"pan\":\"%s\","
+	    "\"expiry_month\":1,\"expiry_year\":%d}", user, MASTERCARD, y));
+	harness_expect(r, 201);
+	harness_resp_free(r);
+	r = method_post(ta.key, harness_fmt("{\"client_user_id\":\"%s\",\"pan\":\"%s\","
+	    "\"expiry_month\":1,\"expiry_year\":%d,\"cvv\":\"4321\"}", user, AMEX, y));
+	harness_expect(r, 201);
+	harness_resp_free(r);
+
+	/* bucket */
+	INVALID(ta.key, "POST", p, card_body(user, VISA, 12, y, ",\"bucket\":\"\""), NULL,
+	    "bucket", NULL);
+	memset(big, 'b', 65);
+	big[65] = '\0';
+	INVALID(ta.key, "POST", p, card_body(user, VISA, 12, y,
+	    harness_fmt(",\"bucket\":\"%s\"", big)), NULL, "bucket", NULL);
+	big[64] = '\0';
+	r = method_post(ta.key, card_body(user, VISA, 12, y, harness_fmt(",\"bucket\":\"%s\"",
+	    big)));
+	harness_expect(r, 201);
+	ck_assert_pstr_eq(devacct_str(r, "bucket"), big);
+	harness_resp_free(r);
+
+	/* client_user_id: required with a key, the token's with the others */
+	INVALID(ta.key, "POST", p, card_body(NULL, VISA, 12, y, NULL), NULL, "client_user_id",
+	    "required");
+	tok = pay_token_new(&ta, user, "", NULL, 0);
+	INVALID(tok, "POST", p, card_body("someone-else", VISA, 12, y, NULL), NULL,
+	    "client_user_id", "user_mismatch");
+	link_new(&ta, user, &link, &lat);
+	INVALID(lat, "POST", p, card_body("someone-else", VISA, 12, y, NULL), NULL,
+	    "client_user_id", "user_mismatch");
+
+	/* nothing of the refused cards was kept */
+	ck_assert_int_eq(devacct_sql_int("SELECT count(*) FROM payment_methods WHERE"
+	    " client_id = $1 AND client_user_id = $2", ta.client, user), 3);
+	/* the CVV is wiped, not stored: no column holds it */
+	ck_assert_int_eq(devacct_sql_int("SELECT count(*) FROM information_schema.columns"
+	    " WHERE table_name = 'payment_methods' AND column_name ILIKE '%cvv%'", NULL, NULL),
+	    0);
+	free(link);
+	free(lat);
+	free(tok);
+}
+END_TEST
+
+START_TEST(methods_credentials)
+{
+	const char *user = strdup(user_new("cred")), *p = "/v1/pay/payment-methods";
+	char *link, *lat, *tok, *ids[N(cards)], *again, *by_tok, *by_lat;
+	struct harness_resp *r;
+
+	/* by API key: every test card and its brand */
+	for (size_t i = 0; i < N(cards); i++)
+		ids[i] = method_new(ta.key, user, cards[i].pan, cards[i].brand);
+	for (size_t i = 0; i < N(cards); i++)
+		for (size_t j = i + 1; j < N(cards); j++)
+			ck_assert_str_ne(ids[i], ids[j]);
+	/* the stored row: brand, last4, sealed number, no number in clear */
+	ck_assert_int_eq(devacct_sql_int("SELECT count(*) FROM payment_methods WHERE id = $1 AND"
+	    " client_id = $2 AND environment = 'sandbox' AND last4 = '4242' AND brand = 'visa'"
+	    " AND pan_sealed IS NOT NULL AND position(convert_to('" VISA "', 'UTF8') in"
+	    " pan_sealed) = 0", ids[0], ta.client), 1);
+
+	/* the same card twice: the same method, expiry and bucket the latest */
+	r = method_post(ta.key, harness_fmt("{\"client_user_id\":\"%s\",\"pan\":\"%s\","
+	    "\"expiry_month\":3,\"expiry_year\":%d,\"bucket\":\"rent\"}", user, VISA,
+	    this_year() + 5));
+	harness_expect(r, 201);
+	ck_assert_pstr_eq(devacct_str(r, "payment_method_id"), ids[0]);
+	ck_assert_int_eq(devacct_int(r, "exp_month"), 3);
+	ck_assert_int_eq(devacct_int(r, "exp_year"), this_year() + 5);
+	ck_assert_pstr_eq(devacct_str(r, "bucket"), "rent");
+	harness_resp_free(r);
+	ck_assert_int_eq(devacct_sql_int("SELECT count(*) FROM payment_methods WHERE"
+	    " client_id = $1 AND client_user_id = $2", ta.client, user), (long long)N(cards));
+	ck_assert_int_eq(rows("SELECT exp_month * 10000 + exp_year FROM payment_methods"
+	    " WHERE id = $1", ids[0]), 30000 + this_year() + 5);
+
+	/* by pay token: the token's user, the same card the same method */
+	tok = pay_token_new(&ta, user, "", NULL, 0);
+	r = method_post(tok, card_body(NULL, VISA, 12, this_year() + 3, NULL));
+	harness_expect(r, 201);
+	ck_assert_pstr_eq(devacct_str(r, "payment_method_id"), ids[0]);
+	ck_assert_pstr_eq(devacct_str(r, "client_user_id"), user);
+	ck_assert(jnull(r->json, "bucket") || devacct_str(r, "bucket") != NULL);
+	harness_resp_free(r);
+	r = method_post(tok, card_body(user, VISA, 12, this_year() + 3, NULL));
+	harness_expect(r, 201);
+	ck_assert_pstr_eq(devacct_str(r, "payment_method_id"), ids[0]);
+	harness_resp_free(r);
+	by_tok = method_new(tok, NULL, VISA_2, "visa");
+
+	/* by link access token: the link's user */
+	link_new(&ta, user, &link, &lat);
+	r = method_post(lat, card_body(NULL, MASTERCARD, 12, this_year() + 3, NULL));
+	harness_expect(r, 201);
+	ck_assert_pstr_eq(devacct_str(r, "payment_method_id"), ids[1]);
+	ck_assert_pstr_eq(devacct_str(r, "client_user_id"), user);
+	harness_resp_free(r);
+	by_lat = method_new(lat, user, MASTERCARD_2, "mastercard");
+
+	/* another user's same card is another method; another tenant's too */
+	again = method_new(ta.key, "another-user", VISA, "visa");
+	ck_assert_str_ne(again, ids[0]);
+	free(again);
+	again = method_new(tb.key, user, VISA, "visa");
+	ck_assert_str_ne(again, ids[0]);
+	free(again);
+
+	/* no bearer, a bad one */
+	REFUSED(NULL, "POST", p, card_body(user, VISA, 12, this_year() + 3, NULL), NULL, 401,
+	    NULL);
+	REFUSED("bds_pay_nope", "POST", p, card_body(user, VISA, 12, this_year() + 3, NULL),
+	    NULL, 401, "INVALID_PAY_TOKEN");
+	for (size_t i = 0; i < N(cards); i++)
+		free(ids[i]);
+	free(by_tok);
+	free(by_lat);
+	free(tok);
+	free(link);
+	free(lat);
+}
+END_TEST
+
+START_TEST(methods_list_delete)
+{
+	const char *user = strdup(user_new("list")), *p = "/v1/pay/payment-methods";
+	char *ids[4], *cursor = NULL, *tok;
+	const char *seen[8];
+	size_t nseen = 0;
+	struct harness_resp *r;
+	struct json_object *items;
+
+	ids[0] = method_new(ta.key, user, VISA, "visa");
+	ids[1] = method_new(ta.key, user, MASTERCARD, "mastercard");
+	ids[2] = method_new(ta.key, user, AMEX, "amex");
+	ids[3] = method_new(ta.key, user, DISCOVER, "discover");
+
+	/* the query */
+	INVALID(ta.key, "GET", p, NULL, NULL, "client_user_id", NULL);
+	INVALID(ta.key, "GET", harness_fmt("%s?client_user_id=%s&limit=0", p, user), NULL, NULL,
+	    "limit", NULL);
+	INVALID(ta.key, "GET", harness_fmt("%s?client_user_id=%s&limit=101", p, user), NULL, NULL,
+	    "limit", NULL);
+	INVALID(ta.key, "GET", harness_fmt("%s?client_user_id=%s&limit=x", p, user), NULL, NULL,
+	    "limit", NULL);
+	tok = pay_token_new(&ta, user, "", NULL, 0);
+	REFUSED(tok, "GET", harness_fmt("%s?client_user_id=%s", p, user), NULL, NULL, 401, NULL);
+	REFUSED(tok, "DELETE", harness_fmt("%s/%s", p, ids[0]), NULL, NULL, 401, NULL);
+
+	/* delete one: 200, then 404 for it; its number erased */
+	r = call(ta.key, "DELETE", harness_fmt("%s/%s", p, ids[1]), NULL, NULL);
+	harness_expect(r, 200);
+	keys_exactly(r->json, (const char *const[]){ "payment_method_id", "id", "object",
+	    "deleted", NULL });
+	ck_assert_pstr_eq(devacct_str(r, "payment_method_id"), ids[1]);
+	ck_assert_pstr_eq(devacct_str(r, "id"), ids[1]);
+	ck_assert_pstr_eq(devacct_str(r, "object"), "payment_method");
+	ck_assert(devacct_bool(r, "deleted"));
+	harness_resp_free(r);
+	ck_assert_int_eq(rows("SELECT count(*) FROM payment_methods WHERE id = $1 AND"
+	    " pan_sealed IS NULL AND deleted_at IS NOT NULL", ids[1]), 1);
+	REFUSED(ta.key, "DELETE", harness_fmt("%s/%s", p, ids[1]), NULL, NULL, 404,
+	    "PAYMENT_METHOD_NOT_FOUND");
+	REFUSED(ta.key, "DELETE", harness_fmt("%s/pm_01900000-0000-7000-8000-000000000000", p),
+	    NULL, NULL, 404, "PAYMENT_METHOD_NOT_FOUND");
+	REFUSED(ta.key, "DELETE", harness_fmt("%s/nonsense", p), NULL, NULL, 404,
+	    "PAYMENT_METHOD_NOT_FOUND");
+	REFUSED(tb.key, "DELETE", harness_fmt("%s/%s", p, ids[0]), NULL, NULL, 404,
+	    "PAYMENT_METHOD_NOT_FOUND");
+	ck_assert_int_eq(rows("SELECT count(*) FROM payment_methods WHERE id = $1 AND"
+	    " deleted_at IS NULL", ids[0]), 1);
+
+	/* list by one: newest first, the deleted one left out */
+	for (int pages = 0; pages < 8; pages++) {
+		r = call(ta.key, "GET", harness_fmt("%s?client_user_id=%s&limit=1%s%s", p, user,
+		    cursor ? "&cursor=" : "", cursor ? cursor : ""), NULL, NULL);
+		harness_expect(r, 200);
+		keys_exactly(r->json, (const char *const[]){ "payment_methods", "has_more",
+		    "next_cursor", NULL });
+		items = devacct_json(r, "payment_methods");
+		ck_assert_int_eq(json_object_array_length(items), 1);
+		keys_exactly(json_object_array_get_idx(items, 0), method_keys);
+		seen[nseen++] = strdup(jstr(json_object_array_get_idx(items, 0), "id"));
+		free(cursor);
+		cursor = NULL;
+		if (!devacct_bool(r, "has_more")) {
+			ck_assert(jnull(r->json, "next_cursor"));
+			harness_resp_free(r);
+			break;
+		}
+		cursor = strdup(devacct_str(r, "next_cursor"));
+		harness_resp_free(r);
+	}
+	ck_assert_int_eq(nseen, 3);
+	ck_assert_str_eq(seen[0], ids[3]);
+	ck_assert_str_eq(seen[1], ids[2]);
+	ck_assert_str_eq(seen[2], ids[0]);
+	/* the whole list at once, the default limit */
+	r = call(ta.key, "GET", harness_fmt("%s?client_user_id=%s", p, user), NULL, NULL);
+	harness_expect(r, 200);
+	ck_assert_int_eq(json_object_array_length(devacct_json(r, "payment_methods")), 3);
+	ck_assert(!devacct_bool(r, "has_more"));
+	harness_resp_free(r);
+	/* another tenant sees none of them */
+	r = call(tb.key, "GET", harness_fmt("%s?client_user_id=%s", p, user), NULL, NULL);
+	harness_expect(r, 200);
+	ck_assert_int_eq(json_object_array_length(devacct_json(r, "payment_methods")), 0);
+	harness_resp_free(r);
+	/* a deleted card saved again is a new method */
+	r = method_post(ta.key, card_body(user, MASTERCARD, 12, this_year() + 3, NULL));
+	harness_expect(r, 201);
+	ck_assert_str_ne(devacct_str(r, "payment_method_id"), ids[1]);
+	harness_resp_free(r);
+	for (size_t i = 0; i < 4; i++)
+		free(ids[i]);
+	free(tok);
+}
+END_TEST
+
+/* ---- sessions ---- */
+
+START_TEST(sessions)
+{
+	const char *user = strdup(user_new("ses")), *url, *frag;
+	char *link, *bill, want[256];
+	struct harness_resp *r, *c;
+
+	link_new(&ta, user, &link, NULL);
+	bill = bill_of(link, 9900);
+	INVALID(ta.key, "POST", "/v1/pay/sessions", "{}", NULL, "client_user_id", NULL);
+	INVALID(ta.key, "POST", "/v1/pay/sessions", harness_fmt("{\"client_user_id\":\"%s\","
+	    "\"bill_id\":\"%s\"}", "not-the-user", bill), NULL, "bill_id", "user_mismatch");
+	INVALID(ta.key, "POST", "/v1/pay/sessions", harness_fmt("{\"client_user_id\":\"%s\","
+	    "\"amount\":{\"value\":0,\"currency\":\"USD\"}}", user), NULL, "amount.value", NULL);
+	REFUSED(tb.key, "POST", "/v1/pay/sessions", harness_fmt("{\"client_user_id\":\"%s\","
+	    "\"bill_id\":\"%s\"}", user, bill), NULL, 404, "BILL_NOT_FOUND");
+
+	r = call(ta.key, "POST", "/v1/pay/sessions", harness_fmt("{\"client_user_id\":\"%s\","
+	    "\"bill_id\":\"%s\",\"amount\":{\"value\":5000,\"currency\":\"USD\"}}", user, bill),
+	    NULL);
+	harness_expect(r, 201);
+	keys_exactly(r->json, (const char *const[]){ "url", "pay_token_id", "expires_at", NULL });
+	ck_assert_msg(is_id(devacct_str(r, "pay_token_id"), "pt_"), "%s", r->body);
+	instant_near(devacct_str(r, "expires_at"), 15 * 60 - 60, 15 * 60 + 5);
+	url = devacct_str(r, "url");
+	snprintf(want, sizeof(want), "%s/pay?client_id=%s#pay_token=bds_pay_", DEFAULT_LINK_URL,
+	    ta.client);
+	ck_assert_msg(prefixed(url, want), "url %s, want %s...", url, want);
+	frag = strstr(url, "#pay_token=") + strlen("#pay_token=");
+	ck_assert_int_eq(strlen(frag), 8 + 43 + 6);
+
+	/* the token works, and is the session's */
+	c = call(frag, "GET", "/v1/pay-tokens/current", NULL, NULL);
+	harness_expect(c, 200);
+	ck_assert_pstr_eq(devacct_str(c, "pay_token_id"), devacct_str(r, "pay_token_id"));
+	ck_assert_pstr_eq(devacct_str(c, "client_user_id"), user);
+	ck_assert_pstr_eq(devacct_str(c, "bill_id"), bill);
+	ck_assert_pstr_eq(devacct_str(c, "amount.value"), "50.00");
+	ck_assert_pstr_eq(devacct_str(c, "client.id"), ta.client);
+	harness_resp_free(c);
+	/* and saves a card */
+	free(method_new(frag, NULL, VISA, "visa"));
+	harness_resp_free(r);
+	free(link);
+	free(bill);
+}
+END_TEST
+
+/* ---- payments, gated ---- */
+
+static long long
+writes(const char *client)
+{
+	return devacct_sql_int("SELECT (SELECT count(*) FROM payment_attempts) * 1000000 +"
+	    " (SELECT count(*) FROM idempotency_keys) * 1000 +"
+	    " (SELECT count(*) FROM events WHERE client_id = $1) +"
+	    " (SELECT count(*) FROM jobs WHERE kind = 'pay.process') * 100000000", client, NULL);
+}
+
+START_TEST(payments_gated)
+{
+	const char *user = strdup(user_new("gate")), *p = "/v1/pay/payments";
+	char *link, *lat, *bill, *pm, *tok;
+	const char *bearers[3];
+	long long before;
+
+	link_new(&ta, user, &link, &lat);
+	bill = bill_of(link, 2500);
+	pm = method_new(ta.key, user, VISA, "visa");
+	tok = pay_token_new(&ta, user, harness_fmt(",\"bill_id\":\"%s\"", bill), NULL, 0);
+	bearers[0] = ta.key, bearers[1] = lat, bearers[2] = tok;
+	/* let the link's events and jobs settle, then count */
+	ck_assert_msg(harness_jobs_wait_idle(IDLE_MS) == 0, "%s", harness_error());
+	before = writes(ta.client);
+	for (size_t i = 0; i < N(bearers); i++) {
+		const char *extra[] = { harness_idem_header(), NULL };
+		struct harness_resp *r = call(bearers[i], "POST", p,
+		    harness_fmt("{\"bill_id\":\"%s\",\"payment_method_id\":\"%s\"}", bill, pm), extra);
+
+		refused(r, 501, "PAYMENT_EXECUTION_NOT_AVAILABLE");
+		harness_resp_free(r);
+		r = call(bearers[i], "POST", p, harness_fmt("{\"bill_id\":\"%s\",\"payment_method_id\":"
+		    "\"%s\",\"idempotency_key\":\"gate-%zu-%d\",\"amount_minor_units\":100,"
+		    "\"currency\":\"USD\"}", bill, pm, i, (int)getpid()), NULL);
+		refused(r, 501, "PAYMENT_EXECUTION_NOT_AVAILABLE");
+		harness_resp_free(r);
+	}
+	ck_assert_int_eq(writes(ta.client), before);
+	ck_assert_int_eq(rows("SELECT count(*) FROM payment_attempts WHERE bill_id = $1", bill),
+	    0);
+	ck_assert_int_eq(rows("SELECT count(*) FROM events WHERE type LIKE 'pay.%' AND"
+	    " client_id = $1", ta.client), 0);
+	/* auth comes first */
+	REFUSED(NULL, "POST", p, harness_fmt("{\"bill_id\":\"%s\",\"payment_method_id\":\"%s\"}",
+	    bill, pm), ((const char *const[]){ harness_idem_header(), NULL }), 401, NULL);
+	REFUSED("bds_pay_nope", "POST", p, harness_fmt("{\"bill_id\":\"%s\","
+	    "\"payment_method_id\":\"%s\"}", bill, pm),
+	    ((const char *const[]){ harness_idem_header(), NULL }), 401, "INVALID_PAY_TOKEN");
+	/* the body's shape before the gate */
+	INVALID(ta.key, "POST", p, harness_fmt("{\"payment_method_id\":\"%s\"}", pm),
+	    ((const char *const[]){ harness_idem_header(), NULL }), "bill_id", NULL);
+	INVALID(ta.key, "POST", p, harness_fmt("{\"bill_id\":\"%s\"}", bill),
+	    ((const char *const[]){ harness_idem_header(), NULL }), "payment_method_id", NULL);
+	ck_assert_int_eq(writes(ta.client), before);
+	free(link);
+	free(lat);
+	free(bill);
+	free(pm);
+	free(tok);
+}
+END_TEST
+
+/* ---- payments, sandbox ---- */
+
+static const char *const attempt_keys[] = { "payment_attempt_id", "id", "object", "bill_id",
+	"payment_method_id", "status", "amount", "currency", "confirmation_number",
+	"failure_code", "escalation_reason", "user_id", "created_at", "updated_at", NULL };
+
+/* A payer: a user with a link, its PENDING bill of minor, a card, a pay
+ * token bound to the bill and the link's access token. */
+struct payer {
+	char	*user, *link, *lat, *bill, *pm, *tok;
+};
+
+static void
+payer_new(struct payer *y, const struct tenant *t, const char *tag, long long minor)
+{
+	y->user = strdup(user_new(tag));
+	link_new(t, y->user, &y->link, &y->lat);
+	y->bill = bill_of(y->link, minor);
+	y->pm = method_new(t->key, y->user, VISA, "visa");
+	y->tok = pay_token_new(t, y->user, harness_fmt(",\"bill_id\":\"%s\"", y->bill), NULL, 0);
+}
+
+static void
+payer_free(struct payer *y)
+{
+	free(y->user);
+	free(y->link);
+	free(y->lat);
+	free(y->bill);
+	free(y->pm);
+	free(y->tok);
+}
+
+/* POST /v1/pay/payments by bearer with a fresh key and body members more
+ * after bill and method: the response */
+static struct harness_resp *
+pay(const char *bearer, const struct payer *y, const char *more)
+{
+	const char *extra[] = { harness_idem_header(), NULL };
+
+	return call(bearer, "POST", "/v1/pay/payments", harness_fmt("{\"bill_id\":\"%s\","
+	    "\"payment_method_id\":\"%s\"%s}", y->bill, y->pm, more ? more : ""), extra);
+}
+
+/* The attempt entity's rules; status as given */
+static void
+attempt_ok(struct json_object *o, const struct payer *y, const char *status,
+    const char *amount)
+{
+	keys_exactly(o, attempt_keys);
+	ck_assert_msg(is_id(jstr(o, "payment_attempt_id"), "pay_"), "%s",
+	    json_object_to_json_string(o));
+	ck_assert_pstr_eq(jstr(o, "id"), jstr(o, "payment_attempt_id"));
+	ck_assert_pstr_eq(jstr(o, "object"), "payment_attempt");
+	ck_assert_pstr_eq(jstr(o, "bill_id"), y->bill);
+	ck_assert_pstr_eq(jstr(o, "payment_method_id"), y->pm);
+	ck_assert_pstr_eq(jstr(o, "user_id"), y->user);
+	ck_assert_pstr_eq(jstr(o, "status"), status);
+	ck_assert_pstr_eq(jstr(o, "amount"), amount);
+	ck_assert_pstr_eq(jstr(o, "currency"), "USD");
+	instant_near(jstr(o, "created_at"), -300, 5);
+	instant_near(jstr(o, "updated_at"), -300, 5);
+}
+
+/* Schedule a payment of minor by bearer: 202 SCHEDULED; its id (malloc'ed) */
+static char *
+scheduled(const char *bearer, const struct payer *y, long long minor, const char *amount)
+{
+	struct harness_resp *r = pay(bearer, y, minor > 0 ?
+	    harness_fmt(",\"amount_minor_units\":%lld,\"currency\":\"USD\"", minor) : NULL);
+	char *id;
+
+	harness_expect(r, 202);
+	attempt_ok(r->json, y, "SCHEDULED", amount);
+	ck_assert(jnull(r->json, "confirmation_number") && jnull(r->json, "failure_code") &&
+	    jnull(r->json, "escalation_reason"));
+	id = strdup(devacct_str(r, "payment_attempt_id"));
+	harness_resp_free(r);
+	return id;
+}
+
+/* Wait for bds-jobs to settle attempt; GET it by bearer: 200, status */
+static struct harness_resp *
+settled(const char *bearer, const struct payer *y, const char *id, const char *status,
+    const char *amount)
+{
+	struct harness_resp *r;
+
+	ck_assert_msg(harness_jobs_wait_settled("pay.process", NULL, SETTLE_MS) == 0, "%s",
+	    harness_error());
+	r = call(bearer, "GET", harness_fmt("/v1/pay/payments/%s", id), NULL, NULL);
+	harness_expect(r, 200);
+	attempt_ok(r->json, y, status, amount);
+	return r;
+}
+
+/* The event of type about attempt id at the receiver: its data.object (a
+ * new reference, caller puts) */
+static struct json_object *
+event_of(struct receiver *rc, const char *type, const char *id)
+{
+	const char *body = devacct_received(rc, type, id);
+	struct json_object *b, *o, *t;
+
+	ck_assert_msg(body != NULL, "no %s of %s at the receiver", type, id);
+	ck_assert_ptr_nonnull(b = json_tokener_parse(body));
+	ck_assert(json_object_object_get_ex(b, "type", &t));
+	ck_assert_str_eq(json_object_get_string(t), type);
+	ck_assert_ptr_nonnull(o = json_object_object_get(json_object_object_get(b, "data"),
+	    "object"));
+	ck_assert_pstr_eq(jstr(o, "id"), id);
+	json_object_get(o);
+	json_object_put(b);
+	return o;
+}
+
+/* The bill's status as the API shows it */
+static void
+bill_status(const struct payer *y, const char *status)
+{
+	struct harness_resp *r = call(ta.key, "GET", harness_fmt("/v1/bills/%s", y->bill), NULL,
+	    NULL);
+
+	harness_expect(r, 200);
+	ck_assert_msg(strcmp(devacct_str(r, "status"), status) == 0, "bill %s is %s, want %s",
+	    y->bill, devacct_str(r, "status"), status);
+	harness_resp_free(r);
+}
+
+START_TEST(outcomes)
+{
+	static const struct {
+		long long	 minor;
+		const char	*amount, *status, *code, *reason, *event;
+	} o[] = {
+		{ 50001, "500.01", "FAILED", "card_declined", NULL, "pay.failed" },
+		{ 50002, "500.02", "ESCALATED", NULL, "manual_review", "pay.escalated" },
+		{ 50003, "500.03", "FAILED", "insufficient_funds", NULL, "pay.failed" },
+		{ 50004, "500.04", "FAILED", "processing_error", NULL, "pay.failed" },
+	};
+	struct receiver *rc = receiver_start(NULL);
+	struct payer y;
+	struct json_object *e;
+	struct harness_resp *r;
+	char *id;
+	const char *conf;
+
+	ck_assert_msg(rc != NULL, "%s", receiver_error());
+	devacct_subscribe(ta.key, rc);
+	payer_new(&y, &ta, "out", 100000);
+	/* each outcome of the sandbox processor leaves the bill PENDING */
+	for (size_t i = 0; i < N(o); i++) {
+		id = scheduled(ta.key, &y, o[i].minor, o[i].amount);
+		e = event_of(rc, "pay.scheduled", id);
+		ck_assert_pstr_eq(jstr(e, "status"), "SCHEDULED");
+		ck_assert_pstr_eq(jstr(e, "amount"), o[i].amount);
+		json_object_put(e);
+		r = settled(ta.key, &y, id, o[i].status, o[i].amount);
+		ck_assert(jnull(r->json, "confirmation_number"));
+		if (o[i].code != NULL) {
+			ck_assert_pstr_eq(devacct_str(r, "failure_code"), o[i].code);
+			ck_assert(jnull(r->json, "escalation_reason"));
+		} else {
+			ck_assert_pstr_eq(devacct_str(r, "escalation_reason"), o[i].reason);
+			ck_assert(jnull(r->json, "failure_code"));
+		}
+		harness_resp_free(r);
+		e = event_of(rc, o[i].event, id);
+		ck_assert_pstr_eq(jstr(e, "status"), o[i].status);
+		if (o[i].code != NULL) {
+			ck_assert_pstr_eq(jstr(e, "code"), o[i].code);
+			ck_assert_pstr_eq(jstr(e, "failure_code"), o[i].code);
+		} else {
+			ck_assert_pstr_eq(jstr(e, "reason"), o[i].reason);
+			ck_assert_pstr_eq(jstr(e, "escalation_reason"), o[i].reason);
+		}
+		json_object_put(e);
+		bill_status(&y, "PENDING");
+		free(id);
+	}
+	ck_assert_int_eq(rows("SELECT count(*) FROM events WHERE type = 'bill.updated' AND"
+	    " data->'object'->>'id' = $1 AND data->'object'->>'change' IN ('paid',"
+	    " 'partially_paid')", y.bill), 0);
+
+	/* success, the whole balance by default: PAID */
+	id = scheduled(ta.key, &y, 0, "1000.00");
+	r = settled(ta.key, &y, id, "SUCCEEDED", "1000.00");
+	conf = devacct_str(r, "confirmation_number");
+	ck_assert_msg(prefixed(conf, "SBX-") && strlen(conf) == 16, "%s", r->body);
+	for (size_t i = 4; i < 16; i++)
+		ck_assert_msg((conf[i] >= 'A' && conf[i] <= 'Z') || (conf[i] >= '0' &&
+		    conf[i] <= '9'), "confirmation %s", conf);
+	ck_assert(jnull(r->json, "failure_code") && jnull(r->json, "escalation_reason"));
+	e = event_of(rc, "pay.succeeded", id);
+	ck_assert_pstr_eq(jstr(e, "status"), "SUCCEEDED");
+	ck_assert_pstr_eq(jstr(e, "confirmation_number"), conf);
+	ck_assert_pstr_eq(jstr(e, "amount"), "1000.00");
+	ck_assert_pstr_eq(jstr(e, "currency"), "USD");
+	json_object_put(e);
+	harness_resp_free(r);
+	e = NULL;
+	{
+		const char *b = devacct_received(rc, "bill.updated", "\"pay_succeeded\"");
+		struct json_object *ev, *obj;
+
+		ck_assert_msg(b != NULL, "no bill.updated paid with pay_succeeded");
+		ck_assert_ptr_nonnull(ev = json_tokener_parse(b));
+		obj = json_object_object_get(json_object_object_get(ev, "data"), "object");
+		ck_assert_pstr_eq(jstr(obj, "id"), y.bill);
+		ck_assert_pstr_eq(jstr(obj, "change"), "paid");
+		ck_assert_pstr_eq(jstr(obj, "status"), "PAID");
+		ck_assert_pstr_eq(jstr(obj, "paid_reason"), "pay_succeeded");
+		json_object_put(ev);
+	}
+	bill_status(&y, "PAID");
+
+	/* a PAID bill: 409, by each bearer */
+	r = pay(ta.key, &y, NULL);
+	refused(r, 409, "BILL_ALREADY_PAID");
+	harness_resp_free(r);
+	r = pay(y.lat, &y, NULL);
+	refused(r, 409, "BILL_ALREADY_PAID");
+	harness_resp_free(r);
+	r = pay(y.tok, &y, NULL);
+	refused(r, 409, "BILL_ALREADY_PAID");
+	harness_resp_free(r);
+	ck_assert_int_eq(rows("SELECT count(*) FROM payment_attempts WHERE bill_id = $1", y.bill),
+	    5);
+	free(id);
+	payer_free(&y);
+	receiver_stop(rc);
+}
+END_TEST
+
+START_TEST(partial)
+{
+	struct receiver *rc = receiver_start(NULL);
+	struct harness_resp *r;
+	struct json_object *ev, *obj;
+	struct payer y;
+	const char *b;
+	char *id;
+
+	ck_assert_msg(rc != NULL, "%s", receiver_error());
+	devacct_subscribe(ta.key, rc);
+	payer_new(&y, &ta, "part", 10000);
+	/* by the link's access token: 30.00 of 100.00 */
+	id = scheduled(y.lat, &y, 3000, "30.00");
+	r = settled(y.lat, &y, id, "SUCCEEDED", "30.00");
+	harness_resp_free(r);
+	bill_status(&y, "PARTIALLY_PAID");
+	b = devacct_received(rc, "bill.updated", "\"partially_paid\"");
+	ck_assert_msg(b != NULL, "no bill.updated partially_paid");
+	ck_assert_ptr_nonnull(ev = json_tokener_parse(b));
+	obj = json_object_object_get(json_object_object_get(ev, "data"), "object");
+	ck_assert_pstr_eq(jstr(obj, "id"), y.bill);
+	ck_assert_pstr_eq(jstr(obj, "status"), "PARTIALLY_PAID");
+	ck_assert_pstr_eq(jstr(obj, "paid_reason"), "pay_succeeded");
+	json_object_put(ev);
+	free(id);
+
+	/* the rest: more than it is refused, by default the rest, then PAID */
+	r = pay(y.tok, &y, ",\"amount_minor_units\":7001");
+	invalid(r, "amount_minor_units", "out_of_range");
+	harness_resp_free(r);
+	id = scheduled(y.tok, &y, 0, "70.00");
+	r = settled(y.tok, &y, id, "SUCCEEDED", "70.00");
+	harness_resp_free(r);
+	bill_status(&y, "PAID");
+	ck_assert_msg(devacct_received(rc, "bill.updated", "\"change\":\"paid\"") != NULL,
+	    "no bill.updated paid");
+	free(id);
+	payer_free(&y);
+	receiver_stop(rc);
+}
+END_TEST
+
+START_TEST(payments_refused)
+{
+	struct payer y, z, w;
+	struct harness_resp *r;
+	const char *p = "/v1/pay/payments";
+	char *pm_other, *pm_del, *id, *tok_pm;
+
+	payer_new(&y, &ta, "ref", 20000);
+	payer_new(&z, &ta, "ref2", 20000);	/* same tenant, another user */
+	payer_new(&w, &tb, "ref3", 20000);	/* another tenant */
+
+	/* the idempotency key */
+	INVALID(ta.key, "POST", p, harness_fmt("{\"bill_id\":\"%s\",\"payment_method_id\":\"%s\"}",
+	    y.bill, y.pm), NULL, "Idempotency-Key", "required");
+	INVALID(ta.key, "POST", p, harness_fmt("{\"bill_id\":\"%s\",\"payment_method_id\":\"%s\","
+	    "\"idempotency_key\":\"one-%d\"}", y.bill, y.pm, (int)getpid()),
+	    ((const char *const[]){ "Idempotency-Key: two", NULL }), "idempotency_key",
+	    "header_mismatch");
+	/* the body */
+	r = pay(ta.key, &y, ",\"amount_minor_units\":0");
+	invalid(r, "amount_minor_units", NULL);
+	harness_resp_free(r);
+	r = pay(ta.key, &y, ",\"amount_minor_units\":\"10\"");
+	invalid(r, "amount_minor_units", NULL);
+	harness_resp_free(r);
+	r = pay(ta.key, &y, ",\"currency\":\"usd\"");
+	invalid(r, "currency", NULL);
+	harness_resp_free(r);
+	r = pay(ta.key, &y, ",\"currency\":\"EUR\"");
+	invalid(r, "currency", "currency_mismatch");
+	harness_resp_free(r);
+	r = pay(ta.key, &y, ",\"amount_minor_units\":20001");
+	invalid(r, "amount_minor_units", "out_of_range");
+	harness_resp_free(r);
+
+	/* bills not the caller's */
+	r = call(ta.key, "POST", p, harness_fmt("{\"bill_id\":\"%s\",\"payment_method_id\":\"%s\"}",
+	    w.bill, y.pm), ((const char *const[]){ harness_idem_header(), NULL }));
+	refused(r, 404, "BILL_NOT_FOUND");
+	harness_resp_free(r);
+	r = call(ta.key, "POST", p, "{\"bill_id\":\"bill_01900000-0000-7000-8000-000000000000\","
+	    "\"payment_method_id\":\"pm_01900000-0000-7000-8000-000000000000\"}",
+	    ((const char *const[]){ harness_idem_header(), NULL }));
+	refused(r, 404, "BILL_NOT_FOUND");
+	harness_resp_free(r);
+	/* a link token: its link's bills only; a bound pay token: its bill only */
+	r = call(y.lat, "POST", p, harness_fmt("{\"bill_id\":\"%s\",\"payment_method_id\":\"%s\"}",
+	    z.bill, z.pm), ((const char *const[]){ harness_idem_header(), NULL }));
+	refused(r, 404, "BILL_NOT_FOUND");
+	harness_resp_free(r);
+	r = call(y.tok, "POST", p, harness_fmt("{\"bill_id\":\"%s\",\"payment_method_id\":\"%s\"}",
+	    z.bill, z.pm), ((const char *const[]){ harness_idem_header(), NULL }));
+	refused(r, 404, "BILL_NOT_FOUND");
+	harness_resp_free(r);
+
+	/* methods: another user's, another tenant's, deleted, not the bound one */
+	r = call(ta.key, "POST", p, harness_fmt("{\"bill_id\":\"%s\",\"payment_method_id\":\"%s\"}",
+	    y.bill, z.pm), ((const char *const[]){ harness_idem_header(), NULL }));
+	refused(r, 404, "PAYMENT_METHOD_NOT_FOUND");
+	harness_resp_free(r);
+	r = call(ta.key, "POST", p, harness_fmt("{\"bill_id\":\"%s\",\"payment_method_id\":\"%s\"}",
+	    y.bill, w.pm), ((const char *const[]){ harness_idem_header(), NULL }));
+	refused(r, 404, "PAYMENT_METHOD_NOT_FOUND");
+	harness_resp_free(r);
+	pm_del = method_new(ta.key, y.user, MASTERCARD, "mastercard");
+	r = call(ta.key, "DELETE", harness_fmt("/v1/pay/payment-methods/%s", pm_del), NULL, NULL);
+	harness_expect(r, 200);
+	harness_resp_free(r);
+	r = call(ta.key, "POST", p, harness_fmt("{\"bill_id\":\"%s\",\"payment_method_id\":\"%s\"}",
+	    y.bill, pm_del), ((const char *const[]){ harness_idem_header(), NULL }));
+	refused(r, 404, "PAYMENT_METHOD_NOT_FOUND");
+	harness_resp_free(r);
+	pm_other = method_new(ta.key, y.user, AMEX, "amex");
+	tok_pm = pay_token_new(&ta, y.user, harness_fmt(",\"bill_id\":\"%s\",\"payment_method_id\":"
+	    "\"%s\"", y.bill, y.pm), NULL, 0);
+	r = call(tok_pm, "POST", p, harness_fmt("{\"bill_id\":\"%s\",\"payment_method_id\":\"%s\"}",
+	    y.bill, pm_other), ((const char *const[]){ harness_idem_header(), NULL }));
+	refused(r, 404, "PAYMENT_METHOD_NOT_FOUND");
+	harness_resp_free(r);
+	ck_assert_int_eq(devacct_sql_int("SELECT count(*) FROM payment_attempts WHERE"
+	    " bill_id IN ($1, $2)", y.bill, z.bill), 0);
+	ck_assert_int_eq(rows("SELECT count(*) FROM payment_attempts WHERE bill_id = $1", w.bill),
+	    0);
+
+	/* one in flight: 409 PAYMENT_IN_PROGRESS while bds-jobs is stopped */
+	ck_assert_msg(harness_jobs_stop() == 0, "%s", harness_error());
+	id = scheduled(tok_pm, &y, 1000, "10.00");
+	r = pay(ta.key, &y, ",\"amount_minor_units\":2000");
+	refused(r, 409, "PAYMENT_IN_PROGRESS");
+	harness_resp_free(r);
+	r = pay(y.lat, &y, NULL);
+	refused(r, 409, "PAYMENT_IN_PROGRESS");
+	harness_resp_free(r);
+	/* the card expires before the job runs: FAILED expired_card */
+	devacct_sql_exec("UPDATE payment_methods SET exp_year = 2020, exp_month = 1"
+	    " WHERE id = $1 AND $2 <> ''", y.pm, "x");
+	ck_assert_msg(harness_jobs_start() == 0, "%s", harness_error());
+	r = settled(ta.key, &y, id, "FAILED", "10.00");
+	ck_assert_pstr_eq(devacct_str(r, "failure_code"), "expired_card");
+	harness_resp_free(r);
+	bill_status(&y, "PENDING");
+	free(id);
+	free(pm_other);
+	free(pm_del);
+	free(tok_pm);
+	payer_free(&y);
+	payer_free(&z);
+	payer_free(&w);
+}
+END_TEST
+
+START_TEST(idempotency)
+{
+	struct payer y;
+	struct harness_resp *a, *b;
+	const char *p = "/v1/pay/payments";
+	char key[96], hdr[128], body[512];
+
+	payer_new(&y, &ta, "idem", 30000);
+	snprintf(key, sizeof(key), "pay-idem-%d-%ld", (int)getpid(), (long)random());
+	snprintf(hdr, sizeof(hdr), "Idempotency-Key: %s", key);
+	snprintf(body, sizeof(body), "{\"bill_id\":\"%s\",\"payment_method_id\":\"%s\","
+	    "\"amount_minor_units\":1500}", y.bill, y.pm);
+
+	/* jobs stopped: the replay must not meet its own attempt as "in progress" */
+	ck_assert_msg(harness_jobs_stop() == 0, "%s", harness_error());
+	a = call(ta.key, "POST", p, body, (const char *const[]){ hdr, NULL });
+	harness_expect(a, 202);
+	b = call(ta.key, "POST", p, body, (const char *const[]){ hdr, NULL });
+	harness_expect(b, 202);
+	ck_assert_pstr_eq(devacct_str(b, "payment_attempt_id"), devacct_str(a, "payment_attempt_id"));
+	ck_assert_pstr_eq(devacct_str(b, "status"), "SCHEDULED");
+	harness_resp_free(b);
+	/* the same key with another body */
+	b = call(ta.key, "POST", p, harness_fmt("{\"bill_id\":\"%s\",\"payment_method_id\":\"%s\","
+	    "\"amount_minor_units\":1600}", y.bill, y.pm), (const char *const[]){ hdr, NULL });
+	refused(b, 409, "IDEMPOTENCY_CONFLICT");
+	harness_resp_free(b);
+	ck_assert_int_eq(rows("SELECT count(*) FROM payment_attempts WHERE bill_id = $1", y.bill),
+	    1);
+	ck_assert_msg(harness_jobs_start() == 0, "%s", harness_error());
+	ck_assert_msg(harness_jobs_wait_settled("pay.process", NULL, SETTLE_MS) == 0, "%s",
+	    harness_error());
+	/* after it settled, the replay is still the first answer */
+	b = call(ta.key, "POST", p, body, (const char *const[]){ hdr, NULL });
+	harness_expect(b, 202);
+	ck_assert_pstr_eq(devacct_str(b, "payment_attempt_id"), devacct_str(a, "payment_attempt_id"));
+	harness_resp_free(b);
+	harness_resp_free(a);
+
+	/* the key in the body; the same in the header too is fine */
+	snprintf(key, sizeof(key), "pay-body-%d-%ld", (int)getpid(), (long)random());
+	snprintf(body, sizeof(body), "{\"bill_id\":\"%s\",\"payment_method_id\":\"%s\","
+	    "\"amount_minor_units\":1700,\"idempotency_key\":\"%s\"}", y.bill, y.pm, key);
+	snprintf(hdr, sizeof(hdr), "Idempotency-Key: %s", key);
+	a = call(ta.key, "POST", p, body, NULL);
+	harness_expect(a, 202);
+	b = call(ta.key, "POST", p, body, (const char *const[]){ hdr, NULL });
+	harness_expect(b, 202);
+	ck_assert_pstr_eq(devacct_str(b, "payment_attempt_id"), devacct_str(a, "payment_attempt_id"));
+	harness_resp_free(b);
+	b = call(ta.key, "POST", p, harness_fmt("{\"bill_id\":\"%s\",\"payment_method_id\":\"%s\","
+	    "\"amount_minor_units\":1800,\"idempotency_key\":\"%s\"}", y.bill, y.pm, key), NULL);
+	refused(b, 409, "IDEMPOTENCY_CONFLICT");
+	harness_resp_free(b);
+	harness_resp_free(a);
+	ck_assert_msg(harness_jobs_wait_settled("pay.process", NULL, SETTLE_MS) == 0, "%s",
+	    harness_error());
+	ck_assert_int_eq(rows("SELECT count(*) FROM payment_attempts WHERE bill_id = $1", y.bill),
+	    2);
+	payer_free(&y);
+}
+END_TEST
+
+START_TEST(parallel)
+{
+	struct harness_resp *out[PARALLEL];
+	struct payer y;
+	char hdr[128], auth[256];
+	const char *body;
+
+	payer_new(&y, &ta, "par", 40000);
+	snprintf(hdr, sizeof(hdr), "Idempotency-Key: pay-par-%d-%ld", (int)getpid(),
+	    (long)random());
+	snprintf(auth, sizeof(auth), "Authorization: Bearer %s", ta.key);
+	body = harness_fmt("{\"bill_id\":\"%s\",\"payment_method_id\":\"%s\","
+	    "\"amount_minor_units\":2500}", y.bill, y.pm);
+	harness_request_burst(PARALLEL, "POST", "sandbox", "/v1/pay/payments",
+	    (const char *const[]){ hdr, auth, "Content-Type: application/json", NULL }, body,
+	    strlen(body), out);
+	for (size_t i = 0; i < PARALLEL; i++) {
+		harness_expect(out[i], 202);
+		ck_assert_pstr_eq(devacct_str(out[i], "payment_attempt_id"),
+		    devacct_str(out[0], "payment_attempt_id"));
+	}
+	ck_assert_int_eq(rows("SELECT count(*) FROM payment_attempts WHERE bill_id = $1", y.bill),
+	    1);
+	ck_assert_msg(harness_jobs_wait_settled("pay.process", NULL, SETTLE_MS) == 0, "%s",
+	    harness_error());
+	ck_assert_int_eq(rows("SELECT count(*) FROM events WHERE type = 'pay.scheduled' AND"
+	    " data->'object'->>'bill_id' = $1", y.bill), 1);
+	for (size_t i = 0; i < PARALLEL; i++)
+		harness_resp_free(out[i]);
+
+	payer_free(&y);
+}
+END_TEST
+
+START_TEST(payments_get)
+{
+	struct payer y;
+	struct harness_resp *r;
+	char *id;
+	const char *bearers[3];
+
+	payer_new(&y, &ta, "get", 12300);
+	id = scheduled(y.tok, &y, 0, "123.00");
+	bearers[0] = ta.key, bearers[1] = y.lat, bearers[2] = y.tok;
+	for (size_t i = 0; i < N(bearers); i++) {
+		r = settled(bearers[i], &y, id, "SUCCEEDED", "123.00");
+		harness_resp_free(r);
+	}
+	REFUSED(tb.key, "GET", harness_fmt("/v1/pay/payments/%s", id), NULL, NULL, 404,
+	    "PAYMENT_NOT_FOUND");
+	REFUSED(ta.key, "GET", "/v1/pay/payments/pay_01900000-0000-7000-8000-000000000000", NULL,
+	    NULL, 404, "PAYMENT_NOT_FOUND");
+	REFUSED(ta.key, "GET", "/v1/pay/payments/nonsense", NULL, NULL, 404,
+	    "PAYMENT_NOT_FOUND");
+	REFUSED("bds_pay_nope", "GET", harness_fmt("/v1/pay/payments/%s", id), NULL, NULL, 401,
+	    "INVALID_PAY_TOKEN");
+	{
+		/* another tenant's pay token and link token */
+		struct payer w;
+
+		payer_new(&w, &tb, "get2", 12300);
+		REFUSED(w.tok, "GET", harness_fmt("/v1/pay/payments/%s", id), NULL, NULL, 404,
+		    "PAYMENT_NOT_FOUND");
+		REFUSED(w.lat, "GET", harness_fmt("/v1/pay/payments/%s", id), NULL, NULL, 404,
+		    "PAYMENT_NOT_FOUND");
+		payer_free(&w);
+	}
+	free(id);
+	payer_free(&y);
+}
+END_TEST
+
+/* ---- the stack's processes and what it keeps ---- */
+
+/* /proc/pid/limits says "Max core file size 0 0" */
+static void
+no_core(pid_t pid, const char *what)
+{
+	char *text = harness_slurp(harness_fmt("/proc/%d/limits", (int)pid));
+	const char *l;
+	char soft[32], hard[32];
+
+	ck_assert_msg(text != NULL, "%s %d: no limits", what, (int)pid);
+	ck_assert_msg((l = strstr(text, "Max core file size")) != NULL, "%s", text);
+	ck_assert_int_eq(sscanf(l + strlen("Max core file size"), "%31s %31s", soft, hard), 2);
+	ck_assert_msg(strcmp(soft, "0") == 0 && strcmp(hard, "0") == 0,
+	    "%s %d may dump core: %.60s", what, (int)pid, l);
+	free(text);
+}
+
+START_TEST(no_core_dumps)
+{
+	pid_t w[16], jobs = harness_jobs_pid();
+	size_t n = harness_api_workers(w, N(w));
+	char *kids;
+
+	ck_assert_int_gt(harness_api_pid(), 0);
+	no_core(harness_api_pid(), "bds-api master");
+	ck_assert_int_gt(n, 0);
+	for (size_t i = 0; i < n && i < N(w); i++)
+		no_core(w[i], "bds-api worker");
+	ck_assert_int_gt(jobs, 0);
+	no_core(jobs, "bds-jobs");
+	/* and bds-jobs's own workers */
+	kids = harness_slurp(harness_fmt("/proc/%d/task/%d/children", (int)jobs, (int)jobs));
+	ck_assert_ptr_nonnull(kids);
+	for (char *t = strtok(kids, " \n"); t != NULL; t = strtok(NULL, " \n"))
+		no_core((pid_t)atoi(t), "bds-jobs child");
+	free(kids);
+}
+END_TEST
+
+START_TEST(secrets_not_kept)
+{
+	const char *needles[3 * N(pans_sent) + 2 * N(cvvs_sent)];
+	char found[512];
+	size_t n = 0;
+	int rc;
+
+	/* every number as sent, without its last four, without its first six */
+	for (size_t i = 0; i < N(pans_sent); i++) {
+		size_t l = strlen(pans_sent[i]);
+
+		needles[n++] = pans_sent[i];
+		if (l >= 13 && strspn(pans_sent[i], "0123456789") == l) {
+			needles[n++] = strdup(harness_fmt("%.*s", (int)(l - 4), pans_sent[i]));
+			needles[n++] = pans_sent[i] + 6;
+		}
+	}
+	/* three or four digits alone are in every log by chance: the CVVs as
+	 * the requests carried them */
+	for (size_t i = 0; i < N(cvvs_sent); i++) {
+		needles[n++] = strdup(harness_fmt("\"cvv\":\"%s\"", cvvs_sent[i]));
+		needles[n++] = strdup(harness_fmt("\"cvv\": \"%s\"", cvvs_sent[i]));
+	}
+	/* the scan can fail: a needle planted in a log is found */
+	{
+		const char *probe[] = { "pay-secret-scan-probe-4242" };
+		FILE *f = fopen(harness_fmt("%s/probe.log", harness_dir()), "w");
+
+		ck_assert_ptr_nonnull(f);
+		fputs("x pay-secret-scan-probe-4242 y\n", f);
+		fclose(f);
+		ck_assert_int_eq(harness_secret_scan(probe, 1, found, sizeof(found)), 1);
+		ck_assert_msg(strstr(found, "probe.log") != NULL, "%s", found);
+		unlink(harness_fmt("%s/probe.log", harness_dir()));
+		ck_assert_int_eq(harness_secret_scan(probe, 1, found, sizeof(found)), 0);
+	}
+	/* flush what bds-deliver and the jobs still hold, then scan */
+	ck_assert_int_eq(harness_deliver_once(), 0);
+	ck_assert_msg(harness_jobs_wait_idle(IDLE_MS) == 0, "%s", harness_error());
+	rc = harness_secret_scan(needles, n, found, sizeof(found));
+	ck_assert_msg(rc != -1, "scan: %s", harness_error());
+	ck_assert_msg(rc == 0, "a card secret is kept: %s", found);
+}
+END_TEST
+
+static Suite *
+pay_suite(void)
+{
+	Suite *s = suite_create("e2e_pay");
+	TCase *tc = tcase_create("gated");
+
+	tcase_add_unchecked_fixture(tc, gated_up, tenants_down);
+	tcase_add_checked_fixture(tc, recover, NULL);
+	tcase_set_timeout(tc, 180);
+	tcase_add_test(tc, tokens_create);
+	tcase_add_test(tc, tokens_current);
+	tcase_add_test(tc, methods_validation);
+	tcase_add_test(tc, methods_credentials);
+	tcase_add_test(tc, methods_list_delete);
+	tcase_add_test(tc, sessions);
+	tcase_add_test(tc, payments_gated);
+	tcase_add_test(tc, no_core_dumps);
+	tcase_add_test(tc, secrets_not_kept);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("sandbox");
+	tcase_add_unchecked_fixture(tc, sandbox_up, tenants_down);
+	tcase_add_checked_fixture(tc, recover, NULL);
+	tcase_set_timeout(tc, 240);
+	tcase_add_test(tc, outcomes);
+	tcase_add_test(tc, partial);
+	tcase_add_test(tc, payments_refused);
+	tcase_add_test(tc, idempotency);
+	tcase_add_test(tc, parallel);
+	tcase_add_test(tc, payments_get);
+	tcase_add_test(tc, no_core_dumps);
+	tcase_add_test(tc, secrets_not_kept);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	return harness_run_suite(pay_suite());
+}
