@@ -1587,10 +1587,18 @@ START_TEST(secrets_not_kept)
 		ck_assert_ptr_nonnull(f);
 		fputs("x pay-secret-scan-probe-4242 y\n", f);
 		fclose(f);
-		ck_assert_int_eq(harness_secret_scan(probe, 1, found, sizeof(found)), 1);
+		rc = harness_secret_scan(probe, 1, found, sizeof(found));
+		ck_assert_msg(rc == 1, "probe: %d %s", rc, rc == -1 ? harness_error() : found);
 		ck_assert_msg(strstr(found, "probe.log") != NULL, "%s", found);
 		unlink(harness_fmt("%s/probe.log", harness_dir()));
-		ck_assert_int_eq(harness_secret_scan(probe, 1, found, sizeof(found)), 0);
+		/* and one in the database (the client's id) */
+		probe[0] = ta.client;
+		rc = harness_secret_scan(probe, 1, found, sizeof(found));
+		ck_assert_msg(rc == 1 && strstr(found, "pg_dump") != NULL, "probe: %d %s", rc,
+		    rc == -1 ? harness_error() : found);
+		probe[0] = "pay-secret-scan-probe-4242";
+		rc = harness_secret_scan(probe, 1, found, sizeof(found));
+		ck_assert_msg(rc == 0, "probe: %d %s", rc, rc == -1 ? harness_error() : found);
 	}
 	/* flush what bds-deliver and the jobs still hold, then scan */
 	ck_assert_int_eq(harness_deliver_once(), 0);

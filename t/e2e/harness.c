@@ -3363,12 +3363,12 @@ scan_file(const char *path, const struct stat *st, int type, struct FTW *ftw)
 	char *buf;
 	long i;
 
-	(void)st;
 	(void)ftw;
 	snprintf(pgdata, sizeof(pgdata), "%s/pgdata", H->dir);
 	if (type == FTW_D && strcmp(path, pgdata) == 0)
 		return FTW_SKIP_SUBTREE;
-	if (type != FTW_F)
+	/* regular files only (nftw calls sockets and fifos FTW_F too) */
+	if (type != FTW_F || !S_ISREG(st->st_mode))
 		return FTW_CONTINUE;
 	if (scan_read(path, &buf, &len) == -1) {
 		/* a log removed while the walk runs (rotated, a temp file) */
