@@ -50,9 +50,21 @@ static const struct {
 #define VISA_2		"4111111111111111"
 #define MASTERCARD_2	"5105105105105100"
 
+/* more brands by their issuer ranges, Luhn-valid (digits varied enough
+ * that a part of one is not found in the stack's files by chance) */
+static const struct {
+	const char	*pan, *brand;
+} more_cards[] = {
+	{ "2223003122003222", "mastercard" }, { "36227206271667", "diners" },
+	{ "3056930009020004", "diners" }, { "3566002020360505", "jcb" },
+	{ "6217834591204670", "unionpay" }, { "6011000990139424", "discover" },
+	{ "9182736455019281", "unknown" },
+};
+
 static const char *const pans_sent[] = { VISA, MASTERCARD, AMEX, DISCOVER, VISA_DEBIT,
 	VISA_2, MASTERCARD_2, BAD_LUHN, "424242424242", "42424242424242424242", "4242 4242 4242 4242",
 	"4242-4242-4242-4242" };
+/* (and more_cards) */
 static const char *const cvvs_sent[] = { "123", "4321", "12", "12345", "12a" };
 
 static struct devacct dev;
@@ -717,6 +729,8 @@ START_TEST(methods_credentials)
 	for (size_t i = 0; i < N(cards); i++)
 		for (size_t j = i + 1; j < N(cards); j++)
 			ck_assert_str_ne(ids[i], ids[j]);
+	for (size_t i = 0; i < N(more_cards); i++)
+		free(method_new(ta.key, user, more_cards[i].pan, more_cards[i].brand));
 	/* the stored row: brand, last4, sealed number, no number in clear */
 	ck_assert_int_eq(devacct_sql_int("SELECT count(*) FROM payment_methods WHERE id = $1 AND"
 	    " client_id = $2 AND environment = 'sandbox' AND last4 = '4242' AND brand = 'visa'"
@@ -734,7 +748,8 @@ START_TEST(methods_credentials)
 	ck_assert_pstr_eq(devacct_str(r, "bucket"), "rent");
 	harness_resp_free(r);
 	ck_assert_int_eq(devacct_sql_int("SELECT count(*) FROM payment_methods WHERE"
-	    " client_id = $1 AND client_user_id = $2", ta.client, user), (long long)N(cards));
+	    " client_id = $1 AND client_user_id = $2", ta.client, user),
+	    (long long)(N(cards) + N(more_cards)));
 	ck_assert_int_eq(rows("SELECT exp_month * 10000 + exp_year FROM payment_methods"
 	    " WHERE id = $1", ids[0]), 30000 + this_year() + 5);
 
@@ -769,6 +784,11 @@ START_TEST(methods_credentials)
 	ck_assert_str_ne(again, ids[0]);
 	free(again);
 
+	/* the body's client_id of another client: the dispatcher's 403 */
+	REFUSED(ta.key, "POST", p, card_body(user, VISA, 12, this_year() + 3,
+	    harness_fmt(",\"client_id\":\"%s\"", tb.client)), NULL, 403, "CLIENT_ID_MISMATCH");
+	REFUSED(ta.key, "POST", "/v1/pay/sessions", harness_fmt("{\"client_user_id\":\"%s\","
+	    "\"client_id\":\"%s\"}", user, tb.client), NULL, 403, "CLIENT_ID_MISMATCH");
 	/* no bearer, a bad one */
 	REFUSED(NULL, "POST", p, card_body(user, VISA, 12, this_year() + 3, NULL), NULL, 401,
 	    NULL);
@@ -1558,19 +1578,20 @@ END_TEST
 
 START_TEST(secrets_not_kept)
 {
-	const char *needles[3 * N(pans_sent) + 2 * N(cvvs_sent)];
+	const char *needles[3 * (N(pans_sent) + N(more_cards)) + 2 * N(cvvs_sent)];
 	char found[512];
 	size_t n = 0;
 	int rc;
 
 	/* every number as sent, without its last four, without its first six */
-	for (size_t i = 0; i < N(pans_sent); i++) {
-		size_t l = strlen(pans_sent[i]);
+	for (size_t i = 0; i < N(pans_sent) + N(more_cards); i++) {
+		const char *pan = i < N(pans_sent) ? pans_sent[i] : more_cards[i - N(pans_sent)].pan;
+		size_t l = strlen(pan);
 
-		needles[n++] = pans_sent[i];
-		if (l >= 13 && strspn(pans_sent[i], "0123456789") == l) {
-			needles[n++] = strdup(harness_fmt("%.*s", (int)(l - 4), pans_sent[i]));
-			needles[n++] = pans_sent[i] + 6;
+		needles[n++] = pan;
+		if (l >= 13 && strspn(pan, "0123456789") == l) {
+			needles[n++] = strdup(harness_fmt("%.*s", (int)(l - 4), pan));
+			needles[n++] = pan + 6;
 		}
 	}
 	/* three or four digits alone are in every log by chance: the CVVs as

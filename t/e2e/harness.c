@@ -3347,12 +3347,22 @@ scan_read(const char *path, char **buf, size_t *len)
 	return 0;
 }
 
+/* Name needle i, where and at which byte of buf it is, with the bytes
+ * around it (unprintable ones as '.'). */
 static void
-scan_report(const char *where, long i, size_t off)
+scan_report(const char *where, long i, const char *buf, size_t len, size_t off)
 {
+	size_t nl = strlen(scan.needles[i]), from = off > 40 ? off - 40 : 0;
+	size_t to = off + nl + 40 < len ? off + nl + 40 : len;
+	char ctx[128 + 1];
+	size_t k = 0;
+
+	for (size_t j = from; j < to && k < sizeof(ctx) - 1; j++)
+		ctx[k++] = buf[j] >= 0x20 && buf[j] < 0x7f ? buf[j] : '.';
+	ctx[k] = '\0';
 	scan.rc = 1;
-	snprintf(scan.found, scan.foundlen, "\"%s\" in %s at byte %zu", scan.needles[i],
-	    where, off);
+	snprintf(scan.found, scan.foundlen, "\"%s\" in %s at byte %zu: ...%s...",
+	    scan.needles[i], where, off, ctx);
 }
 
 static int
@@ -3379,7 +3389,7 @@ scan_file(const char *path, const struct stat *st, int type, struct FTW *ftw)
 		return FTW_STOP;
 	}
 	if ((i = scan_buf(buf, len, &off)) >= 0)
-		scan_report(path, i, off);
+		scan_report(path, i, buf, len, off);
 	free(buf);
 	return scan.rc != 0 ? FTW_STOP : FTW_CONTINUE;
 }
@@ -3480,7 +3490,7 @@ harness_secret_scan(const char *const *needles, size_t n, char *found, size_t fo
 		return -1;
 	if ((i = scan_buf(dump, len, &off)) >= 0) {
 		snprintf(where, sizeof(where), "the pg_dump of database bds");
-		scan_report(where, i, off);
+		scan_report(where, i, dump, len, off);
 	} else {
 		/* bytea is dumped as hex: a needle stored as bytes shows so */
 		for (size_t k = 0; k < n && scan.rc == 0; k++) {
@@ -3497,7 +3507,7 @@ harness_secret_scan(const char *const *needles, size_t n, char *found, size_t fo
 			if ((p = memmem(dump, len, hex, 2 * nl)) != NULL) {
 				snprintf(where, sizeof(where), "the pg_dump of database bds"
 				    " (as bytea hex)");
-				scan_report(where, (long)k, (size_t)(p - dump));
+				scan_report(where, (long)k, dump, len, (size_t)(p - dump));
 			}
 			free(hex);
 		}
