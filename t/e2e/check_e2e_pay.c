@@ -64,8 +64,27 @@ static const struct {
 static const char *const pans_sent[] = { VISA, MASTERCARD, AMEX, DISCOVER, VISA_DEBIT,
 	VISA_2, MASTERCARD_2, BAD_LUHN, "424242424242", "42424242424242424242", "4242 4242 4242 4242",
 	"4242-4242-4242-4242" };
-/* (and more_cards) */
+/* (and more_cards, and the GEN_CARDS of gen_card) */
 static const char *const cvvs_sent[] = { "123", "4321", "12", "12345", "12a" };
+
+#define GEN_CARDS	26
+
+/* The i-th of GEN_CARDS visa numbers (Luhn-valid) into buf[17] */
+static const char *
+gen_card(int i, char buf[17])
+{
+	int sum = 0;
+
+	snprintf(buf, 17, "4917182936%02d573", i);
+	for (int k = 14, dbl = 1; k >= 0; k--, dbl = !dbl) {
+		int d = (buf[k] - '0') * (dbl ? 2 : 1);
+
+		sum += d > 9 ? d - 9 : d;
+	}
+	buf[15] = (char)('0' + (10 - sum % 10) % 10);
+	buf[16] = '\0';
+	return buf;
+}
 
 static struct devacct dev;
 
@@ -450,13 +469,25 @@ START_TEST(tokens_create)
 	    "\"{not json\"}", user), NULL, "metadata_json", "invalid_json");
 	memset(big, 'x', sizeof(big));
 	memcpy(big, "[\\\"", 3);
-	snprintf(big + 3 + 4094, 8, "\\\"]");	/* ["x...x"]: 4097 bytes of JSON */
+	snprintf(big + 3 + 4094, 8, "\\\"]");	/* ["x...x"]: 4098 bytes of JSON */
 	/* (harness_fmt's buffers are 4 KiB) */
 	snprintf(body, sizeof(body), "{\"client_user_id\":\"%s\",\"metadata_json\":\"%s\"}",
 	    user, big);
 	INVALID(ta.key, "POST", p, body, NULL, "metadata_json", NULL);
 	INVALID(ta.key, "POST", p, harness_fmt("{\"client_user_id\":\"%s\",\"metadata_json\":"
 	    "{\"a\":1}}", user), NULL, "metadata_json", NULL);
+
+	/* 4096 bytes exactly: ["x...x"] with 4092 x */
+	memset(big, 'x', sizeof(big));
+	memcpy(big, "[\\\"", 3);
+	snprintf(big + 3 + 4092, 8, "\\\"]");
+	snprintf(body, sizeof(body), "{\"client_user_id\":\"%s\",\"metadata_json\":\"%s\"}",
+	    user, big);
+	r = call(ta.key, "POST", p, body, NULL);
+	harness_expect(r, 201);
+	ck_assert_int_eq(rows("SELECT octet_length(metadata_json) FROM pay_tokens WHERE id = $1",
+	    devacct_str(r, "pay_token_id")), 4096);
+	harness_resp_free(r);
 
 	/* the body's client_id: the dispatcher's 403 */
 	REFUSED(ta.key, "POST", p, harness_fmt("{\"client_user_id\":\"%s\",\"client_id\":\"%s\"}",
@@ -481,6 +512,10 @@ START_TEST(tokens_create)
 	/* the bearer is not an API key */
 	REFUSED(tok, "POST", p, harness_fmt("{\"client_user_id\":\"%s\"}", user), NULL, 401, NULL);
 	REFUSED(NULL, "POST", p, harness_fmt("{\"client_user_id\":\"%s\"}", user), NULL, 401, NULL);
+	/* a deleted bill is no bill */
+	devacct_sql_exec("UPDATE bills SET deleted_at = now() WHERE id = $1", bill, NULL);
+	REFUSED(ta.key, "POST", p, harness_fmt("{\"client_user_id\":\"%s\",\"bill_id\":\"%s\"}",
+	    user, bill), NULL, 404, "BILL_NOT_FOUND");
 	free(tok);
 	free(link);
 	free(bill);
@@ -884,6 +919,26 @@ START_TEST(methods_list_delete)
 	ck_assert_int_eq(json_object_array_length(devacct_json(r, "payment_methods")), 3);
 	ck_assert(!devacct_bool(r, "has_more"));
 	harness_resp_free(r);
+	/* the default limit is 25 */
+	{
+		const char *many = strdup(user_new("many"));
+		char pan[17];
+
+		for (int i = 0; i < GEN_CARDS; i++)
+			free(method_new(ta.key, many, gen_card(i, pan), "visa"));
+		r = call(ta.key, "GET", harness_fmt("%s?client_user_id=%s", p, many), NULL, NULL);
+		harness_expect(r, 200);
+		ck_assert_int_eq(json_object_array_length(devacct_json(r, "payment_methods")), 25);
+		ck_assert(devacct_bool(r, "has_more"));
+		harness_resp_free(r);
+		r = call(ta.key, "GET", harness_fmt("%s?client_user_id=%s&limit=100", p, many), NULL,
+		    NULL);
+		harness_expect(r, 200);
+		ck_assert_int_eq(json_object_array_length(devacct_json(r, "payment_methods")),
+		    GEN_CARDS);
+		ck_assert(!devacct_bool(r, "has_more"));
+		harness_resp_free(r);
+	}
 	/* another tenant sees none of them */
 	r = call(tb.key, "GET", harness_fmt("%s?client_user_id=%s", p, user), NULL, NULL);
 	harness_expect(r, 200);
@@ -1374,6 +1429,25 @@ START_TEST(payments_refused)
 	ck_assert_int_eq(rows("SELECT count(*) FROM payment_attempts WHERE bill_id = $1", w.bill),
 	    0);
 
+	/* an expired pay token; a deleted bill */
+	{
+		char tid[64], *t = pay_token_new(&ta, y.user, "", tid, sizeof(tid));
+
+		devacct_sql_exec("UPDATE pay_tokens SET expires_at = now() - interval '1 second'"
+		    " WHERE id = $1", tid, NULL);
+		r = pay(t, &y, NULL);
+		refused(r, 401, "PAY_TOKEN_EXPIRED");
+		harness_resp_free(r);
+		free(t);
+	}
+	devacct_sql_exec("UPDATE bills SET deleted_at = now() WHERE id = $1", z.bill, NULL);
+	r = pay(ta.key, &z, NULL);
+	refused(r, 404, "BILL_NOT_FOUND");
+	harness_resp_free(r);
+	r = pay(z.lat, &z, NULL);
+	refused(r, 404, "BILL_NOT_FOUND");
+	harness_resp_free(r);
+
 	/* one in flight: 409 PAYMENT_IN_PROGRESS while bds-jobs is stopped */
 	ck_assert_msg(harness_jobs_stop() == 0, "%s", harness_error());
 	id = scheduled(tok_pm, &y, 1000, "10.00");
@@ -1502,16 +1576,25 @@ START_TEST(payments_get)
 {
 	struct payer y;
 	struct harness_resp *r;
-	char *id;
+	char *id, *unbound;
 	const char *bearers[3];
 
 	payer_new(&y, &ta, "get", 12300);
-	id = scheduled(y.tok, &y, 0, "123.00");
+	/* a pay token bound to no bill pays its user's bill: part, then the rest */
+	unbound = pay_token_new(&ta, y.user, "", NULL, 0);
+	id = scheduled(unbound, &y, 2300, "23.00");
+	r = settled(unbound, &y, id, "SUCCEEDED", "23.00");
+	harness_resp_free(r);
+	bill_status(&y, "PARTIALLY_PAID");
+	free(id);
+	id = scheduled(y.tok, &y, 0, "100.00");
 	bearers[0] = ta.key, bearers[1] = y.lat, bearers[2] = y.tok;
 	for (size_t i = 0; i < N(bearers); i++) {
-		r = settled(bearers[i], &y, id, "SUCCEEDED", "123.00");
+		r = settled(bearers[i], &y, id, "SUCCEEDED", "100.00");
 		harness_resp_free(r);
 	}
+	bill_status(&y, "PAID");
+	free(unbound);
 	REFUSED(tb.key, "GET", harness_fmt("/v1/pay/payments/%s", id), NULL, NULL, 404,
 	    "PAYMENT_NOT_FOUND");
 	REFUSED(ta.key, "GET", "/v1/pay/payments/pay_01900000-0000-7000-8000-000000000000", NULL,
@@ -1578,14 +1661,18 @@ END_TEST
 
 START_TEST(secrets_not_kept)
 {
-	const char *needles[3 * (N(pans_sent) + N(more_cards)) + 2 * N(cvvs_sent)];
+	const char *needles[3 * (N(pans_sent) + N(more_cards) + GEN_CARDS) + 2 * N(cvvs_sent)];
+	char gen[GEN_CARDS][17];
 	char found[512];
 	size_t n = 0;
 	int rc;
 
 	/* every number as sent, without its last four, without its first six */
-	for (size_t i = 0; i < N(pans_sent) + N(more_cards); i++) {
-		const char *pan = i < N(pans_sent) ? pans_sent[i] : more_cards[i - N(pans_sent)].pan;
+	for (size_t i = 0; i < N(pans_sent) + N(more_cards) + GEN_CARDS; i++) {
+		const char *pan = i < N(pans_sent) ? pans_sent[i] :
+		    i < N(pans_sent) + N(more_cards) ? more_cards[i - N(pans_sent)].pan :
+		    gen_card((int)(i - N(pans_sent) - N(more_cards)),
+		    gen[i - N(pans_sent) - N(more_cards)]);
 		size_t l = strlen(pan);
 
 		needles[n++] = pan;
