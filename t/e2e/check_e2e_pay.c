@@ -12,6 +12,7 @@
  * card number or CVV the suite sent is in the database or any file the
  * stack wrote (harness_secret_scan).
  */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1572,6 +1573,72 @@ START_TEST(parallel)
 }
 END_TEST
 
+/* One of the parallel requests with keys of their own */
+struct racer {
+	pthread_t		 th;
+	const char		*auth, *body;
+	char			 key[128];
+	struct harness_resp	*r;
+};
+
+static void *
+racer_run(void *arg)
+{
+	struct racer *x = arg;
+
+	x->r = harness_request("POST", "sandbox", "/v1/pay/payments",
+	    (const char *const[]){ x->key, x->auth, "Content-Type: application/json", NULL },
+	    x->body, strlen(x->body));
+	return NULL;
+}
+
+/* PARALLEL requests for one bill, each with its own key, at once: one
+ * attempt, the others 409 PAYMENT_IN_PROGRESS */
+START_TEST(parallel_keys)
+{
+	struct racer x[PARALLEL];
+	struct payer y;
+	char auth[256], body[512];
+	size_t ok = 0, busy = 0;
+
+	payer_new(&y, &ta, "race", 40000);
+	snprintf(auth, sizeof(auth), "Authorization: Bearer %s", ta.key);
+	snprintf(body, sizeof(body), "{\"bill_id\":\"%s\",\"payment_method_id\":\"%s\","
+	    "\"amount_minor_units\":2500}", y.bill, y.pm);
+	/* bds-jobs stopped: the one scheduled stays in flight */
+	ck_assert_msg(harness_jobs_stop() == 0, "%s", harness_error());
+	for (size_t i = 0; i < PARALLEL; i++) {
+		x[i].auth = auth;
+		x[i].body = body;
+		snprintf(x[i].key, sizeof(x[i].key), "Idempotency-Key: pay-race-%d-%zu-%ld",
+		    (int)getpid(), i, (long)random());
+		ck_assert_int_eq(pthread_create(&x[i].th, NULL, racer_run, &x[i]), 0);
+	}
+	for (size_t i = 0; i < PARALLEL; i++)
+		ck_assert_int_eq(pthread_join(x[i].th, NULL), 0);
+	for (size_t i = 0; i < PARALLEL; i++) {
+		if (x[i].r->status == 202)
+			ok++;
+		else {
+			refused(x[i].r, 409, "PAYMENT_IN_PROGRESS");
+			busy++;
+		}
+		harness_resp_free(x[i].r);
+	}
+	ck_assert_int_eq(ok, 1);
+	ck_assert_int_eq(busy, PARALLEL - 1);
+	ck_assert_int_eq(rows("SELECT count(*) FROM payment_attempts WHERE bill_id = $1", y.bill),
+	    1);
+	ck_assert_int_eq(rows("SELECT count(*) FROM events WHERE type = 'pay.scheduled' AND"
+	    " data->'object'->>'bill_id' = $1", y.bill), 1);
+	ck_assert_msg(harness_jobs_start() == 0, "%s", harness_error());
+	ck_assert_msg(harness_jobs_wait_settled("pay.process", NULL, SETTLE_MS) == 0, "%s",
+	    harness_error());
+	bill_status(&y, "PARTIALLY_PAID");
+	payer_free(&y);
+}
+END_TEST
+
 START_TEST(payments_get)
 {
 	struct payer y;
@@ -1746,6 +1813,7 @@ pay_suite(void)
 	tcase_add_test(tc, payments_refused);
 	tcase_add_test(tc, idempotency);
 	tcase_add_test(tc, parallel);
+	tcase_add_test(tc, parallel_keys);
 	tcase_add_test(tc, payments_get);
 	tcase_add_test(tc, no_core_dumps);
 	tcase_add_test(tc, secrets_not_kept);
