@@ -1223,6 +1223,7 @@ START_TEST(outcomes)
 	for (size_t i = 0; i < N(o); i++) {
 		id = scheduled(ta.key, &y, o[i].minor, o[i].amount);
 		e = event_of(rc, "pay.scheduled", id);
+		keys_exactly(e, attempt_keys);
 		ck_assert_pstr_eq(jstr(e, "status"), "SCHEDULED");
 		ck_assert_pstr_eq(jstr(e, "amount"), o[i].amount);
 		json_object_put(e);
@@ -1237,6 +1238,10 @@ START_TEST(outcomes)
 		}
 		harness_resp_free(r);
 		e = event_of(rc, o[i].event, id);
+		/* the attempt, and the code of a failure or the reason of an escalation */
+		ck_assert_int_eq(json_object_object_length(e), N(attempt_keys));
+		ck_assert_pstr_eq(jstr(e, "payment_attempt_id"), id);
+		ck_assert_pstr_eq(jstr(e, "bill_id"), y.bill);
 		ck_assert_pstr_eq(jstr(e, "status"), o[i].status);
 		if (o[i].code != NULL) {
 			ck_assert_pstr_eq(jstr(e, "code"), o[i].code);
@@ -1263,6 +1268,7 @@ START_TEST(outcomes)
 		    conf[i] <= '9'), "confirmation %s", conf);
 	ck_assert(jnull(r->json, "failure_code") && jnull(r->json, "escalation_reason"));
 	e = event_of(rc, "pay.succeeded", id);
+	keys_exactly(e, attempt_keys);
 	ck_assert_pstr_eq(jstr(e, "status"), "SUCCEEDED");
 	ck_assert_pstr_eq(jstr(e, "confirmation_number"), conf);
 	ck_assert_pstr_eq(jstr(e, "amount"), "1000.00");
@@ -1330,6 +1336,12 @@ START_TEST(partial)
 	json_object_put(ev);
 	free(id);
 
+	/* the bill's pay token now shows what is left */
+	r = call(y.tok, "GET", "/v1/pay-tokens/current", NULL, NULL);
+	harness_expect(r, 200);
+	ck_assert_pstr_eq(devacct_str(r, "amount.value"), "70.00");
+	harness_resp_free(r);
+
 	/* the rest: more than it is refused, by default the rest, then PAID */
 	r = pay(y.tok, &y, ",\"amount_minor_units\":7001");
 	invalid(r, "amount_minor_units", "out_of_range");
@@ -1379,6 +1391,15 @@ START_TEST(payments_refused)
 	harness_resp_free(r);
 	r = pay(ta.key, &y, ",\"amount_minor_units\":20001");
 	invalid(r, "amount_minor_units", "out_of_range");
+	harness_resp_free(r);
+	r = pay(ta.key, &y, ",\"amount_minor_units\":9223372036854775807");
+	invalid(r, "amount_minor_units", NULL);
+	harness_resp_free(r);
+	r = pay(ta.key, &y, ",\"amount_minor_units\":1e30");
+	invalid(r, "amount_minor_units", NULL);
+	harness_resp_free(r);
+	r = pay(ta.key, &y, ",\"amount_minor_units\":-1");
+	invalid(r, "amount_minor_units", NULL);
 	harness_resp_free(r);
 
 	/* bills not the caller's */
@@ -1535,6 +1556,24 @@ START_TEST(idempotency)
 	    harness_error());
 	ck_assert_int_eq(rows("SELECT count(*) FROM payment_attempts WHERE bill_id = $1", y.bill),
 	    2);
+
+	/* keys are each client's own: another tenant's same key is a payment of its own */
+	{
+		struct payer w;
+
+		payer_new(&w, &tb, "idem2", 30000);
+		a = call(tb.key, "POST", p, harness_fmt("{\"bill_id\":\"%s\","
+		    "\"payment_method_id\":\"%s\",\"amount_minor_units\":1700,"
+		    "\"idempotency_key\":\"%s\"}", w.bill, w.pm, key), NULL);
+		harness_expect(a, 202);
+		ck_assert_pstr_eq(devacct_str(a, "bill_id"), w.bill);
+		harness_resp_free(a);
+		ck_assert_int_eq(rows("SELECT count(*) FROM payment_attempts WHERE bill_id = $1",
+		    w.bill), 1);
+		ck_assert_msg(harness_jobs_wait_settled("pay.process", NULL, SETTLE_MS) == 0, "%s",
+		    harness_error());
+		payer_free(&w);
+	}
 	payer_free(&y);
 }
 END_TEST
