@@ -95,6 +95,7 @@ struct tenant {
 };
 
 static struct tenant ta, tb;
+static char *dev_key;	/* A's client, development key: the api host, another environment */
 
 /* ---- stacks ---- */
 
@@ -103,8 +104,10 @@ tenants_up(void)
 {
 	devacct_legal();
 	devacct_new(&dev, "pay");
+	devacct_verify_email(&dev);	/* development keys */
 	ta.client = devacct_client_new(&dev);
 	ta.key = devacct_key_new(&dev, ta.client, "sandbox");
+	dev_key = devacct_key_new(&dev, ta.client, "development");
 	tb.client = devacct_client_new(&dev);
 	tb.key = devacct_key_new(&dev, tb.client, "sandbox");
 }
@@ -147,6 +150,8 @@ tenants_down(void)
 	free(ta.key);
 	free(tb.client);
 	free(tb.key);
+	free(dev_key);
+	dev_key = NULL;
 	memset(&ta, 0, sizeof(ta));
 	memset(&tb, 0, sizeof(tb));
 	harness_fixture_stop();
@@ -1005,6 +1010,80 @@ START_TEST(sessions)
 }
 END_TEST
 
+/* ---- environments ---- */
+
+static struct harness_resp *
+api(const char *token, const char *method, const char *path, const char *body)
+{
+	return devacct_call(method, "api", path,
+	    token != NULL ? harness_fmt("Bearer %s", token) : NULL, body, NULL);
+}
+
+/* The same client's development key on the api host sees nothing of the
+ * sandbox's: bills, cards, tokens; and its own work there */
+START_TEST(environments)
+{
+	const char *user = strdup(user_new("env"));
+	char *link, *bill, *pm, *tok, *dtok, *dpm;
+	struct harness_resp *r;
+
+	link_new(&ta, user, &link, NULL);
+	bill = bill_of(link, 1000);
+	pm = method_new(ta.key, user, VISA, "visa");
+	tok = pay_token_new(&ta, user, "", NULL, 0);
+
+	r = api(dev_key, "POST", "/v1/pay-tokens", harness_fmt("{\"client_user_id\":\"%s\","
+	    "\"bill_id\":\"%s\"}", user, bill));
+	refused(r, 404, "BILL_NOT_FOUND");
+	harness_resp_free(r);
+	r = api(dev_key, "POST", "/v1/pay-tokens", harness_fmt("{\"client_user_id\":\"%s\","
+	    "\"payment_method_id\":\"%s\"}", user, pm));
+	refused(r, 404, "PAYMENT_METHOD_NOT_FOUND");
+	harness_resp_free(r);
+	r = api(dev_key, "DELETE", harness_fmt("/v1/pay/payment-methods/%s", pm), NULL);
+	refused(r, 404, "PAYMENT_METHOD_NOT_FOUND");
+	harness_resp_free(r);
+	r = api(dev_key, "GET", harness_fmt("/v1/pay/payment-methods?client_user_id=%s", user),
+	    NULL);
+	harness_expect(r, 200);
+	ck_assert_int_eq(json_object_array_length(devacct_json(r, "payment_methods")), 0);
+	harness_resp_free(r);
+	/* a sandbox pay token is not taken on the api host */
+	r = api(tok, "GET", "/v1/pay-tokens/current", NULL);
+	refused(r, 401, NULL);
+	harness_resp_free(r);
+
+	/* the development environment's own token and card */
+	r = api(dev_key, "POST", "/v1/pay-tokens", harness_fmt("{\"client_user_id\":\"%s\"}",
+	    user));
+	harness_expect(r, 201);
+	dtok = strdup(devacct_str(r, "pay_token"));
+	harness_resp_free(r);
+	r = api(dtok, "GET", "/v1/pay-tokens/current", NULL);
+	harness_expect(r, 200);
+	ck_assert_pstr_eq(devacct_str(r, "client_user_id"), user);
+	harness_resp_free(r);
+	r = api(dtok, "POST", "/v1/pay/payment-methods", card_body(NULL, VISA, 12,
+	    this_year() + 3, NULL));
+	harness_expect(r, 201);
+	dpm = strdup(devacct_str(r, "payment_method_id"));
+	harness_resp_free(r);
+	/* the same card of the same user in another environment: another method */
+	ck_assert_str_ne(dpm, pm);
+	ck_assert_int_eq(rows("SELECT count(*) FROM payment_methods WHERE id = $1 AND"
+	    " environment = 'development'", dpm), 1);
+	/* and not the sandbox's to delete */
+	REFUSED(ta.key, "DELETE", harness_fmt("/v1/pay/payment-methods/%s", dpm), NULL, NULL, 404,
+	    "PAYMENT_METHOD_NOT_FOUND");
+	free(link);
+	free(bill);
+	free(pm);
+	free(tok);
+	free(dtok);
+	free(dpm);
+}
+END_TEST
+
 /* ---- payments, gated ---- */
 
 static long long
@@ -1838,6 +1917,7 @@ pay_suite(void)
 	tcase_add_test(tc, methods_credentials);
 	tcase_add_test(tc, methods_list_delete);
 	tcase_add_test(tc, sessions);
+	tcase_add_test(tc, environments);
 	tcase_add_test(tc, payments_gated);
 	tcase_add_test(tc, no_core_dumps);
 	tcase_add_test(tc, secrets_not_kept);
