@@ -606,6 +606,35 @@ START_TEST(tokens_current)
 	ck_assert_pstr_eq(devacct_str(r, "bill.id"), bill);
 	harness_resp_free(r);
 
+	/* the client's embed origins, as the card page checks them */
+	{
+		struct harness_resp *cr = devacct_jwt(&dev, "POST", "/v1/iam/clients",
+		    "{\"name\":\"pay embed\",\"allowedOrigins\":[\"https://shop.example\","
+		    "\"http://127.0.0.1:8080\"]}", NULL);
+		struct json_object *arr;
+		char *client, *key, *t;
+
+		harness_expect(cr, 201);
+		client = strdup(devacct_str(cr, "client.id"));
+		harness_resp_free(cr);
+		key = devacct_key_new(&dev, client, "sandbox");
+		t = pay_token_new(&(struct tenant){ client, key }, user, "", NULL, 0);
+		cr = call(t, "GET", p, NULL, NULL);
+		harness_expect(cr, 200);
+		ck_assert_pstr_eq(devacct_str(cr, "client.id"), client);
+		ck_assert_pstr_eq(devacct_str(cr, "client.name"), "pay embed");
+		arr = devacct_json(cr, "client.allowed_embed_origins");
+		ck_assert_int_eq(json_object_array_length(arr), 2);
+		ck_assert_str_eq(json_object_get_string(json_object_array_get_idx(arr, 0)),
+		    "https://shop.example");
+		ck_assert_str_eq(json_object_get_string(json_object_array_get_idx(arr, 1)),
+		    "http://127.0.0.1:8080");
+		harness_resp_free(cr);
+		free(client);
+		free(key);
+		free(t);
+	}
+
 	/* malformed, unknown, an API key, none */
 	REFUSED("bds_pay_xyz", "GET", p, NULL, NULL, 401, "INVALID_PAY_TOKEN");
 	REFUSED("bds_pay_", "GET", p, NULL, NULL, 401, "INVALID_PAY_TOKEN");
@@ -925,6 +954,24 @@ START_TEST(methods_list_delete)
 	ck_assert_int_eq(json_object_array_length(devacct_json(r, "payment_methods")), 3);
 	ck_assert(!devacct_bool(r, "has_more"));
 	harness_resp_free(r);
+	/* cursors: garbage, another user's, another tenant's */
+	{
+		char *c;
+
+		r = call(ta.key, "GET", harness_fmt("%s?client_user_id=%s&limit=1", p, user), NULL,
+		    NULL);
+		harness_expect(r, 200);
+		c = strdup(devacct_str(r, "next_cursor"));
+		harness_resp_free(r);
+		REFUSED(ta.key, "GET", harness_fmt("%s?client_user_id=%s&cursor=garbage", p, user),
+		    NULL, NULL, 400, "INVALID_CURSOR");
+		REFUSED(ta.key, "GET", harness_fmt("%s?client_user_id=other-%s&cursor=%s", p, user,
+		    c), NULL, NULL, 400, "INVALID_CURSOR");
+		REFUSED(tb.key, "GET", harness_fmt("%s?client_user_id=%s&cursor=%s", p, user, c),
+		    NULL, NULL, 400, "INVALID_CURSOR");
+		free(c);
+	}
+
 	/* the default limit is 25 */
 	{
 		const char *many = strdup(user_new("many"));
@@ -978,6 +1025,9 @@ START_TEST(sessions)
 	    "\"amount\":{\"value\":0,\"currency\":\"USD\"}}", user), NULL, "amount.value", NULL);
 	REFUSED(tb.key, "POST", "/v1/pay/sessions", harness_fmt("{\"client_user_id\":\"%s\","
 	    "\"bill_id\":\"%s\"}", user, bill), NULL, 404, "BILL_NOT_FOUND");
+	INVALID(ta.key, "POST", "/v1/pay/sessions", harness_fmt("{\"client_user_id\":\"%s\","
+	    "\"bill_id\":\"%s\",\"amount\":{\"value\":100,\"currency\":\"EUR\"}}", user, bill),
+	    NULL, "amount.currency", "currency_mismatch");
 
 	r = call(ta.key, "POST", "/v1/pay/sessions", harness_fmt("{\"client_user_id\":\"%s\","
 	    "\"bill_id\":\"%s\",\"amount\":{\"value\":5000,\"currency\":\"USD\"}}", user, bill),
