@@ -829,7 +829,6 @@ START_TEST(methods_credentials)
 	harness_expect(r, 201);
 	ck_assert_pstr_eq(devacct_str(r, "payment_method_id"), ids[0]);
 	ck_assert_pstr_eq(devacct_str(r, "client_user_id"), user);
-	ck_assert(jnull(r->json, "bucket") || devacct_str(r, "bucket") != NULL);
 	harness_resp_free(r);
 	r = method_post(tok, card_body(user, VISA, 12, this_year() + 3, NULL));
 	harness_expect(r, 201);
@@ -1231,16 +1230,36 @@ payer_free(struct payer *y)
 	free(y->tok);
 }
 
-/* POST /v1/pay/payments by bearer with a fresh key and body members more
- * after bill and method: the response */
+/* POST /v1/pay/payments by bearer of bill with method pm, a fresh key and
+ * body members more (may be NULL): the response */
 static struct harness_resp *
-pay(const char *bearer, const struct payer *y, const char *more)
+pay_with(const char *bearer, const char *bill, const char *pm, const char *more)
 {
 	const char *extra[] = { harness_idem_header(), NULL };
 
 	return call(bearer, "POST", "/v1/pay/payments", harness_fmt("{\"bill_id\":\"%s\","
-	    "\"payment_method_id\":\"%s\"%s}", y->bill, y->pm, more ? more : ""), extra);
+	    "\"payment_method_id\":\"%s\"%s}", bill, pm, more ? more : ""), extra);
 }
+
+/* the same of y's bill with y's card */
+static struct harness_resp *
+pay(const char *bearer, const struct payer *y, const char *more)
+{
+	return pay_with(bearer, y->bill, y->pm, more);
+}
+
+/* pay_with's refusal: status and code; the response freed */
+#define PAY_REFUSED(bearer, bill, pm, more, s, c) do {				\
+	struct harness_resp *r_ = pay_with((bearer), (bill), (pm), (more));	\
+	refused(r_, (s), (c));							\
+	harness_resp_free(r_);							\
+} while (0)
+/* pay's 400 naming field (and code) */
+#define PAY_INVALID(bearer, y, more, f, c) do {					\
+	struct harness_resp *r_ = pay((bearer), (y), (more));			\
+	invalid(r_, (f), (c));							\
+	harness_resp_free(r_);							\
+} while (0)
 
 /* The attempt entity's rules; status as given */
 static void
@@ -1421,15 +1440,9 @@ START_TEST(outcomes)
 	bill_status(&y, "PAID");
 
 	/* a PAID bill: 409, by each bearer */
-	r = pay(ta.key, &y, NULL);
-	refused(r, 409, "BILL_ALREADY_PAID");
-	harness_resp_free(r);
-	r = pay(y.lat, &y, NULL);
-	refused(r, 409, "BILL_ALREADY_PAID");
-	harness_resp_free(r);
-	r = pay(y.tok, &y, NULL);
-	refused(r, 409, "BILL_ALREADY_PAID");
-	harness_resp_free(r);
+	PAY_REFUSED(ta.key, y.bill, y.pm, NULL, 409, "BILL_ALREADY_PAID");
+	PAY_REFUSED(y.lat, y.bill, y.pm, NULL, 409, "BILL_ALREADY_PAID");
+	PAY_REFUSED(y.tok, y.bill, y.pm, NULL, 409, "BILL_ALREADY_PAID");
 	ck_assert_int_eq(rows("SELECT count(*) FROM payment_attempts WHERE bill_id = $1", y.bill),
 	    5);
 	free(id);
@@ -1472,9 +1485,8 @@ START_TEST(partial)
 	harness_resp_free(r);
 
 	/* the rest: more than it is refused, by default the rest, then PAID */
-	r = pay(y.tok, &y, ",\"amount_minor_units\":7001");
-	invalid(r, "amount_minor_units", "out_of_range");
-	harness_resp_free(r);
+	PAY_INVALID(y.tok, &y, ",\"amount_minor_units\":7001", "amount_minor_units",
+	    "out_of_range");
 	id = scheduled(y.tok, &y, 0, "70.00");
 	r = settled(y.tok, &y, id, "SUCCEEDED", "70.00");
 	harness_resp_free(r);
@@ -1506,75 +1518,37 @@ START_TEST(payments_refused)
 	    ((const char *const[]){ "Idempotency-Key: two", NULL }), "idempotency_key",
 	    "header_mismatch");
 	/* the body */
-	r = pay(ta.key, &y, ",\"amount_minor_units\":0");
-	invalid(r, "amount_minor_units", NULL);
-	harness_resp_free(r);
-	r = pay(ta.key, &y, ",\"amount_minor_units\":\"10\"");
-	invalid(r, "amount_minor_units", NULL);
-	harness_resp_free(r);
-	r = pay(ta.key, &y, ",\"currency\":\"usd\"");
-	invalid(r, "currency", NULL);
-	harness_resp_free(r);
-	r = pay(ta.key, &y, ",\"currency\":\"EUR\"");
-	invalid(r, "currency", "currency_mismatch");
-	harness_resp_free(r);
-	r = pay(ta.key, &y, ",\"amount_minor_units\":20001");
-	invalid(r, "amount_minor_units", "out_of_range");
-	harness_resp_free(r);
-	r = pay(ta.key, &y, ",\"amount_minor_units\":9223372036854775807");
-	invalid(r, "amount_minor_units", NULL);
-	harness_resp_free(r);
-	r = pay(ta.key, &y, ",\"amount_minor_units\":1e30");
-	invalid(r, "amount_minor_units", NULL);
-	harness_resp_free(r);
-	r = pay(ta.key, &y, ",\"amount_minor_units\":-1");
-	invalid(r, "amount_minor_units", NULL);
-	harness_resp_free(r);
+	PAY_INVALID(ta.key, &y, ",\"amount_minor_units\":0", "amount_minor_units", NULL);
+	PAY_INVALID(ta.key, &y, ",\"amount_minor_units\":\"10\"", "amount_minor_units", NULL);
+	PAY_INVALID(ta.key, &y, ",\"currency\":\"usd\"", "currency", NULL);
+	PAY_INVALID(ta.key, &y, ",\"currency\":\"EUR\"", "currency", "currency_mismatch");
+	PAY_INVALID(ta.key, &y, ",\"amount_minor_units\":20001", "amount_minor_units",
+	    "out_of_range");
+	PAY_INVALID(ta.key, &y, ",\"amount_minor_units\":9223372036854775807",
+	    "amount_minor_units", NULL);
+	PAY_INVALID(ta.key, &y, ",\"amount_minor_units\":1e30", "amount_minor_units", NULL);
+	PAY_INVALID(ta.key, &y, ",\"amount_minor_units\":-1", "amount_minor_units", NULL);
 
-	/* bills not the caller's */
-	r = call(ta.key, "POST", p, harness_fmt("{\"bill_id\":\"%s\",\"payment_method_id\":\"%s\"}",
-	    w.bill, y.pm), ((const char *const[]){ harness_idem_header(), NULL }));
-	refused(r, 404, "BILL_NOT_FOUND");
-	harness_resp_free(r);
-	r = call(ta.key, "POST", p, "{\"bill_id\":\"bill_01900000-0000-7000-8000-000000000000\","
-	    "\"payment_method_id\":\"pm_01900000-0000-7000-8000-000000000000\"}",
-	    ((const char *const[]){ harness_idem_header(), NULL }));
-	refused(r, 404, "BILL_NOT_FOUND");
-	harness_resp_free(r);
-	/* a link token: its link's bills only; a bound pay token: its bill only */
-	r = call(y.lat, "POST", p, harness_fmt("{\"bill_id\":\"%s\",\"payment_method_id\":\"%s\"}",
-	    z.bill, z.pm), ((const char *const[]){ harness_idem_header(), NULL }));
-	refused(r, 404, "BILL_NOT_FOUND");
-	harness_resp_free(r);
-	r = call(y.tok, "POST", p, harness_fmt("{\"bill_id\":\"%s\",\"payment_method_id\":\"%s\"}",
-	    z.bill, z.pm), ((const char *const[]){ harness_idem_header(), NULL }));
-	refused(r, 404, "BILL_NOT_FOUND");
-	harness_resp_free(r);
+	/* bills not the caller's; a link token: its link's bills only; a bound
+	 * pay token: its bill only */
+	PAY_REFUSED(ta.key, w.bill, y.pm, NULL, 404, "BILL_NOT_FOUND");
+	PAY_REFUSED(ta.key, "bill_01900000-0000-7000-8000-000000000000",
+	    "pm_01900000-0000-7000-8000-000000000000", NULL, 404, "BILL_NOT_FOUND");
+	PAY_REFUSED(y.lat, z.bill, z.pm, NULL, 404, "BILL_NOT_FOUND");
+	PAY_REFUSED(y.tok, z.bill, z.pm, NULL, 404, "BILL_NOT_FOUND");
 
 	/* methods: another user's, another tenant's, deleted, not the bound one */
-	r = call(ta.key, "POST", p, harness_fmt("{\"bill_id\":\"%s\",\"payment_method_id\":\"%s\"}",
-	    y.bill, z.pm), ((const char *const[]){ harness_idem_header(), NULL }));
-	refused(r, 404, "PAYMENT_METHOD_NOT_FOUND");
-	harness_resp_free(r);
-	r = call(ta.key, "POST", p, harness_fmt("{\"bill_id\":\"%s\",\"payment_method_id\":\"%s\"}",
-	    y.bill, w.pm), ((const char *const[]){ harness_idem_header(), NULL }));
-	refused(r, 404, "PAYMENT_METHOD_NOT_FOUND");
-	harness_resp_free(r);
+	PAY_REFUSED(ta.key, y.bill, z.pm, NULL, 404, "PAYMENT_METHOD_NOT_FOUND");
+	PAY_REFUSED(ta.key, y.bill, w.pm, NULL, 404, "PAYMENT_METHOD_NOT_FOUND");
 	pm_del = method_new(ta.key, y.user, MASTERCARD, "mastercard");
 	r = call(ta.key, "DELETE", harness_fmt("/v1/pay/payment-methods/%s", pm_del), NULL, NULL);
 	harness_expect(r, 200);
 	harness_resp_free(r);
-	r = call(ta.key, "POST", p, harness_fmt("{\"bill_id\":\"%s\",\"payment_method_id\":\"%s\"}",
-	    y.bill, pm_del), ((const char *const[]){ harness_idem_header(), NULL }));
-	refused(r, 404, "PAYMENT_METHOD_NOT_FOUND");
-	harness_resp_free(r);
+	PAY_REFUSED(ta.key, y.bill, pm_del, NULL, 404, "PAYMENT_METHOD_NOT_FOUND");
 	pm_other = method_new(ta.key, y.user, AMEX, "amex");
 	tok_pm = pay_token_new(&ta, y.user, harness_fmt(",\"bill_id\":\"%s\",\"payment_method_id\":"
 	    "\"%s\"", y.bill, y.pm), NULL, 0);
-	r = call(tok_pm, "POST", p, harness_fmt("{\"bill_id\":\"%s\",\"payment_method_id\":\"%s\"}",
-	    y.bill, pm_other), ((const char *const[]){ harness_idem_header(), NULL }));
-	refused(r, 404, "PAYMENT_METHOD_NOT_FOUND");
-	harness_resp_free(r);
+	PAY_REFUSED(tok_pm, y.bill, pm_other, NULL, 404, "PAYMENT_METHOD_NOT_FOUND");
 	ck_assert_int_eq(devacct_sql_int("SELECT count(*) FROM payment_attempts WHERE"
 	    " bill_id IN ($1, $2)", y.bill, z.bill), 0);
 	ck_assert_int_eq(rows("SELECT count(*) FROM payment_attempts WHERE bill_id = $1", w.bill),
@@ -1586,28 +1560,19 @@ START_TEST(payments_refused)
 
 		devacct_sql_exec("UPDATE pay_tokens SET expires_at = now() - interval '1 second'"
 		    " WHERE id = $1", tid, NULL);
-		r = pay(t, &y, NULL);
-		refused(r, 401, "PAY_TOKEN_EXPIRED");
-		harness_resp_free(r);
+		PAY_REFUSED(t, y.bill, y.pm, NULL, 401, "PAY_TOKEN_EXPIRED");
 		free(t);
 	}
 	devacct_sql_exec("UPDATE bills SET deleted_at = now() WHERE id = $1", z.bill, NULL);
-	r = pay(ta.key, &z, NULL);
-	refused(r, 404, "BILL_NOT_FOUND");
-	harness_resp_free(r);
-	r = pay(z.lat, &z, NULL);
-	refused(r, 404, "BILL_NOT_FOUND");
-	harness_resp_free(r);
+	PAY_REFUSED(ta.key, z.bill, z.pm, NULL, 404, "BILL_NOT_FOUND");
+	PAY_REFUSED(z.lat, z.bill, z.pm, NULL, 404, "BILL_NOT_FOUND");
 
 	/* one in flight: 409 PAYMENT_IN_PROGRESS while bds-jobs is stopped */
 	ck_assert_msg(harness_jobs_stop() == 0, "%s", harness_error());
 	id = scheduled(tok_pm, &y, 1000, "10.00");
-	r = pay(ta.key, &y, ",\"amount_minor_units\":2000");
-	refused(r, 409, "PAYMENT_IN_PROGRESS");
-	harness_resp_free(r);
-	r = pay(y.lat, &y, NULL);
-	refused(r, 409, "PAYMENT_IN_PROGRESS");
-	harness_resp_free(r);
+	PAY_REFUSED(ta.key, y.bill, y.pm, ",\"amount_minor_units\":2000", 409,
+	    "PAYMENT_IN_PROGRESS");
+	PAY_REFUSED(y.lat, y.bill, y.pm, NULL, 409, "PAYMENT_IN_PROGRESS");
 	/* the card expires before the job runs: FAILED expired_card */
 	devacct_sql_exec("UPDATE payment_methods SET exp_year = 2020, exp_month = 1"
 	    " WHERE id = $1 AND $2 <> ''", y.pm, "x");
