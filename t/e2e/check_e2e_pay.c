@@ -63,7 +63,8 @@ static const struct {
 };
 
 static const char *const pans_sent[] = { VISA, MASTERCARD, AMEX, DISCOVER, VISA_DEBIT,
-	VISA_2, MASTERCARD_2, BAD_LUHN, "424242424242", "42424242424242424242", "4242 4242 4242 4242",
+	VISA_2, MASTERCARD_2, BAD_LUHN, "424242424242", "42424242424242424242",
+	"4242 4242 4242 4242",
 	"4242-4242-4242-4242" };
 /* (and more_cards, and the GEN_CARDS of gen_card) */
 static const char *const cvvs_sent[] = { "123", "4321", "12", "12345", "12a" };
@@ -407,6 +408,21 @@ rows(const char *q, const char *p1)
 
 /* ---- pay tokens ---- */
 
+/* amounts a pay token refuses, and the field named */
+static const struct {
+	const char	*json, *field;
+} bad_amounts[] = {
+	{ "{\"value\":0,\"currency\":\"USD\"}", "amount.value" },
+	{ "{\"value\":-5,\"currency\":\"USD\"}", "amount.value" },
+	{ "{\"value\":\"12.00\",\"currency\":\"USD\"}", "amount.value" },
+	{ "{\"value\":12.5,\"currency\":\"USD\"}", "amount.value" },
+	{ "{\"currency\":\"USD\"}", "amount.value" },
+	{ "{\"value\":1200,\"currency\":\"usd\"}", "amount.currency" },
+	{ "{\"value\":1200,\"currency\":\"US\"}", "amount.currency" },
+	{ "{\"value\":1200,\"currency\":\"USDX\"}", "amount.currency" },
+	{ "{\"value\":1200}", "amount.currency" },
+};
+
 START_TEST(tokens_create)
 {
 	char *link, *bill, *other_link, *other_bill, *pm, *pm_other_user, *tok;
@@ -445,18 +461,9 @@ START_TEST(tokens_create)
 	    user2, bill), NULL, "bill_id", "user_mismatch");
 
 	/* amount */
-	INVALID(ta.key, "POST", p, harness_fmt("{\"client_user_id\":\"%s\",\"amount\":"
-	    "{\"value\":0,\"currency\":\"USD\"}}", user), NULL, "amount.value", NULL);
-	INVALID(ta.key, "POST", p, harness_fmt("{\"client_user_id\":\"%s\",\"amount\":"
-	    "{\"value\":-5,\"currency\":\"USD\"}}", user), NULL, "amount.value", NULL);
-	INVALID(ta.key, "POST", p, harness_fmt("{\"client_user_id\":\"%s\",\"amount\":"
-	    "{\"value\":\"12.00\",\"currency\":\"USD\"}}", user), NULL, "amount.value", NULL);
-	INVALID(ta.key, "POST", p, harness_fmt("{\"client_user_id\":\"%s\",\"amount\":"
-	    "{\"value\":1200,\"currency\":\"usd\"}}", user), NULL, "amount.currency", NULL);
-	INVALID(ta.key, "POST", p, harness_fmt("{\"client_user_id\":\"%s\",\"amount\":"
-	    "{\"value\":1200,\"currency\":\"US\"}}", user), NULL, "amount.currency", NULL);
-	INVALID(ta.key, "POST", p, harness_fmt("{\"client_user_id\":\"%s\",\"amount\":"
-	    "{\"value\":1200}}", user), NULL, "amount.currency", NULL);
+	for (size_t i = 0; i < N(bad_amounts); i++)
+		INVALID(ta.key, "POST", p, harness_fmt("{\"client_user_id\":\"%s\",\"amount\":%s}",
+		    user, bad_amounts[i].json), NULL, bad_amounts[i].field, NULL);
 	INVALID(ta.key, "POST", p, harness_fmt("{\"client_user_id\":\"%s\",\"bill_id\":\"%s\","
 	    "\"amount\":{\"value\":1200,\"currency\":\"EUR\"}}", user, bill), NULL,
 	    "amount.currency", "currency_mismatch");
@@ -469,6 +476,12 @@ START_TEST(tokens_create)
 	    "\"%s\"}", user, pm_other_user), NULL, 404, "PAYMENT_METHOD_NOT_FOUND");
 	REFUSED(tb.key, "POST", p, harness_fmt("{\"client_user_id\":\"%s\",\"payment_method_id\":"
 	    "\"%s\"}", user, pm), NULL, 404, "PAYMENT_METHOD_NOT_FOUND");
+	r = call(ta.key, "DELETE", harness_fmt("/v1/pay/payment-methods/%s", pm_other_user), NULL,
+	    NULL);
+	harness_expect(r, 200);
+	harness_resp_free(r);
+	REFUSED(ta.key, "POST", p, harness_fmt("{\"client_user_id\":\"%s\",\"payment_method_id\":"
+	    "\"%s\"}", user2, pm_other_user), NULL, 404, "PAYMENT_METHOD_NOT_FOUND");
 
 	/* metadata_json */
 	INVALID(ta.key, "POST", p, harness_fmt("{\"client_user_id\":\"%s\",\"metadata_json\":"
@@ -983,8 +996,8 @@ START_TEST(methods_list_delete)
 		ck_assert_int_eq(json_object_array_length(devacct_json(r, "payment_methods")), 25);
 		ck_assert(devacct_bool(r, "has_more"));
 		harness_resp_free(r);
-		r = call(ta.key, "GET", harness_fmt("%s?client_user_id=%s&limit=100", p, many), NULL,
-		    NULL);
+		r = call(ta.key, "GET", harness_fmt("%s?client_user_id=%s&limit=100", p, many),
+		    NULL, NULL);
 		harness_expect(r, 200);
 		ck_assert_int_eq(json_object_array_length(devacct_json(r, "payment_methods")),
 		    GEN_CARDS);
@@ -1162,13 +1175,15 @@ START_TEST(payments_gated)
 	for (size_t i = 0; i < N(bearers); i++) {
 		const char *extra[] = { harness_idem_header(), NULL };
 		struct harness_resp *r = call(bearers[i], "POST", p,
-		    harness_fmt("{\"bill_id\":\"%s\",\"payment_method_id\":\"%s\"}", bill, pm), extra);
+		    harness_fmt("{\"bill_id\":\"%s\",\"payment_method_id\":\"%s\"}", bill, pm),
+		    extra);
 
 		refused(r, 501, "PAYMENT_EXECUTION_NOT_AVAILABLE");
 		harness_resp_free(r);
-		r = call(bearers[i], "POST", p, harness_fmt("{\"bill_id\":\"%s\",\"payment_method_id\":"
-		    "\"%s\",\"idempotency_key\":\"gate-%zu-%d\",\"amount_minor_units\":100,"
-		    "\"currency\":\"USD\"}", bill, pm, i, (int)getpid()), NULL);
+		r = call(bearers[i], "POST", p, harness_fmt("{\"bill_id\":\"%s\","
+		    "\"payment_method_id\":\"%s\",\"idempotency_key\":\"gate-%zu-%d\","
+		    "\"amount_minor_units\":100,\"currency\":\"USD\"}", bill, pm, i, (int)getpid()),
+		    NULL);
 		refused(r, 501, "PAYMENT_EXECUTION_NOT_AVAILABLE");
 		harness_resp_free(r);
 	}
@@ -1610,7 +1625,8 @@ START_TEST(idempotency)
 	harness_expect(a, 202);
 	b = call(ta.key, "POST", p, body, (const char *const[]){ hdr, NULL });
 	harness_expect(b, 202);
-	ck_assert_pstr_eq(devacct_str(b, "payment_attempt_id"), devacct_str(a, "payment_attempt_id"));
+	ck_assert_pstr_eq(devacct_str(b, "payment_attempt_id"),
+	    devacct_str(a, "payment_attempt_id"));
 	ck_assert_pstr_eq(devacct_str(b, "status"), "SCHEDULED");
 	harness_resp_free(b);
 	/* the same key with another body */
@@ -1626,7 +1642,8 @@ START_TEST(idempotency)
 	/* after it settled, the replay is still the first answer */
 	b = call(ta.key, "POST", p, body, (const char *const[]){ hdr, NULL });
 	harness_expect(b, 202);
-	ck_assert_pstr_eq(devacct_str(b, "payment_attempt_id"), devacct_str(a, "payment_attempt_id"));
+	ck_assert_pstr_eq(devacct_str(b, "payment_attempt_id"),
+	    devacct_str(a, "payment_attempt_id"));
 	harness_resp_free(b);
 	harness_resp_free(a);
 
@@ -1639,7 +1656,8 @@ START_TEST(idempotency)
 	harness_expect(a, 202);
 	b = call(ta.key, "POST", p, body, (const char *const[]){ hdr, NULL });
 	harness_expect(b, 202);
-	ck_assert_pstr_eq(devacct_str(b, "payment_attempt_id"), devacct_str(a, "payment_attempt_id"));
+	ck_assert_pstr_eq(devacct_str(b, "payment_attempt_id"),
+	    devacct_str(a, "payment_attempt_id"));
 	harness_resp_free(b);
 	b = call(ta.key, "POST", p, harness_fmt("{\"bill_id\":\"%s\",\"payment_method_id\":\"%s\","
 	    "\"amount_minor_units\":1800,\"idempotency_key\":\"%s\"}", y.bill, y.pm, key), NULL);
