@@ -545,6 +545,25 @@ START_TEST(tokens_create)
 }
 END_TEST
 
+/* metadata_json's bound is in bytes, not characters: 2100 two-byte
+ * characters are 4204 bytes */
+START_TEST(tokens_metadata_bytes)
+{
+	const char *user = user_new("meta");
+	char body[4400];
+	size_t k;
+
+	k = (size_t)snprintf(body, sizeof(body), "{\"client_user_id\":\"%s\","
+	    "\"metadata_json\":\"[\\\"", user);
+	for (int i = 0; i < 2100 && k + 16 < sizeof(body); i++) {
+		body[k++] = '\xc3';
+		body[k++] = '\xa9';
+	}
+	snprintf(body + k, sizeof(body) - k, "\\\"]\"}");
+	INVALID(ta.key, "POST", "/v1/pay-tokens", body, NULL, "metadata_json", NULL);
+}
+END_TEST
+
 static const char *const current_keys[] = { "pay_token_id", "object", "client_user_id",
 	"expires_at", "bill_id", "amount", "bill", "payment_method_id", "client", NULL };
 
@@ -1822,6 +1841,17 @@ START_TEST(payments_get)
 	REFUSED("bds_pay_nope", "GET", harness_fmt("/v1/pay/payments/%s", id), NULL, NULL, 401,
 	    "INVALID_PAY_TOKEN");
 	{
+		/* the same client's other user: its pay token and its link's token */
+		struct payer v;
+
+		payer_new(&v, &ta, "get3", 12300);
+		REFUSED(v.tok, "GET", harness_fmt("/v1/pay/payments/%s", id), NULL, NULL, 404,
+		    "PAYMENT_NOT_FOUND");
+		REFUSED(v.lat, "GET", harness_fmt("/v1/pay/payments/%s", id), NULL, NULL, 404,
+		    "PAYMENT_NOT_FOUND");
+		payer_free(&v);
+	}
+	{
 		/* another tenant's pay token and link token */
 		struct payer w;
 
@@ -1833,6 +1863,34 @@ START_TEST(payments_get)
 		payer_free(&w);
 	}
 	free(id);
+	payer_free(&y);
+}
+END_TEST
+
+/* A pay token minted for an amount pays that amount (the one the card
+ * page shows), and no other */
+START_TEST(token_amount)
+{
+	struct payer y;
+	struct harness_resp *r;
+	char *tok, *id;
+
+	payer_new(&y, &ta, "tamt", 10000);
+	tok = pay_token_new(&ta, y.user, harness_fmt(",\"bill_id\":\"%s\",\"amount\":"
+	    "{\"value\":1205,\"currency\":\"USD\"}", y.bill), NULL, 0);
+	PAY_INVALID(tok, &y, ",\"amount_minor_units\":1300", "amount_minor_units", NULL);
+	id = scheduled(tok, &y, 0, "12.05");
+	r = settled(tok, &y, id, "SUCCEEDED", "12.05");
+	harness_resp_free(r);
+	bill_status(&y, "PARTIALLY_PAID");
+	/* the API key pays what is left by default */
+	free(id);
+	id = scheduled(ta.key, &y, 0, "87.95");
+	r = settled(ta.key, &y, id, "SUCCEEDED", "87.95");
+	harness_resp_free(r);
+	bill_status(&y, "PAID");
+	free(id);
+	free(tok);
 	payer_free(&y);
 }
 END_TEST
@@ -1945,6 +2003,7 @@ pay_suite(void)
 	tcase_add_checked_fixture(tc, recover, NULL);
 	tcase_set_timeout(tc, 180);
 	tcase_add_test(tc, tokens_create);
+	tcase_add_test(tc, tokens_metadata_bytes);
 	tcase_add_test(tc, tokens_current);
 	tcase_add_test(tc, methods_validation);
 	tcase_add_test(tc, methods_credentials);
@@ -1967,6 +2026,7 @@ pay_suite(void)
 	tcase_add_test(tc, parallel);
 	tcase_add_test(tc, parallel_keys);
 	tcase_add_test(tc, payments_get);
+	tcase_add_test(tc, token_amount);
 	tcase_add_test(tc, no_core_dumps);
 	tcase_add_test(tc, secrets_not_kept);
 	suite_add_tcase(s, tc);
