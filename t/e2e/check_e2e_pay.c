@@ -60,6 +60,8 @@ static const struct {
 	{ "3056930009020004", "diners" }, { "3566002020360505", "jcb" },
 	{ "6217834591204670", "unionpay" }, { "6011000990139424", "discover" },
 	{ "9182736455019281", "unknown" },
+	{ "4929183746524", "visa" },			/* 13 digits, the shortest */
+	{ "6214830591726483014", "unionpay" },		/* 19, the longest */
 };
 
 static const char *const pans_sent[] = { VISA, MASTERCARD, AMEX, DISCOVER, VISA_DEBIT,
@@ -1508,6 +1510,7 @@ START_TEST(partial)
 	obj = json_object_object_get(json_object_object_get(ev, "data"), "object");
 	ck_assert_pstr_eq(jstr(obj, "id"), y.bill);
 	ck_assert_pstr_eq(jstr(obj, "status"), "PARTIALLY_PAID");
+	ck_assert_pstr_eq(jstr(obj, "change"), "partially_paid");
 	ck_assert_pstr_eq(jstr(obj, "paid_reason"), "pay_succeeded");
 	json_object_put(ev);
 	free(id);
