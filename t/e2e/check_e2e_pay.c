@@ -39,6 +39,11 @@
 #define DISCOVER	"6011111111111117"
 #define VISA_DEBIT	"4000056655665556"
 #define BAD_LUHN	"4242424242424241"
+/* far longer than any card: the same code as any other bad number */
+#define LONG_PAN	"4242424242424242424242424242424242424242424242424242424242424242" \
+			"4242424242"
+#define LONG_CVV	"1234123412341234123412341234123412341234123412341234123412341234" \
+			"1234"
 
 static const struct {
 	const char	*pan, *brand;
@@ -66,10 +71,10 @@ static const struct {
 
 static const char *const pans_sent[] = { VISA, MASTERCARD, AMEX, DISCOVER, VISA_DEBIT,
 	VISA_2, MASTERCARD_2, BAD_LUHN, "424242424242", "42424242424242424242",
-	"4242 4242 4242 4242",
+	"4242 4242 4242 4242", LONG_PAN,
 	"4242-4242-4242-4242" };
 /* (and more_cards, and the GEN_CARDS of gen_card) */
-static const char *const cvvs_sent[] = { "123", "4321", "12", "12345", "12a" };
+static const char *const cvvs_sent[] = { "123", "4321", "12", "12345", "12a", LONG_CVV };
 
 #define GEN_CARDS	26
 
@@ -181,14 +186,21 @@ refused_at(const struct harness_resp *r, long status, const char *code, int line
 }
 #define refused(r, s, c) refused_at((r), (s), (c), __LINE__)
 
-/* 400 VALIDATION_ERROR with errors[] naming field (and code, when not NULL) */
+/* 400 VALIDATION_ERROR with errors[] naming field (and code, when not
+ * NULL): NULL when so, else why (static storage) */
+static const char *
+invalid_why(const struct harness_resp *r, const char *field, const char *code)
+{
+	const char *why = harness_check_coded(r, 400, "VALIDATION_ERROR");
+
+	return why != NULL ? why : devacct_check_error(r, field, code);
+}
+
 static void
 invalid_at(const struct harness_resp *r, const char *field, const char *code, int line)
 {
-	const char *why;
+	const char *why = invalid_why(r, field, code);
 
-	refused_at(r, 400, "VALIDATION_ERROR", line);
-	why = devacct_check_error(r, field, code);
 	ck_assert_msg(why == NULL, "line %d: %s", line, why);
 }
 #define invalid(r, f, c) invalid_at((r), (f), (c), __LINE__)
@@ -818,6 +830,29 @@ START_TEST(methods_validation)
 	free(link);
 	free(lat);
 	free(tok);
+}
+END_TEST
+
+/* A number or CVV far too long is refused with the same code as any
+ * other malformed one (both checked before the test fails) */
+START_TEST(methods_long_values)
+{
+	const char *user = user_new("long");
+	int y = this_year() + 2;
+	struct harness_resp *a, *b;
+	char why[2][1024];
+
+	a = method_post(ta.key, card_body(user, LONG_PAN, 1, y, NULL));
+	b = method_post(ta.key, harness_fmt("{\"client_user_id\":\"%s\",\"pan\":\"%s\","
+	    "\"expiry_month\":1,\"expiry_year\":%d,\"cvv\":\"%s\"}", user, VISA, y, LONG_CVV));
+	snprintf(why[0], sizeof(why[0]), "%s", invalid_why(a, "pan", "invalid_format") ?
+	    invalid_why(a, "pan", "invalid_format") : "ok");
+	snprintf(why[1], sizeof(why[1]), "%s", invalid_why(b, "cvv", "invalid_format") ?
+	    invalid_why(b, "cvv", "invalid_format") : "ok");
+	harness_resp_free(a);
+	harness_resp_free(b);
+	ck_assert_msg(strcmp(why[0], "ok") == 0 && strcmp(why[1], "ok") == 0, "pan: %s; cvv: %s",
+	    why[0], why[1]);
 }
 END_TEST
 
@@ -2009,6 +2044,7 @@ pay_suite(void)
 	tcase_add_test(tc, tokens_metadata_bytes);
 	tcase_add_test(tc, tokens_current);
 	tcase_add_test(tc, methods_validation);
+	tcase_add_test(tc, methods_long_values);
 	tcase_add_test(tc, methods_credentials);
 	tcase_add_test(tc, methods_list_delete);
 	tcase_add_test(tc, sessions);
