@@ -1259,6 +1259,12 @@ START_TEST(payments_gated)
 	    ((const char *const[]){ harness_idem_header(), NULL }), "bill_id", NULL);
 	INVALID(ta.key, "POST", p, harness_fmt("{\"bill_id\":\"%s\"}", bill),
 	    ((const char *const[]){ harness_idem_header(), NULL }), "payment_method_id", NULL);
+	INVALID(ta.key, "POST", p, harness_fmt("{\"bill_id\":\"%s\",\"payment_method_id\":\"%s\","
+	    "\"amount_minor_units\":\"10\"}", bill, pm),
+	    ((const char *const[]){ harness_idem_header(), NULL }), "amount_minor_units", NULL);
+	INVALID(ta.key, "POST", p, harness_fmt("{\"bill_id\":\"%s\",\"payment_method_id\":\"%s\","
+	    "\"currency\":\"dollars\"}", bill, pm),
+	    ((const char *const[]){ harness_idem_header(), NULL }), "currency", NULL);
 	ck_assert_int_eq(writes(ta.client), before);
 	free(link);
 	free(lat);
