@@ -1516,6 +1516,13 @@ START_TEST(outcomes)
 	}
 	bill_status(&y, "PAID");
 
+	/* the bill's pay token shows nothing left to pay */
+	r = call(y.tok, "GET", "/v1/pay-tokens/current", NULL, NULL);
+	harness_expect(r, 200);
+	ck_assert_pstr_eq(devacct_str(r, "amount.value"), "0.00");
+	ck_assert_pstr_eq(devacct_str(r, "amount.currency"), "USD");
+	harness_resp_free(r);
+
 	/* a PAID bill: 409, by each bearer */
 	PAY_REFUSED(ta.key, y.bill, y.pm, NULL, 409, "BILL_ALREADY_PAID");
 	PAY_REFUSED(y.lat, y.bill, y.pm, NULL, 409, "BILL_ALREADY_PAID");

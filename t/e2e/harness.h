@@ -485,7 +485,8 @@ void	 harness_show_file(const char *title, const char *path);
  * strings (empty ones are skipped). Returns 0 when none is found, 1 when
  * one is, with found (foundlen bytes, may be NULL) naming the needle and
  * where, and -1 when the dump or a file could not be read
- * (harness_error() says why).
+ * (harness_error() says why). One scan at a time in a process (it keeps
+ * its state in static storage); at most 60 s for the dump.
  */
 int	 harness_secret_scan(const char *const *needles, size_t n, char *found,
 	    size_t foundlen);
