@@ -1,16 +1,17 @@
 /*
- * Pay end to end (PAY.md): pay tokens, payment methods (cards) by each of
- * the three bearers, hosted-page sessions and payment attempts, on the
- * sandbox host with sandbox keys of two clients (a second tenant for the
- * 404s). Two stacks: one with the default config, where POST
- * /v1/pay/payments answers 501 and writes nothing, and one with
- * `pay.execution = sandbox`, where bds-jobs settles each attempt by the
- * sandbox processor's rule (the amount's last two digits) and the events
- * reach a local receiver through bds-deliver. Bills to pay are the
- * PENDING bills of sandbox account links (fixture user_good), their figures
- * set with SQL. Each stack's last test: no process may dump core, and no
- * card number or CVV the suite sent is in the database or any file the
- * stack wrote (harness_secret_scan).
+ * Pay end to end (SPEC.md "Pay", docs/pay.md): pay tokens, payment
+ * methods (cards) by each of the three bearers, hosted-page sessions and
+ * payment attempts, on the sandbox host with sandbox keys of two clients
+ * (a second tenant for the 404s), and a development key of the first on
+ * the api host (another environment sees none of it). Two stacks: one
+ * with the default config, where POST /v1/pay/payments answers 501 and
+ * writes nothing, and one with `pay.execution = sandbox`, where bds-jobs
+ * settles each attempt by the sandbox processor's rule (the amount's last
+ * two digits) and the events reach a local receiver through bds-deliver.
+ * Bills to pay are the PENDING bills of sandbox account links (fixture
+ * user_good), their figures set with SQL. Each stack's last tests: no
+ * process may dump core, and no card number or CVV the suite sent is in
+ * the database or any file the stack wrote (harness_secret_scan).
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -32,7 +33,7 @@
 #define PARALLEL	20
 #define DEFAULT_LINK_URL "https://link.bds.example"
 
-/* The test cards (PAY.md), their brands, and every other number sent. */
+/* The sandbox's test cards, their brands, and every other number sent. */
 #define VISA		"4242424242424242"
 #define MASTERCARD	"5555555555554444"
 #define AMEX		"378282246310005"
@@ -123,10 +124,7 @@ tenants_up(void)
 static void
 gated_up(void)
 {
-	struct harness_opts o;
-
-	harness_opts_defaults(&o);
-	harness_fixture_start(&o);
+	harness_fixture_start(NULL);
 	tenants_up();
 }
 
@@ -176,7 +174,7 @@ call(const char *token, const char *method, const char *path, const char *body,
 	    token != NULL ? harness_fmt("Bearer %s", token) : NULL, body, extra);
 }
 
-/* The envelope of an error: status and error_code, coded as PAY.md says. */
+/* The coded envelope of an error: status and error_code. */
 static void
 refused_at(const struct harness_resp *r, long status, const char *code, int line)
 {
