@@ -1200,6 +1200,99 @@ START_TEST(environments)
 }
 END_TEST
 
+/* ---- the link host ---- */
+
+static struct harness_resp *
+on_link(const char *token, const char *method, const char *path, const char *body)
+{
+	return devacct_call(method, "link", path,
+	    token != NULL ? harness_fmt("Bearer %s", token) : NULL, body, NULL);
+}
+
+/* The card page's two calls on the link host: a pay token of either
+ * environment, nothing else; no other pay route there */
+START_TEST(link_host)
+{
+	const char *user = strdup(user_new("lnk")), *cur = "/v1/pay-tokens/current";
+	const char *pm = "/v1/pay/payment-methods";
+	char *link, *lat, *tok, *dtok, id[64];
+	struct harness_resp *r;
+
+	link_new(&ta, user, &link, &lat);
+	tok = pay_token_new(&ta, user, "", id, sizeof(id));
+	r = on_link(tok, "GET", cur, NULL);
+	harness_expect(r, 200);
+	ck_assert_pstr_eq(devacct_str(r, "pay_token_id"), id);
+	harness_resp_free(r);
+	r = on_link(tok, "POST", pm, card_body(NULL, VISA_DEBIT, 12, this_year() + 3, NULL));
+	harness_expect(r, 201);
+	ck_assert_pstr_eq(devacct_str(r, "client_user_id"), user);
+	ck_assert_pstr_eq(devacct_str(r, "brand"), "visa");
+	harness_resp_free(r);
+	r = on_link(tok, "POST", pm, card_body(NULL, BAD_LUHN, 12, this_year() + 3, NULL));
+	invalid(r, "pan", "luhn_check_failed");
+	harness_resp_free(r);
+
+	/* a development pay token too */
+	r = api(dev_key, "POST", "/v1/pay-tokens", harness_fmt("{\"client_user_id\":\"%s\"}",
+	    user));
+	harness_expect(r, 201);
+	dtok = strdup(devacct_str(r, "pay_token"));
+	harness_resp_free(r);
+	r = on_link(dtok, "GET", cur, NULL);
+	harness_expect(r, 200);
+	ck_assert_pstr_eq(devacct_str(r, "client_user_id"), user);
+	harness_resp_free(r);
+
+	/* no pay token: the coded 401 */
+	r = on_link(NULL, "GET", cur, NULL);
+	refused(r, 401, "INVALID_PAY_TOKEN");
+	harness_resp_free(r);
+	r = on_link(ta.key, "GET", cur, NULL);
+	refused(r, 401, "INVALID_PAY_TOKEN");
+	harness_resp_free(r);
+	r = on_link(lat, "POST", pm, card_body(NULL, VISA, 12, this_year() + 3, NULL));
+	refused(r, 401, "INVALID_PAY_TOKEN");
+	harness_resp_free(r);
+	r = on_link(ta.key, "POST", pm, card_body(user, VISA, 12, this_year() + 3, NULL));
+	refused(r, 401, "INVALID_PAY_TOKEN");
+	harness_resp_free(r);
+	r = on_link("bds_pay_nope", "GET", cur, NULL);
+	refused(r, 401, "INVALID_PAY_TOKEN");
+	harness_resp_free(r);
+
+	/* the other pay routes are not there */
+	r = on_link(tok, "POST", "/v1/pay-tokens", harness_fmt("{\"client_user_id\":\"%s\"}",
+	    user));
+	refused(r, 404, NULL);
+	harness_resp_free(r);
+	r = on_link(tok, "POST", "/v1/pay/payments", "{}");
+	refused(r, 404, NULL);
+	harness_resp_free(r);
+	r = on_link(tok, "GET", "/v1/pay/payments/pay_01900000-0000-7000-8000-000000000000", NULL);
+	refused(r, 404, NULL);
+	harness_resp_free(r);
+	r = on_link(tok, "POST", "/v1/pay/sessions", harness_fmt("{\"client_user_id\":\"%s\"}",
+	    user));
+	refused(r, 404, NULL);
+	harness_resp_free(r);
+	r = on_link(tok, "GET", "/v1/pay-tokens/current/x", NULL);
+	refused(r, 404, NULL);
+	harness_resp_free(r);
+
+	/* an expired one: the app's answer */
+	devacct_sql_exec("UPDATE pay_tokens SET expires_at = now() - interval '1 second'"
+	    " WHERE id = $1", id, NULL);
+	r = on_link(tok, "GET", cur, NULL);
+	refused(r, 401, "PAY_TOKEN_EXPIRED");
+	harness_resp_free(r);
+	free(link);
+	free(lat);
+	free(tok);
+	free(dtok);
+}
+END_TEST
+
 /* ---- payments, gated ---- */
 
 static long long
@@ -2060,6 +2153,7 @@ pay_suite(void)
 	tcase_add_test(tc, methods_list_delete);
 	tcase_add_test(tc, sessions);
 	tcase_add_test(tc, environments);
+	tcase_add_test(tc, link_host);
 	tcase_add_test(tc, payments_gated);
 	tcase_add_test(tc, no_core_dumps);
 	tcase_add_test(tc, secrets_not_kept);
