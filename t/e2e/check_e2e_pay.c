@@ -2037,6 +2037,40 @@ START_TEST(token_amount)
 }
 END_TEST
 
+/* A card deleted (its number erased) while its payment waits is not
+ * charged: the attempt does not succeed (or the delete waits for it) */
+START_TEST(deleted_card_in_flight)
+{
+	struct payer y;
+	struct harness_resp *r;
+	char *id;
+	long del;
+
+	payer_new(&y, &ta, "delc", 10000);
+	ck_assert_msg(harness_jobs_stop() == 0, "%s", harness_error());
+	id = scheduled(ta.key, &y, 4000, "40.00");
+	r = call(ta.key, "DELETE", harness_fmt("/v1/pay/payment-methods/%s", y.pm), NULL, NULL);
+	del = r->status;
+	ck_assert_msg(del == 200 || del == 409, "delete: %ld %s", del, r->body);
+	harness_resp_free(r);
+	ck_assert_msg(harness_jobs_start() == 0, "%s", harness_error());
+	ck_assert_msg(harness_jobs_wait_settled("pay.process", NULL, SETTLE_MS) == 0, "%s",
+	    harness_error());
+	r = call(ta.key, "GET", harness_fmt("/v1/pay/payments/%s", id), NULL, NULL);
+	harness_expect(r, 200);
+	if (del == 200) {
+		ck_assert_msg(strcmp(devacct_str(r, "status"), "FAILED") == 0,
+		    "the deleted card was charged: %s", r->body);
+		ck_assert_ptr_nonnull(devacct_str(r, "failure_code"));
+		harness_resp_free(r);
+		bill_status(&y, "PENDING");
+	} else
+		harness_resp_free(r);
+	free(id);
+	payer_free(&y);
+}
+END_TEST
+
 /* ---- the stack's processes and what it keeps ---- */
 
 /* /proc/pid/limits says "Max core file size 0 0" */
@@ -2171,6 +2205,7 @@ pay_suite(void)
 	tcase_add_test(tc, parallel_keys);
 	tcase_add_test(tc, payments_get);
 	tcase_add_test(tc, token_amount);
+	tcase_add_test(tc, deleted_card_in_flight);
 	tcase_add_test(tc, no_core_dumps);
 	tcase_add_test(tc, secrets_not_kept);
 	suite_add_tcase(s, tc);
