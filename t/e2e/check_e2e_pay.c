@@ -2071,6 +2071,42 @@ START_TEST(deleted_card_in_flight)
 }
 END_TEST
 
+/* A bill paid by other means or deleted while a payment waits: the
+ * payment fails, so no bill is paid twice */
+START_TEST(bill_changes_in_flight)
+{
+	struct payer y, z;
+	struct harness_resp *r;
+	char *paid, *gone;
+
+	payer_new(&y, &ta, "infl", 10000);
+	payer_new(&z, &ta, "infl2", 10000);
+	ck_assert_msg(harness_jobs_stop() == 0, "%s", harness_error());
+	paid = scheduled(ta.key, &y, 0, "100.00");
+	gone = scheduled(ta.key, &z, 0, "100.00");
+	r = call(ta.key, "POST", harness_fmt("/v1/bills/%s/mark-paid", y.bill), "{}",
+	    (const char *const[]){ harness_idem_header(), NULL });
+	harness_expect(r, 200);
+	harness_resp_free(r);
+	devacct_sql_exec("UPDATE bills SET deleted_at = now() WHERE id = $1", z.bill, NULL);
+	ck_assert_msg(harness_jobs_start() == 0, "%s", harness_error());
+	r = settled(ta.key, &y, paid, "FAILED", "100.00");
+	ck_assert_ptr_nonnull(devacct_str(r, "failure_code"));
+	harness_resp_free(r);
+	r = settled(ta.key, &z, gone, "FAILED", "100.00");
+	ck_assert_ptr_nonnull(devacct_str(r, "failure_code"));
+	harness_resp_free(r);
+	bill_status(&y, "PAID");
+	ck_assert_int_eq(rows("SELECT count(*) FROM events WHERE type = 'bill.updated' AND"
+	    " data->'object'->>'id' = $1 AND data->'object'->>'paid_reason' = 'pay_succeeded'",
+	    y.bill), 0);
+	free(paid);
+	free(gone);
+	payer_free(&y);
+	payer_free(&z);
+}
+END_TEST
+
 /* ---- the stack's processes and what it keeps ---- */
 
 /* /proc/pid/limits says "Max core file size 0 0" */
@@ -2206,6 +2242,7 @@ pay_suite(void)
 	tcase_add_test(tc, payments_get);
 	tcase_add_test(tc, token_amount);
 	tcase_add_test(tc, deleted_card_in_flight);
+	tcase_add_test(tc, bill_changes_in_flight);
 	tcase_add_test(tc, no_core_dumps);
 	tcase_add_test(tc, secrets_not_kept);
 	suite_add_tcase(s, tc);
