@@ -940,6 +940,30 @@ START_TEST(methods_credentials)
 }
 END_TEST
 
+/* The same card saved PARALLEL times at once: one method */
+START_TEST(methods_parallel)
+{
+	struct harness_resp *out[PARALLEL];
+	const char *user = strdup(user_new("mpar")), *body;
+	char auth[256];
+
+	snprintf(auth, sizeof(auth), "Authorization: Bearer %s", ta.key);
+	body = card_body(user, DISCOVER, 12, this_year() + 3, NULL);
+	harness_request_burst(PARALLEL, "POST", "sandbox", "/v1/pay/payment-methods",
+	    (const char *const[]){ auth, "Content-Type: application/json", NULL }, body,
+	    strlen(body), out);
+	for (size_t i = 0; i < PARALLEL; i++) {
+		harness_expect(out[i], 201);
+		ck_assert_pstr_eq(devacct_str(out[i], "payment_method_id"),
+		    devacct_str(out[0], "payment_method_id"));
+	}
+	ck_assert_int_eq(devacct_sql_int("SELECT count(*) FROM payment_methods WHERE"
+	    " client_id = $1 AND client_user_id = $2", ta.client, user), 1);
+	for (size_t i = 0; i < PARALLEL; i++)
+		harness_resp_free(out[i]);
+}
+END_TEST
+
 START_TEST(methods_list_delete)
 {
 	const char *user = strdup(user_new("list")), *p = "/v1/pay/payment-methods";
@@ -2220,6 +2244,7 @@ pay_suite(void)
 	tcase_add_test(tc, methods_validation);
 	tcase_add_test(tc, methods_long_values);
 	tcase_add_test(tc, methods_credentials);
+	tcase_add_test(tc, methods_parallel);
 	tcase_add_test(tc, methods_list_delete);
 	tcase_add_test(tc, sessions);
 	tcase_add_test(tc, environments);
