@@ -118,10 +118,11 @@ check_year(struct arena *a, struct json_object **v, const char **code, const cha
 }
 
 const struct vfield pay_methods_create_fields[] = {
-	{ "pan", NULL, VT_STRING, V_REQUIRED, 0, 64, .check = check_pan },
+	/* no length of their own: any string not of the shape is invalid_format */
+	{ "pan", NULL, VT_STRING, V_REQUIRED, .check = check_pan },
 	{ "expiry_month", NULL, VT_INT, V_REQUIRED, 1, 12 },
 	{ "expiry_year", NULL, VT_INT, V_REQUIRED, .check = check_year },
-	{ "cvv", NULL, VT_STRING, 0, 0, 64, .check = check_cvv },
+	{ "cvv", NULL, VT_STRING, 0, .check = check_cvv },
 	{ "bucket", NULL, VT_STRING, 0, 1, PAY_BUCKET_MAX },
 	{ "client_user_id", NULL, VT_STRING, 0, 1, 255 },
 	{ NULL }

@@ -7,7 +7,8 @@
  *	..03	FAILED     insufficient_funds
  *	..04	FAILED     processing_error
  *	other	SUCCEEDED  confirmation_number SBX-<12 characters>
- * A card expired by then fails with expired_card, and a bill paid or
+ * A card expired or deleted by then fails with expired_card or
+ * payment_method_deleted (its number is gone), and a bill paid or
  * deleted meanwhile (another attempt settled between this one's checks
  * and its run) with bill_already_paid or bill_unavailable, and one whose
  * amount is now above what is owed with amount_exceeds_balance: nothing is
@@ -40,6 +41,7 @@ static struct db_stmt stmts[X__MAX] = {
 	/* the attempt, locked, with its card's expiry and its bill's owed */
 	[X_LOCK] = { "pay_process_lock",
 	    "SELECT a.status, a.amount_minor, a.bill_id, m.exp_year, m.exp_month,"
+	    " m.deleted_at IS NOT NULL,"
 	    " (SELECT " PAY_OWED("b.") " FROM bills b WHERE b.id = a.bill_id"
 	    "  AND b.client_id = a.client_id AND b.deleted_at IS NULL)"
 	    " FROM payment_attempts a"
@@ -54,7 +56,7 @@ static struct db_stmt stmts[X__MAX] = {
 };
 const struct db_stmt_set pay_process_stmt_set = { "pay_process", stmts, X__MAX };
 
-enum { L_STATUS, L_AMOUNT, L_BILL, L_EXP_YEAR, L_EXP_MONTH, L_OWED };
+enum { L_STATUS, L_AMOUNT, L_BILL, L_EXP_YEAR, L_EXP_MONTH, L_DELETED, L_OWED };
 
 struct outcome {
 	const char	*status, *event;
@@ -73,7 +75,9 @@ decide(struct req *r, PGresult *res, struct outcome *o)
 
 	memset(o, 0, sizeof(*o));
 	gmtime_r(&t, &now);
-	if (PQgetisnull(res, 0, L_OWED))
+	if (strcmp(PQgetvalue(res, 0, L_DELETED), "t") == 0)
+		o->code = "payment_method_deleted";
+	else if (PQgetisnull(res, 0, L_OWED))
 		o->code = "bill_unavailable";
 	else if (strtoll(PQgetvalue(res, 0, L_OWED), NULL, 10) <= 0)
 		o->code = "bill_already_paid";
