@@ -3310,41 +3310,70 @@ scan_buf(const char *buf, size_t len, size_t *off)
 	return -1;
 }
 
+/*
+ * Everything fd gives until its end into *out (malloc'ed, binary): 0, or
+ * -1 (errno set) on a read error, out of memory or at deadline_ms
+ * (harness_now_ms()'s clock).
+ */
+static int
+scan_read_fd(int fd, long long deadline_ms, char **out, size_t *outlen)
+{
+	size_t cap = 65536, n = 0;
+	char *b = malloc(cap), *nb;
+	ssize_t got;
+
+	if (b == NULL)
+		return -1;
+	for (;;) {
+		struct pollfd pf = { fd, POLLIN, 0 };
+		long long left = deadline_ms - harness_now_ms();
+		int ready;
+
+		if (left <= 0) {
+			errno = ETIMEDOUT;
+			goto fail;
+		}
+		if ((ready = poll(&pf, 1, (int)left)) == -1 && errno == EINTR)
+			continue;
+		if (ready == -1)
+			goto fail;
+		if (ready == 0)
+			continue;	/* the deadline, above */
+		if (n == cap) {
+			if ((nb = realloc(b, cap * 2)) == NULL)
+				goto fail;
+			b = nb;
+			cap *= 2;
+		}
+		if ((got = read(fd, b + n, cap - n)) == -1 && errno == EINTR)
+			continue;
+		if (got == -1)
+			goto fail;
+		if (got == 0)
+			break;
+		n += (size_t)got;
+	}
+	*out = b;
+	*outlen = n;
+	return 0;
+fail:
+	free(b);
+	return -1;
+}
+
 /* The whole file at path into *buf (malloc'ed, binary); -1 on failure. */
 static int
 scan_read(const char *path, char **buf, size_t *len)
 {
-	size_t cap = 65536, n = 0;
-	char *b = malloc(cap);
-	ssize_t got = 0;
-	int fd;
+	int fd, rc, saved;
 
-	if (b == NULL || (fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1) {
-		free(b);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW)) == -1)
 		return -1;
-	}
-	for (;;) {
-		if (n == cap) {
-			char *nb = realloc(b, cap *= 2);
-
-			if (nb == NULL)
-				break;
-			b = nb;
-		}
-		if ((got = read(fd, b + n, cap - n)) < 0 && errno == EINTR)
-			continue;
-		if (got <= 0)
-			break;
-		n += (size_t)got;
-	}
+	rc = scan_read_fd(fd, harness_now_ms() + 60000, buf, len);
+	saved = errno;
 	close(fd);
-	if (got < 0) {
-		free(b);
-		return -1;
-	}
-	*buf = b;
-	*len = n;
-	return 0;
+	errno = saved;
+	return rc;
 }
 
 /* Name needle i, where and at which byte of buf it is, with the bytes
@@ -3402,21 +3431,14 @@ static int
 scan_dump(char **out, size_t *outlen)
 {
 	char bin[H_PATH + 16];
-	size_t cap = 1 << 20, n = 0;
-	char *b;
-	int p[2], st = -1;
-	long long end;
+	int p[2], st = -1, rc;
+	size_t n = 0;
 	pid_t pid;
 
 	snprintf(bin, sizeof(bin), "%s/pg_dump", H->pgbin);
-	if ((b = malloc(cap)) == NULL)
-		return set_err("pg_dump: out of memory");
-	if (pipe2(p, O_CLOEXEC) == -1) {
-		free(b);
+	if (pipe2(p, O_CLOEXEC) == -1)
 		return set_err("pipe: %s", strerror(errno));
-	}
 	if ((pid = fork()) == -1) {
-		free(b);
 		close(p[0]);
 		close(p[1]);
 		return set_err("fork: %s", strerror(errno));
@@ -3433,41 +3455,18 @@ scan_dump(char **out, size_t *outlen)
 		_exit(127);
 	}
 	close(p[1]);
-	end = harness_now_ms() + 60000;
-	for (;;) {
-		struct pollfd pf = { p[0], POLLIN, 0 };
-		long long left = end - harness_now_ms();
-		ssize_t got;
-
-		if (left <= 0 || poll(&pf, 1, (int)left) == 0) {
-			kill(pid, SIGKILL);
-			break;
-		}
-		if (n == cap) {
-			char *nb = realloc(b, cap *= 2);
-
-			if (nb == NULL) {
-				kill(pid, SIGKILL);
-				break;
-			}
-			b = nb;
-		}
-		if ((got = read(p[0], b + n, cap - n)) < 0 && errno == EINTR)
-			continue;
-		if (got <= 0)
-			break;
-		n += (size_t)got;
-	}
+	if ((rc = scan_read_fd(p[0], harness_now_ms() + 60000, out, &n)) == -1)
+		kill(pid, SIGKILL);
 	close(p[0]);
 	while (waitpid(pid, &st, 0) == -1 && errno == EINTR)
 		;
-	if (st == -1 || !WIFEXITED(st) || WEXITSTATUS(st) != 0 || n == 0) {
-		free(b);
-		return set_err("%s failed (status %d, %zu bytes)", bin, st, n);
+	if (rc == 0 && st != -1 && WIFEXITED(st) && WEXITSTATUS(st) == 0 && n > 0) {
+		*outlen = n;
+		return 0;
 	}
-	*out = b;
-	*outlen = n;
-	return 0;
+	if (rc == 0)
+		free(*out);
+	return set_err("%s failed (status %d, %zu bytes)", bin, st, n);
 }
 
 int
