@@ -165,7 +165,16 @@ tenants_down(void)
 
 /* ---- requests ---- */
 
-/* method path on the sandbox host with bearer token (NULL: none). */
+/* method path on host with bearer token (NULL: none). */
+static struct harness_resp *
+call_on(const char *host, const char *token, const char *method, const char *path,
+    const char *body)
+{
+	return devacct_call(method, host, path,
+	    token != NULL ? harness_fmt("Bearer %s", token) : NULL, body, NULL);
+}
+
+/* The same on the sandbox host, with more headers (NULL: none). */
 static struct harness_resp *
 call(const char *token, const char *method, const char *path, const char *body,
     const char *const extra[])
@@ -1152,18 +1161,33 @@ END_TEST
 
 /* ---- environments ---- */
 
-static struct harness_resp *
-api(const char *token, const char *method, const char *path, const char *body)
+/* call_on's refusal: status and code; the response freed */
+#define ON_REFUSED(host, tok, m, p, b, s, c) do {				\
+	struct harness_resp *r_ = call_on((host), (tok), (m), (p), (b));	\
+	refused(r_, (s), (c));							\
+	harness_resp_free(r_);							\
+} while (0)
+
+/* POST /v1/pay-tokens for user with the development key on the api host:
+ * the secret (malloc'ed) */
+static char *
+dev_pay_token(const char *user)
 {
-	return devacct_call(method, "api", path,
-	    token != NULL ? harness_fmt("Bearer %s", token) : NULL, body, NULL);
+	struct harness_resp *r = call_on("api", dev_key, "POST", "/v1/pay-tokens",
+	    harness_fmt("{\"client_user_id\":\"%s\"}", user));
+	char *tok;
+
+	harness_expect(r, 201);
+	tok = strdup(devacct_str(r, "pay_token"));
+	harness_resp_free(r);
+	return tok;
 }
 
 /* The same client's development key on the api host sees nothing of the
  * sandbox's: bills, cards, tokens; and its own work there */
 START_TEST(environments)
 {
-	const char *user = strdup(user_new("env"));
+	const char *user = strdup(user_new("env")), *pt = "/v1/pay-tokens";
 	char *link, *bill, *pm, *tok, *dtok, *dpm;
 	struct harness_resp *r;
 
@@ -1172,38 +1196,27 @@ START_TEST(environments)
 	pm = method_new(ta.key, user, VISA, "visa");
 	tok = pay_token_new(&ta, user, "", NULL, 0);
 
-	r = api(dev_key, "POST", "/v1/pay-tokens", harness_fmt("{\"client_user_id\":\"%s\","
-	    "\"bill_id\":\"%s\"}", user, bill));
-	refused(r, 404, "BILL_NOT_FOUND");
-	harness_resp_free(r);
-	r = api(dev_key, "POST", "/v1/pay-tokens", harness_fmt("{\"client_user_id\":\"%s\","
-	    "\"payment_method_id\":\"%s\"}", user, pm));
-	refused(r, 404, "PAYMENT_METHOD_NOT_FOUND");
-	harness_resp_free(r);
-	r = api(dev_key, "DELETE", harness_fmt("/v1/pay/payment-methods/%s", pm), NULL);
-	refused(r, 404, "PAYMENT_METHOD_NOT_FOUND");
-	harness_resp_free(r);
-	r = api(dev_key, "GET", harness_fmt("/v1/pay/payment-methods?client_user_id=%s", user),
-	    NULL);
+	ON_REFUSED("api", dev_key, "POST", pt, harness_fmt("{\"client_user_id\":\"%s\","
+	    "\"bill_id\":\"%s\"}", user, bill), 404, "BILL_NOT_FOUND");
+	ON_REFUSED("api", dev_key, "POST", pt, harness_fmt("{\"client_user_id\":\"%s\","
+	    "\"payment_method_id\":\"%s\"}", user, pm), 404, "PAYMENT_METHOD_NOT_FOUND");
+	ON_REFUSED("api", dev_key, "DELETE", harness_fmt("/v1/pay/payment-methods/%s", pm), NULL,
+	    404, "PAYMENT_METHOD_NOT_FOUND");
+	r = call_on("api", dev_key, "GET",
+	    harness_fmt("/v1/pay/payment-methods?client_user_id=%s", user), NULL);
 	harness_expect(r, 200);
 	ck_assert_int_eq(json_object_array_length(devacct_json(r, "payment_methods")), 0);
 	harness_resp_free(r);
 	/* a sandbox pay token is not taken on the api host */
-	r = api(tok, "GET", "/v1/pay-tokens/current", NULL);
-	refused(r, 401, NULL);
-	harness_resp_free(r);
+	ON_REFUSED("api", tok, "GET", "/v1/pay-tokens/current", NULL, 401, NULL);
 
 	/* the development environment's own token and card */
-	r = api(dev_key, "POST", "/v1/pay-tokens", harness_fmt("{\"client_user_id\":\"%s\"}",
-	    user));
-	harness_expect(r, 201);
-	dtok = strdup(devacct_str(r, "pay_token"));
-	harness_resp_free(r);
-	r = api(dtok, "GET", "/v1/pay-tokens/current", NULL);
+	dtok = dev_pay_token(user);
+	r = call_on("api", dtok, "GET", "/v1/pay-tokens/current", NULL);
 	harness_expect(r, 200);
 	ck_assert_pstr_eq(devacct_str(r, "client_user_id"), user);
 	harness_resp_free(r);
-	r = api(dtok, "POST", "/v1/pay/payment-methods", card_body(NULL, VISA, 12,
+	r = call_on("api", dtok, "POST", "/v1/pay/payment-methods", card_body(NULL, VISA, 12,
 	    this_year() + 3, NULL));
 	harness_expect(r, 201);
 	dpm = strdup(devacct_str(r, "payment_method_id"));
@@ -1226,90 +1239,62 @@ END_TEST
 
 /* ---- the link host ---- */
 
-static struct harness_resp *
-on_link(const char *token, const char *method, const char *path, const char *body)
-{
-	return devacct_call(method, "link", path,
-	    token != NULL ? harness_fmt("Bearer %s", token) : NULL, body, NULL);
-}
-
 /* The card page's two calls on the link host: a pay token of either
  * environment, nothing else; no other pay route there */
 START_TEST(link_host)
 {
 	const char *user = strdup(user_new("lnk")), *cur = "/v1/pay-tokens/current";
 	const char *pm = "/v1/pay/payment-methods";
-	char *link, *lat, *tok, *dtok, id[64];
+	char *link, *lat, *tok, *dtok, *card, id[64];
 	struct harness_resp *r;
 
 	link_new(&ta, user, &link, &lat);
 	tok = pay_token_new(&ta, user, "", id, sizeof(id));
-	r = on_link(tok, "GET", cur, NULL);
+	r = call_on("link", tok, "GET", cur, NULL);
 	harness_expect(r, 200);
 	ck_assert_pstr_eq(devacct_str(r, "pay_token_id"), id);
 	harness_resp_free(r);
-	r = on_link(tok, "POST", pm, card_body(NULL, VISA_DEBIT, 12, this_year() + 3, NULL));
+	r = call_on("link", tok, "POST", pm, card_body(NULL, VISA_DEBIT, 12, this_year() + 3,
+	    NULL));
 	harness_expect(r, 201);
 	ck_assert_pstr_eq(devacct_str(r, "client_user_id"), user);
 	ck_assert_pstr_eq(devacct_str(r, "brand"), "visa");
 	harness_resp_free(r);
-	r = on_link(tok, "POST", pm, card_body(NULL, BAD_LUHN, 12, this_year() + 3, NULL));
+	r = call_on("link", tok, "POST", pm, card_body(NULL, BAD_LUHN, 12, this_year() + 3,
+	    NULL));
 	invalid(r, "pan", "luhn_check_failed");
 	harness_resp_free(r);
 
 	/* a development pay token too */
-	r = api(dev_key, "POST", "/v1/pay-tokens", harness_fmt("{\"client_user_id\":\"%s\"}",
-	    user));
-	harness_expect(r, 201);
-	dtok = strdup(devacct_str(r, "pay_token"));
-	harness_resp_free(r);
-	r = on_link(dtok, "GET", cur, NULL);
+	dtok = dev_pay_token(user);
+	r = call_on("link", dtok, "GET", cur, NULL);
 	harness_expect(r, 200);
 	ck_assert_pstr_eq(devacct_str(r, "client_user_id"), user);
 	harness_resp_free(r);
 
 	/* no pay token: the coded 401 */
-	r = on_link(NULL, "GET", cur, NULL);
-	refused(r, 401, "INVALID_PAY_TOKEN");
-	harness_resp_free(r);
-	r = on_link(ta.key, "GET", cur, NULL);
-	refused(r, 401, "INVALID_PAY_TOKEN");
-	harness_resp_free(r);
-	r = on_link(lat, "POST", pm, card_body(NULL, VISA, 12, this_year() + 3, NULL));
-	refused(r, 401, "INVALID_PAY_TOKEN");
-	harness_resp_free(r);
-	r = on_link(ta.key, "POST", pm, card_body(user, VISA, 12, this_year() + 3, NULL));
-	refused(r, 401, "INVALID_PAY_TOKEN");
-	harness_resp_free(r);
-	r = on_link("bds_pay_nope", "GET", cur, NULL);
-	refused(r, 401, "INVALID_PAY_TOKEN");
-	harness_resp_free(r);
+	card = strdup(card_body(user, VISA, 12, this_year() + 3, NULL));
+	ON_REFUSED("link", NULL, "GET", cur, NULL, 401, "INVALID_PAY_TOKEN");
+	ON_REFUSED("link", ta.key, "GET", cur, NULL, 401, "INVALID_PAY_TOKEN");
+	ON_REFUSED("link", lat, "POST", pm, card, 401, "INVALID_PAY_TOKEN");
+	ON_REFUSED("link", ta.key, "POST", pm, card, 401, "INVALID_PAY_TOKEN");
+	ON_REFUSED("link", "bds_pay_nope", "GET", cur, NULL, 401, "INVALID_PAY_TOKEN");
 
 	/* the other pay routes are not there */
-	r = on_link(tok, "POST", "/v1/pay-tokens", harness_fmt("{\"client_user_id\":\"%s\"}",
-	    user));
-	refused(r, 404, NULL);
-	harness_resp_free(r);
-	r = on_link(tok, "POST", "/v1/pay/payments", "{}");
-	refused(r, 404, NULL);
-	harness_resp_free(r);
-	r = on_link(tok, "GET", "/v1/pay/payments/pay_01900000-0000-7000-8000-000000000000", NULL);
-	refused(r, 404, NULL);
-	harness_resp_free(r);
-	r = on_link(tok, "POST", "/v1/pay/sessions", harness_fmt("{\"client_user_id\":\"%s\"}",
-	    user));
-	refused(r, 404, NULL);
-	harness_resp_free(r);
-	r = on_link(tok, "GET", "/v1/pay-tokens/current/x", NULL);
-	refused(r, 404, NULL);
-	harness_resp_free(r);
+	ON_REFUSED("link", tok, "POST", "/v1/pay-tokens",
+	    harness_fmt("{\"client_user_id\":\"%s\"}", user), 404, NULL);
+	ON_REFUSED("link", tok, "POST", "/v1/pay/payments", "{}", 404, NULL);
+	ON_REFUSED("link", tok, "GET", "/v1/pay/payments/pay_01900000-0000-7000-8000-000000000000",
+	    NULL, 404, NULL);
+	ON_REFUSED("link", tok, "POST", "/v1/pay/sessions",
+	    harness_fmt("{\"client_user_id\":\"%s\"}", user), 404, NULL);
+	ON_REFUSED("link", tok, "GET", "/v1/pay-tokens/current/x", NULL, 404, NULL);
 
 	/* an expired one: the app's answer */
 	devacct_sql_exec("UPDATE pay_tokens SET expires_at = now() - interval '1 second'"
 	    " WHERE id = $1", id, NULL);
-	r = on_link(tok, "GET", cur, NULL);
-	refused(r, 401, "PAY_TOKEN_EXPIRED");
-	harness_resp_free(r);
+	ON_REFUSED("link", tok, "GET", cur, NULL, 401, "PAY_TOKEN_EXPIRED");
+	free(card);
 	free(link);
 	free(lat);
 	free(tok);
