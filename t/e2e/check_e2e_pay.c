@@ -577,7 +577,7 @@ END_TEST
  * characters are 4204 bytes */
 START_TEST(tokens_metadata_bytes)
 {
-	const char *user = user_new("meta");
+	const char *user = strdup(user_new("meta"));
 	char body[4400];
 	size_t k;
 
@@ -851,7 +851,7 @@ END_TEST
  * other malformed one (both checked before the test fails) */
 START_TEST(methods_long_values)
 {
-	const char *user = user_new("long");
+	const char *user = strdup(user_new("long"));
 	int y = this_year() + 2;
 	struct harness_resp *a, *b;
 	char why[2][1024];
@@ -1998,27 +1998,17 @@ START_TEST(payments_get)
 	    "PAYMENT_NOT_FOUND");
 	REFUSED("bds_pay_nope", "GET", harness_fmt("/v1/pay/payments/%s", id), NULL, NULL, 401,
 	    "INVALID_PAY_TOKEN");
-	{
-		/* the same client's other user: its pay token and its link's token */
+	/* the same client's other user, another tenant's: their pay tokens and
+	 * their links' tokens */
+	for (int k = 0; k < 2; k++) {
 		struct payer v;
+		char path[128];
 
-		payer_new(&v, &ta, "get3", 12300);
-		REFUSED(v.tok, "GET", harness_fmt("/v1/pay/payments/%s", id), NULL, NULL, 404,
-		    "PAYMENT_NOT_FOUND");
-		REFUSED(v.lat, "GET", harness_fmt("/v1/pay/payments/%s", id), NULL, NULL, 404,
-		    "PAYMENT_NOT_FOUND");
+		snprintf(path, sizeof(path), "/v1/pay/payments/%s", id);
+		payer_new(&v, k == 0 ? &ta : &tb, "get2", 12300);
+		REFUSED(v.tok, "GET", path, NULL, NULL, 404, "PAYMENT_NOT_FOUND");
+		REFUSED(v.lat, "GET", path, NULL, NULL, 404, "PAYMENT_NOT_FOUND");
 		payer_free(&v);
-	}
-	{
-		/* another tenant's pay token and link token */
-		struct payer w;
-
-		payer_new(&w, &tb, "get2", 12300);
-		REFUSED(w.tok, "GET", harness_fmt("/v1/pay/payments/%s", id), NULL, NULL, 404,
-		    "PAYMENT_NOT_FOUND");
-		REFUSED(w.lat, "GET", harness_fmt("/v1/pay/payments/%s", id), NULL, NULL, 404,
-		    "PAYMENT_NOT_FOUND");
-		payer_free(&w);
 	}
 	free(id);
 	payer_free(&y);
