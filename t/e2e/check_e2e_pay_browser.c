@@ -1,0 +1,254 @@
+/*
+ * The hosted card page (/pay on the link host) in a real browser:
+ * Debian's chromium, headless, driven by t/browser/pay_card.py
+ * (python3-selenium, chromium-driver) against this suite's stack, one
+ * scenario per test. The script serves a test app on two loopback
+ * origins, the client's registered one and another, types cards as the
+ * end user (keyboard only in the embedded flow), checks what the page
+ * shows and what the test app receives (bds:payment_method only from a
+ * page framed or opened by the registered origin, and only there), the
+ * console (no CSP or integrity refusal) and the network log (no other
+ * host, no request while the form has errors, no card in a URL), runs
+ * axe-core in English and Spanish, and saves screenshots under
+ * t/artifacts/<build dir name>/. This suite then checks what the service
+ * holds: each method the page reported, of that user, with the typed
+ * card's last four digits and brand, and no method where the page was
+ * refused or never got a card.
+ *
+ * The suite skips (77) only when chromium or chromium-driver is not
+ * installed; scripts/test installs both (BDS_PKGS).
+ */
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <check.h>
+#include <json-c/json.h>
+
+#include "webpage.h"
+
+#define CHROMIUM	"/usr/bin/chromium"
+#define CHROMEDRIVER	"/usr/bin/chromedriver"
+#define PYTHON		"/usr/bin/python3"
+#define RUN_MS		150000	/* one scenario, chromium's start included */
+
+/*
+ * A pay token of t's client for client_user_id user whose expiry the suite
+ * has moved a minute into the past (the page's "link expired" screen).
+ * Free it.
+ */
+static char *
+expired_token(const struct webpage_tenant *t, const char *user)
+{
+	struct harness_resp *r;
+	char *token;
+
+	r = devacct_call("POST", "sandbox", "/v1/pay-tokens", devacct_bearer(t->key),
+	    harness_fmt("{\"client_user_id\":\"%s\"}", user), NULL);
+	harness_expect(r, 201);
+	token = strdup(devacct_str(r, "pay_token"));
+	devacct_sql_exec("UPDATE pay_tokens SET expires_at = now() - interval '1 minute'"
+	    " WHERE id = $1", devacct_str(r, "pay_token_id"), NULL);
+	harness_resp_free(r);
+	/* and the API agrees: 401 PAY_TOKEN_EXPIRED on the link host */
+	r = devacct_call("GET", "link", "/v1/pay-tokens/current", devacct_bearer(token), NULL,
+	    NULL);
+	harness_expect(r, 401);
+	ck_assert_pstr_eq(harness_json_string(r, "error_code"), "PAY_TOKEN_EXPIRED");
+	harness_resp_free(r);
+	return token;
+}
+
+/*
+ * Run pay_card.py SCENARIO for tenant t (other: a second client) in its
+ * own process group, at most RUN_MS; the test fails unless it exits 0.
+ * Its result (json_object_put it).
+ */
+static struct json_object *
+browse(const struct webpage_tenant *t, const char *other, const char *expired,
+    const char *scenario)
+{
+	const char *src = getenv("BDS_SRCDIR") ? getenv("BDS_SRCDIR") : ".";
+	char script[PATH_MAX], result[PATH_MAX];
+	const char *argv[] = { PYTHON, script, scenario, NULL };
+	const char *set[] = {
+		"BDS_API_URL", harness_base_url("sandbox"),
+		"BDS_LINK_URL", harness_base_url("link"),
+		"BDS_KEY", t->key,
+		"BDS_CLIENT", t->client,
+		"BDS_OTHER_CLIENT", other ? other : "",
+		"BDS_EXPIRED_TOKEN", expired ? expired : "",
+		"BDS_IAM_URL", harness_base_url("api"),
+		"BDS_JWT", webpage_dev.access,
+		"BDS_ARTIFACTS", harness_artifacts_dir(),
+		"BDS_RESULT", result,
+		NULL
+	};
+	struct harness_child child = { argv, set, NULL, NULL, RUN_MS };
+	struct json_object *out;
+	int rc;
+
+	snprintf(script, sizeof(script), "%s/t/browser/pay_card.py", src);
+	snprintf(result, sizeof(result), "%s/pay-browser-%s-%d.json", harness_dir(), scenario,
+	    (int)getpid());
+	unlink(result);
+	rc = harness_run_child(&child);
+	ck_assert_msg(rc != -1, "%s: still running after %d s", scenario, RUN_MS / 1000);
+	ck_assert_msg(rc == 0,
+	    "browser scenario %s failed (exit %d; screenshot %s/pay-%s-failure.png)", scenario,
+	    rc, harness_artifacts_dir(), scenario);
+	out = json_object_from_file(result);
+	ck_assert_msg(out != NULL, "%s: no result in %s", scenario, result);
+	return out;
+}
+
+/* BDS_BROWSER_SCENARIOS=a,b runs only those (while working on the page);
+ * the others pass without running. */
+static int
+wanted(const char *scenario)
+{
+	const char *only = getenv("BDS_BROWSER_SCENARIOS");
+	size_t n = strlen(scenario);
+	const char *p;
+
+	if (only == NULL || *only == '\0')
+		return 1;
+	for (p = only; (p = strstr(p, scenario)) != NULL; p += n)
+		if ((p == only || p[-1] == ',') && (p[n] == '\0' || p[n] == ','))
+			return 1;
+	return 0;
+}
+
+static struct json_object *
+res_array(struct json_object *res, const char *key)
+{
+	struct json_object *v;
+
+	ck_assert_msg(json_object_object_get_ex(res, key, &v) &&
+	    json_object_is_type(v, json_type_array), "no %s in %s", key,
+	    json_object_to_json_string(res));
+	return v;
+}
+
+static const char *
+at(struct json_object *a, size_t i)
+{
+	return json_object_get_string(json_object_array_get_idx(a, i));
+}
+
+/* IIN ranges of PAY.md's test cards, as the API names them */
+static const char *
+brand_of(const char *pan)
+{
+	if (pan[0] == '4')
+		return "visa";
+	if (pan[0] == '5')
+		return "mastercard";
+	if (pan[0] == '3')
+		return "amex";
+	return "discover";
+}
+
+/*
+ * What the service holds after a scenario: method i of the result is the
+ * only live one of user i (users without a method have none) under the
+ * tenant's client, sandbox, with card i's brand and last four digits (the
+ * result lists the cards saved first, in order, then any typed and
+ * refused). The list API with the key names it too.
+ */
+static void
+after(const struct webpage_tenant *t, struct json_object *res)
+{
+	struct json_object *users = res_array(res, "users"), *methods = res_array(res, "methods");
+	struct json_object *cards = res_array(res, "cards");
+	struct harness_resp *r;
+	size_t i, nm = json_object_array_length(methods);
+	const char *pan;
+	char *row;
+
+	for (i = 0; i < json_object_array_length(users); i++) {
+		ck_assert_int_eq(devacct_sql_int("SELECT count(*) FROM payment_methods"
+		    " WHERE client_id = $1 AND client_user_id = $2 AND deleted_at IS NULL",
+		    t->client, at(users, i)), i < nm ? 1 : 0);
+	}
+	for (i = 0; i < nm; i++) {
+		pan = at(cards, i);
+		row = devacct_sql_value("SELECT client_user_id || ' ' || brand || ' '"
+		    " || last4 || ' ' || environment FROM payment_methods WHERE client_id = $1"
+		    " AND id = $2", t->client, at(methods, i));
+		ck_assert_pstr_eq(row, harness_fmt("%s %s %s sandbox", at(users, i),
+		    brand_of(pan), pan + strlen(pan) - 4));
+		free(row);
+		r = devacct_call("GET", "sandbox", harness_fmt("/v1/pay/payment-methods"
+		    "?client_user_id=%s", at(users, i)), devacct_bearer(t->key), NULL, NULL);
+		harness_expect(r, 200);
+		ck_assert_pstr_eq(devacct_str(r, "payment_methods.0.payment_method_id"),
+		    at(methods, i));
+		harness_resp_free(r);
+	}
+}
+
+static const struct {
+	const char	*name;
+	int		 other;		/* needs a second client */
+	int		 expired;	/* needs an expired pay token */
+} scenarios[] = {
+	{ "embedded",		0, 0 },
+	{ "amount",		0, 0 },
+	{ "not_allowed",	0, 0 },
+	{ "popups",		0, 0 },
+	{ "inline_errors",	0, 0 },
+	{ "refused",		1, 1 },
+	{ "es",			0, 0 },
+	{ "axe_en",		0, 0 },
+	{ "axe_es",		0, 0 },
+};
+
+START_TEST(scenario)
+{
+	struct webpage_tenant t, other = { NULL, NULL };
+	struct json_object *res;
+	char *expired = NULL;
+
+	if (!wanted(scenarios[_i].name))
+		return;
+	webpage_tenant_new(&t, NULL, NULL);
+	if (scenarios[_i].other)
+		webpage_tenant_new(&other, NULL, NULL);
+	if (scenarios[_i].expired)
+		expired = expired_token(&t, "pay-expired");
+	res = browse(&t, other.client, expired, scenarios[_i].name);
+	after(&t, res);
+	json_object_put(res);
+	free(expired);
+	webpage_tenant_free(&t);
+	webpage_tenant_free(&other);
+}
+END_TEST
+
+static Suite *
+pay_browser_suite(void)
+{
+	Suite *s = suite_create("e2e_pay_browser");
+	TCase *tc = tcase_create("pay_browser");
+
+	tcase_add_unchecked_fixture(tc, webpage_start, harness_fixture_stop);
+	tcase_add_checked_fixture(tc, harness_fixture_recover, NULL);
+	tcase_set_timeout(tc, RUN_MS / 1000 + 60);
+	tcase_add_loop_test(tc, scenario, 0, (int)(sizeof(scenarios) / sizeof(scenarios[0])));
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int
+main(void)
+{
+	if (access(CHROMIUM, X_OK) != 0 || access(CHROMEDRIVER, X_OK) != 0) {
+		fprintf(stderr, "check_e2e_pay_browser: skipped: %s or %s is not installed"
+		    " (Debian: chromium chromium-driver)\n", CHROMIUM, CHROMEDRIVER);
+		return 77;
+	}
+	return harness_run_suite(pay_browser_suite());
+}
