@@ -124,8 +124,11 @@ def pay_token(user, **extra):
     return out['pay_token'], page_url(out['pay_token'])
 
 
-def page_url(token, client=None, query=''):
-    return '%s/pay?client_id=%s%s#pay_token=%s' % (LINK, client or CLIENT, query, token)
+def page_url(token, client=None):
+    # a fresh query each time: a URL that differs only in its fragment
+    # would not load the page again
+    return '%s/pay?client_id=%s&run=%d#pay_token=%s' % (LINK, client or CLIENT,
+                                                       time.monotonic_ns(), token)
 
 
 def pay_session(user):
@@ -645,10 +648,66 @@ def inline_errors(b):
     return {'users': [user], 'methods': [pm], 'cards': [VISA, BAD_LUHN], 'cvvs': ['123']}
 
 
+# The page's POST altered on its way out (its checks passed): the body
+# and the bearer the test puts in window.bdsAlter, so that the real API
+# answers what the page could not have caught itself
+ALTER_JS = """
+const real = window.fetch.bind(window);
+window.fetch = function (url, init) {
+  const alter = window.bdsAlter;
+  if (alter && String(url).endsWith('/v1/pay/payment-methods') && init && init.body) {
+    const body = JSON.parse(init.body);
+    Object.assign(body, alter.body || {});
+    init = Object.assign({}, init, {body: JSON.stringify(body)});
+    if (alter.bearer) init.headers = Object.assign({}, init.headers,
+      {Authorization: 'Bearer ' + alter.bearer});
+  }
+  return real(url, init);
+};
+"""
+
+
+def api_errors(b):
+    """The API's own answers to a sent card: its field errors under the
+    fields (the first focused), a pay token it no longer takes on the
+    error screen, the form gone."""
+    user = 'pay-api-errors'
+    _, url = pay_token(user)
+    b.get(url)
+    form_ready(b)
+    b.js(ALTER_JS)
+    b.js("window.bdsAlter = {body: {expiry_month: 13, cvv: '12a'}}")
+    type_card(b, VISA, '12', YEAR, '123')
+    b.wait(lambda: b.el('#exp-month').get_attribute('aria-invalid') == 'true',
+           "the API's month error")
+    check(b.text('#exp-month-error') == 'Enter the month as a number from 01 to 12.',
+          b.text('#exp-month-error'))
+    check(b.text('#cvv-error') == 'Enter the 3 or 4 digits of the security code.',
+          b.text('#cvv-error'))
+    check('exp-month-error' in b.el('#exp-month').get_attribute('aria-describedby').split(),
+          'the API error not tied to its field')
+    check(b.el('#card-number').get_attribute('aria-invalid') == 'false', 'the number marked')
+    check(b.active_id() == 'exp-month', 'focus %s' % b.active_id())
+    check(len(b.sent('POST', '/v1/pay/payment-methods')) == 1, 'not one POST')
+    b.shot('api-field-errors')
+    # a token the API does not know: the link's error screen
+    b.js("window.bdsAlter = {bearer: 'bds_pay_' + 'C'.repeat(49)}")
+    b.click('#card-submit')
+    b.screen('error')
+    check(b.text('#error-title') == 'Link not valid', b.text('#error-title'))
+    check(not b.visible('#error-retry'), 'a retry with a dead token')
+    check(b.js("return [...document.querySelectorAll('input')].every(i => i.value === '')"),
+          'the card stayed in the inputs')
+    b.shot('api-invalid-token')
+    check(methods(user) == [], 'a method was saved')
+    b.assert_clean([LINK])
+    return {'users': [user], 'methods': [], 'cards': [VISA], 'cvvs': ['123', '12a']}
+
+
 def refused(b):
     """The page's error screens: no token, an unknown one, an expired one
     (the suite aged it), a token of another client than the URL's."""
-    b.get(LINK + '/pay?client_id=' + CLIENT)
+    b.get('%s/pay?client_id=%s&run=%d' % (LINK, CLIENT, time.monotonic_ns()))
     b.screen('error')
     check(b.text('#error-title') == 'Link missing', b.text('#error-title'))
     b.shot('no-token')
@@ -777,6 +836,7 @@ SCENARIOS = {
     'not_allowed': (not_allowed, {}),
     'popups': (popups, {}),
     'inline_errors': (inline_errors, {}),
+    'api_errors': (api_errors, {}),
     'refused': (refused, {}),
     'es': (spanish, {'lang': 'es-MX'}),
     'axe_en': (axe_en, {'lang': 'en'}),

@@ -190,6 +190,160 @@ after(const struct webpage_tenant *t, struct json_object *res)
 	}
 }
 
+#define ORIGIN_A	"http://127.0.0.1:47001"
+#define ORIGIN_B	"https://app.example"
+#define PAGE_CSP	"default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self';" \
+			" connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors "
+
+/* GET path on the link host: the card page, with the strict headers and
+ * frame-ancestors want. */
+static void
+expect_page(const char *path, const char *want)
+{
+	struct harness_resp *r = harness_get("link", path);
+	const char *csp = harness_header(r, "Content-Security-Policy");
+
+	ck_assert_msg(r->status == 200, "%s: %ld %s", path, r->status, r->body);
+	ck_assert_pstr_eq(harness_header(r, "Content-Type"), "text/html");
+	ck_assert_msg(csp != NULL && strcmp(csp, harness_fmt(PAGE_CSP "%s", want)) == 0,
+	    "%s: CSP %s, want frame-ancestors %s", path, csp ? csp : "(none)", want);
+	ck_assert_pstr_eq(harness_header(r, "Referrer-Policy"), "no-referrer");
+	ck_assert_pstr_eq(harness_header(r, "Cache-Control"), "no-store");
+	ck_assert_pstr_eq(harness_header(r, "X-Content-Type-Options"), "nosniff");
+	ck_assert_msg(strstr(r->body, "<form id=\"card-form\"") != NULL, "%s", r->body);
+	harness_resp_free(r);
+}
+
+/* method path on the link host with auth (a whole Authorization value or
+ * NULL): status, and the coded envelope's code when code is not NULL. */
+static void
+expect_call(const char *method, const char *path, const char *auth, const char *body,
+    long status, const char *code)
+{
+	struct harness_resp *r = devacct_call(method, "link", path, auth, body, NULL);
+
+	ck_assert_msg(r->status == status, "%s %s: %ld %s", method, path, r->status, r->body);
+	if (code != NULL) {
+		ck_assert_pstr_eq(harness_json_string(r, "error_code"), code);
+		ck_assert_ptr_nonnull(harness_json_string(r, "request_id"));
+	}
+	harness_resp_free(r);
+}
+
+/*
+ * The link host's side of the card page, over plain HTTP: /pay framed per
+ * client_id as /connect, its file by that name only, its assets static;
+ * the two pay API paths with a pay token only (any environment), nginx's
+ * own 401 and 405 envelopes, every other pay path the 404 envelope.
+ */
+START_TEST(link_host)
+{
+	struct webpage_tenant one, two;
+	struct harness_resp *r;
+	char *token, *key_auth;
+	const char *card = "{\"pan\":\"4242424242424242\",\"expiry_month\":12,"
+	    "\"expiry_year\":2099,\"cvv\":\"123\"}";
+
+	webpage_tenant_new(&one, ORIGIN_A, NULL);
+	webpage_tenant_new(&two, ORIGIN_A, NULL);
+	r = devacct_jwt(&webpage_dev, "PUT", harness_fmt("/v1/iam/clients/%s", two.client),
+	    "{\"allowedOrigins\":[\"" ORIGIN_A "\",\"" ORIGIN_B "\"]}", NULL);
+	harness_expect(r, 200);
+	harness_resp_free(r);
+
+	expect_page(harness_fmt("/pay?client_id=%s", one.client), ORIGIN_A);
+	expect_page(harness_fmt("/pay?client_id=%s", two.client), ORIGIN_A " " ORIGIN_B);
+	expect_page("/pay", "'none'");
+	expect_page("/pay?client_id=garbage", "'none'");
+	expect_page("/pay?client_id=%27none%27%3B%20script-src%20%2A", "'none'");
+	expect_page("/pay?client_id=cli_01900000-0000-7000-8000-00000000dead", "'none'");
+	/* the file by no other name */
+	expect_call("GET", "/pay/index.html", NULL, NULL, 404, "NOT_FOUND");
+	expect_call("GET", "/pay/", NULL, NULL, 404, "NOT_FOUND");
+	/* its assets: static, framed by no one */
+	r = harness_get("link", "/pay/pay.js");
+	ck_assert_int_eq(r->status, 200);
+	ck_assert_pstr_eq(harness_header(r, "Content-Type"), "text/javascript");
+	ck_assert_msg(strstr(harness_header(r, "Content-Security-Policy"),
+	    "frame-ancestors 'none'") != NULL, "%s", harness_header(r, "Content-Security-Policy"));
+	harness_resp_free(r);
+	r = harness_get("link", "/pay/pay.css");
+	ck_assert_int_eq(r->status, 200);
+	ck_assert_pstr_eq(harness_header(r, "Content-Type"), "text/css");
+	harness_resp_free(r);
+
+	/* a sandbox pay token works on the link host */
+	r = devacct_call("POST", "sandbox", "/v1/pay-tokens", devacct_bearer(one.key),
+	    "{\"client_user_id\":\"pay-link-host\",\"amount\":{\"value\":1250,\"currency\":\"USD\"}}",
+	    NULL);
+	harness_expect(r, 201);
+	token = strdup(devacct_str(r, "pay_token"));
+	harness_resp_free(r);
+	r = devacct_call("GET", "link", "/v1/pay-tokens/current", devacct_bearer(token), NULL,
+	    NULL);
+	harness_expect(r, 200);
+	ck_assert_pstr_eq(devacct_str(r, "client.id"), one.client);
+	ck_assert_pstr_eq(devacct_text(r, "client.allowed_embed_origins"), "[\"" ORIGIN_A "\"]");
+	ck_assert_pstr_eq(devacct_str(r, "amount.value"), "12.50");
+	harness_resp_free(r);
+	/* the scheme in any case, as the app reads it */
+	expect_call("GET", "/v1/pay-tokens/current", harness_fmt("bearer %s", token), NULL, 200,
+	    NULL);
+
+	/* nginx's 401 envelope: no Authorization, an API key, a link token,
+	 * a Basic pair; the app's for a pay token it does not know */
+	expect_call("GET", "/v1/pay-tokens/current", NULL, NULL, 401, "INVALID_PAY_TOKEN");
+	expect_call("GET", "/v1/pay-tokens/current", devacct_bearer(one.key), NULL, 401,
+	    "INVALID_PAY_TOKEN");
+	key_auth = devacct_basic(one.client, one.key);
+	expect_call("POST", "/v1/pay/payment-methods", key_auth, card, 401, "INVALID_PAY_TOKEN");
+	free(key_auth);
+	expect_call("POST", "/v1/pay/payment-methods", devacct_bearer(one.key),
+	    "{\"client_user_id\":\"pay-link-host\",\"pan\":\"4242424242424242\","
+	    "\"expiry_month\":12,\"expiry_year\":2099}", 401, "INVALID_PAY_TOKEN");
+	expect_call("GET", "/v1/pay-tokens/current", "Bearer bds_lat_x", NULL, 401,
+	    "INVALID_PAY_TOKEN");
+	expect_call("GET", "/v1/pay-tokens/current", devacct_bearer("bds_pay_" "x"), NULL, 401,
+	    "INVALID_PAY_TOKEN");
+	ck_assert_int_eq(devacct_sql_int("SELECT count(*) FROM payment_methods"
+	    " WHERE client_id = $1", one.client, NULL), 0);
+
+	/* another method: nginx's 405 */
+	expect_call("POST", "/v1/pay-tokens/current", devacct_bearer(token), "{}", 405,
+	    "METHOD_NOT_ALLOWED");
+	expect_call("GET", "/v1/pay/payment-methods", devacct_bearer(token), NULL, 405,
+	    "METHOD_NOT_ALLOWED");
+	expect_call("DELETE", "/v1/pay/payment-methods", devacct_bearer(token), NULL, 405,
+	    "METHOD_NOT_ALLOWED");
+	/* every other pay path, even with a pay token: 404 */
+	expect_call("POST", "/v1/pay-tokens", devacct_bearer(token),
+	    "{\"client_user_id\":\"x\"}", 404, "NOT_FOUND");
+	expect_call("POST", "/v1/pay/sessions", devacct_bearer(token),
+	    "{\"client_user_id\":\"x\"}", 404, "NOT_FOUND");
+	expect_call("POST", "/v1/pay/payments", devacct_bearer(token), "{}", 404, "NOT_FOUND");
+	expect_call("GET", "/v1/pay/payment-methods/pm_x", devacct_bearer(token), NULL, 404,
+	    "NOT_FOUND");
+	expect_call("GET", "/v1/pay-tokens/current/", devacct_bearer(token), NULL, 404,
+	    "NOT_FOUND");
+	expect_call("GET", "/v1/pay-tokens/current%0a", devacct_bearer(token), NULL, 404,
+	    "NOT_FOUND");
+
+	/* the card, with the pay token: saved, the token's user */
+	r = devacct_call("POST", "link", "/v1/pay/payment-methods", devacct_bearer(token), card,
+	    NULL);
+	harness_expect(r, 201);
+	ck_assert_pstr_eq(devacct_str(r, "client_user_id"), "pay-link-host");
+	ck_assert_pstr_eq(devacct_str(r, "last4"), "4242");
+	ck_assert_int_eq(devacct_sql_int("SELECT count(*) FROM payment_methods WHERE"
+	    " client_id = $1 AND id = $2 AND environment = 'sandbox'", one.client,
+	    devacct_str(r, "payment_method_id")), 1);
+	harness_resp_free(r);
+	free(token);
+	webpage_tenant_free(&one);
+	webpage_tenant_free(&two);
+}
+END_TEST
+
 static const struct {
 	const char	*name;
 	int		 other;		/* needs a second client */
@@ -200,6 +354,7 @@ static const struct {
 	{ "not_allowed",	0, 0 },
 	{ "popups",		0, 0 },
 	{ "inline_errors",	0, 0 },
+	{ "api_errors",		0, 0 },
 	{ "refused",		1, 1 },
 	{ "es",			0, 0 },
 	{ "axe_en",		0, 0 },
@@ -237,6 +392,7 @@ pay_browser_suite(void)
 	tcase_add_unchecked_fixture(tc, webpage_start, harness_fixture_stop);
 	tcase_add_checked_fixture(tc, harness_fixture_recover, NULL);
 	tcase_set_timeout(tc, RUN_MS / 1000 + 60);
+	tcase_add_test(tc, link_host);
 	tcase_add_loop_test(tc, scenario, 0, (int)(sizeof(scenarios) / sizeof(scenarios[0])));
 	suite_add_tcase(s, tc);
 	return s;
