@@ -676,19 +676,25 @@ def api_errors(b):
     b.get(url)
     form_ready(b)
     b.js(ALTER_JS)
-    b.js("window.bdsAlter = {body: {expiry_month: 13, cvv: '12a'}}")
+    b.js("window.bdsAlter = {body: {expiry_month: 13}}")
     type_card(b, VISA, '12', YEAR, '123')
     b.wait(lambda: b.el('#exp-month').get_attribute('aria-invalid') == 'true',
            "the API's month error")
     check(b.text('#exp-month-error') == 'Enter the month as a number from 01 to 12.',
           b.text('#exp-month-error'))
-    check(b.text('#cvv-error') == 'Enter the 3 or 4 digits of the security code.',
-          b.text('#cvv-error'))
     check('exp-month-error' in b.el('#exp-month').get_attribute('aria-describedby').split(),
           'the API error not tied to its field')
     check(b.el('#card-number').get_attribute('aria-invalid') == 'false', 'the number marked')
     check(b.active_id() == 'exp-month', 'focus %s' % b.active_id())
     check(len(b.sent('POST', '/v1/pay/payment-methods')) == 1, 'not one POST')
+    b.js("window.bdsAlter = {body: {cvv: '12a'}}")
+    b.click('#card-submit')
+    b.wait(lambda: b.el('#cvv').get_attribute('aria-invalid') == 'true', "the API's CVV error")
+    check(b.text('#cvv-error') == 'Enter the 3 or 4 digits of the security code.',
+          b.text('#cvv-error'))
+    check(b.el('#exp-month').get_attribute('aria-invalid') == 'false', 'the month still marked')
+    check(b.active_id() == 'cvv', 'focus %s' % b.active_id())
+    check(len(b.sent('POST', '/v1/pay/payment-methods')) == 2, 'not two POSTs')
     b.shot('api-field-errors')
     # a token the API does not know: the link's error screen
     b.js("window.bdsAlter = {bearer: 'bds_pay_' + 'C'.repeat(49)}")

@@ -54,7 +54,8 @@
     target: null,	/* the embedder's window, when it may be told */
     targetOrigin: null,
     sending: false,
-    touched: {}	/* fields the user has left once: checked as they type */
+    touched: {},	/* fields the user has left once: checked as they type */
+    marked: {}	/* each field's value when it was last marked right or wrong */
   };
 
   function $(id) { return document.getElementById(id); }
@@ -268,6 +269,7 @@
     var hint = $(id + '-hint');
     var by = [];
     if (hint) by.push(hint.id);
+    S.marked[id] = el.value;
     err.textContent = text || '';
     err.hidden = !text;
     if (text) by.push(err.id);
@@ -378,7 +380,9 @@
       var el = $(id);
       el.addEventListener('blur', function () {
         if (el.value.trim() !== '') S.touched[id] = true;
-        if (S.touched[id]) check(id);
+        /* a value left as it was keeps its mark (the API's too): the
+         * form does not move under a click on Save */
+        if (S.touched[id] && el.value !== S.marked[id]) check(id);
         /* the year's check reads the month */
         if (id === 'exp-month' && S.touched['exp-year']) check('exp-year');
       });
