@@ -258,6 +258,11 @@ class Browser:
         self.d = webdriver.Chrome(service=Service(CHROMEDRIVER), options=o)
         self.d.set_page_load_timeout(30)
         self.d.set_script_timeout(60)
+        if width < 500:
+            # a headless window is never narrower than 500 px: emulate the
+            # phone's viewport instead
+            self.d.execute_cdp_cmd('Emulation.setDeviceMetricsOverride', {
+                'width': width, 'height': height, 'deviceScaleFactor': 1, 'mobile': True})
         self.console = []
         self.requests = []	# (method, url)
         self.shots = []
@@ -587,8 +592,9 @@ def popups(b):
 
 
 def inline_errors(b):
-    """A bad Luhn digit, a past expiry, a short number and CVV: each
-    error under its field, tied to it, no request; fixed, one request."""
+    """320 px wide: a bad Luhn digit, a past expiry, a short number and
+    CVV: each error under its field, tied to it, no request, nothing
+    wider than the screen; fixed, one request."""
     user = 'pay-inline'
     _, url = pay_token(user)
     b.get(url)
@@ -611,6 +617,9 @@ def inline_errors(b):
     check(not b.visible('#exp-month-error'), 'a month error')
     check(b.active_id() == 'card-number', 'focus %s: not the first error' % b.active_id())
     b.wait(lambda: 'need a change' in b.text('#announce'), 'the count announced')
+    check(b.js('return window.innerWidth') <= 340, 'viewport %s' % b.js('return window.innerWidth'))
+    check(b.js('return document.documentElement.scrollWidth <= window.innerWidth'),
+          'the form with its errors scrolls sideways at %s px' % b.js('return window.innerWidth'))
     b.shot('errors')
     check(b.sent('POST', '/v1/pay/payment-methods') == [], 'a request with errors in the form')
 
@@ -841,7 +850,7 @@ SCENARIOS = {
     'amount': (amount, {}),
     'not_allowed': (not_allowed, {}),
     'popups': (popups, {}),
-    'inline_errors': (inline_errors, {}),
+    'inline_errors': (inline_errors, {'width': 320, 'height': 720}),
     'api_errors': (api_errors, {}),
     'refused': (refused, {}),
     'es': (spanish, {'lang': 'es-MX'}),
