@@ -1,5 +1,6 @@
 /* The credential vault's key ring (see vault.h). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <sodium.h>
@@ -7,6 +8,7 @@
 #include "core/arena.h"
 #include "core/config.h"
 #include "core/crypto.h"
+#include "core/db.h"
 #include "core/vault.h"
 
 #define VAULT_LEGACY_ID	"secret_key.v1"
@@ -164,4 +166,82 @@ vault_check(const struct config *cfg, char *err, size_t errlen)
 		return -1;
 	}
 	return vault_ring_check(&ring, err, errlen);
+}
+
+/* One batch of vault_rotate after the id in after (updated): how many rows
+ * were re-sealed (*stuck counts those that open under no key), -1 on a
+ * database failure; *more when the batch was full. */
+static long long
+rotate_batch(struct db *d, struct arena *a, const struct vault_ring *ring,
+    struct db_stmt *stale, struct db_stmt *reseal, const char *what, char *after,
+    size_t afterlen, long long *stuck, int *more)
+{
+	const char *p[4] = { ring->id, after, NULL };
+	char batch[16];
+	unsigned char *plain;
+	long long n = 0;
+	PGresult *res;
+	size_t len;
+
+	snprintf(batch, sizeof(batch), "%d", VAULT_ROTATE_BATCH);
+	p[2] = batch;
+	if (db_begin(d) != 0)
+		return -1;
+	if ((res = db_exec(d, a, stale, 3, p)) == NULL)
+		goto fail;
+	*more = PQntuples(res) == VAULT_ROTATE_BATCH;
+	for (int i = 0; i < PQntuples(res); i++) {
+		const char *q[4] = { PQgetvalue(res, i, 0), PQgetvalue(res, i, 1), NULL, ring->id };
+
+		snprintf(after, afterlen, "%s", q[1]);
+		if (vault_ring_open_hex(a, ring, PQgetisnull(res, i, 3) ? NULL :
+		    PQgetvalue(res, i, 3), PQgetvalue(res, i, 2), q[1], &plain, &len) != 0) {
+			fprintf(stderr, "bdsctl: keys: %s of %s open under no key of the ring"
+			    " (key %s; left as they are)\n", what, q[1],
+			    PQgetisnull(res, i, 3) ? "none" : PQgetvalue(res, i, 3));
+			(*stuck)++;
+			continue;
+		}
+		q[2] = vault_ring_seal_hex(a, ring, q[1], plain, len);
+		sodium_memzero(plain, len);
+		if (q[2] == NULL || db_exec_count(d, a, reseal, 4, q) != 1)
+			goto fail;
+		n++;
+	}
+	if (db_commit(d) != 0)
+		goto fail;
+	arena_reset(a);
+	return n;
+fail:
+	db_rollback(d);
+	return -1;
+}
+
+int
+vault_rotate(struct db *d, struct arena *a, const struct vault_ring *ring,
+    struct db_stmt *stale, struct db_stmt *reseal, const char *what)
+{
+	char after[128] = "", err[160];
+	long long n, total = 0, stuck = 0;
+	int more = 1;
+
+	if (vault_ring_check(ring, err, sizeof(err)) != 0) {
+		fprintf(stderr, "bdsctl: keys: %s\n", err);
+		return -1;
+	}
+	while (more) {
+		if ((n = rotate_batch(d, a, ring, stale, reseal, what, after, sizeof(after),
+		    &stuck, &more)) < 0) {
+			fprintf(stderr, "bdsctl: keys: database: %s\n", db_errmsg(d));
+			return -1;
+		}
+		total += n;
+	}
+	printf("keys: %s re-sealed under %s: %lld\n", what, ring->id, total);
+	if (stuck > 0) {
+		fprintf(stderr, "bdsctl: keys: %lld row%s whose %s open under no key of the ring"
+		    " (left as they are)\n", stuck, stuck == 1 ? "" : "s", what);
+		return -1;
+	}
+	return 0;
 }

@@ -42,6 +42,23 @@ int	 vault_ring_open_hex(struct arena *, const struct vault_ring *, const char *
 	    const char *hex, const char *ad, unsigned char **msg, size_t *len);
 int	 vault_ring_check(const struct vault_ring *, char *err, size_t errlen);
 
+/*
+ * Re-seal under the ring's current key every row not under it, in
+ * transactions of VAULT_ROTATE_BATCH rows (`bdsctl keys rotate-…`). stale
+ * selects ($1 the current id, $2 the last id seen, $3 the batch size) the
+ * columns client_id, id, sealed hex, key id, locking them (FOR UPDATE SKIP
+ * LOCKED), in id order; reseal writes ($1 client, $2 id, $3 hex, $4 key
+ * id). The row's id is the associated data; each plaintext is wiped after
+ * use. Prints "keys: <what> re-sealed under <id>: N" and names the rows
+ * that open under no key of the ring (left as they are). 0, or -1 when
+ * such a row was found or the database failed.
+ */
+struct db;
+struct db_stmt;
+#define VAULT_ROTATE_BATCH	500
+int	 vault_rotate(struct db *, struct arena *, const struct vault_ring *,
+	    struct db_stmt *stale, struct db_stmt *reseal, const char *what);
+
 /* The current key's id. */
 const char *vault_key_id(const struct config *);
 /* Seal msg under the current key with ad bound (e.g. the row id): hex in

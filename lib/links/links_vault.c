@@ -23,11 +23,7 @@
 #include "core/vault.h"
 #include "links/links.h"
 
-#define ROTATE_BATCH	500
-#define ROTATE_BATCH_S	"500"
-
 enum secret_col { S_SEALED, S_KEY_ID, S_REFRESH_COUNT, S_REPAIRS, S__MAX };
-enum stale_col { ST_CLIENT, ST_ID, ST_SEALED, ST_KEY_ID };
 
 enum { V_SECRETS, V_RESEAL, V_STALE, V__MAX };
 static struct db_stmt stmts[V__MAX] = {
@@ -44,8 +40,8 @@ static struct db_stmt stmts[V__MAX] = {
 	[V_RESEAL] = { "links_vault_reseal",
 	    "UPDATE links SET credentials = decode($3, 'hex'), credentials_key_id = $4"
 	    " WHERE " LINKS_BY_ID("", " AND credentials IS NOT NULL") },
-	/* rows not under the current key, a batch at a time; a row a runner
-	 * holds is taken on the next pass */
+	/* rows not under the current key, a batch at a time (core/vault.h's
+	 * vault_rotate); a row a runner holds is taken on the next pass */
 	[V_STALE] = { "links_vault_stale",
 	    "SELECT client_id, id, encode(credentials, 'hex'), credentials_key_id FROM links"
 	    " WHERE credentials IS NOT NULL AND credentials_key_id IS DISTINCT FROM $1"
@@ -173,70 +169,11 @@ links_credentials_device_set(struct req *r, const char *client_id, const char *l
 	return db_exec_count(r->db, r->arena, &stmts[V_RESEAL], 4, p) < 0 ? -1 : 0;
 }
 
-/*
- * One batch of links_vault_rotate: re-seal up to ROTATE_BATCH rows after
- * *after under the current key, in one transaction. How many were re-sealed
- * (*failed counts those that do not open), -1 database failure.
- */
-static long long
-rotate_batch(struct req *r, char *after, size_t afterlen, long long *failed, int *more)
-{
-	const char *cur = vault_key_id(r->cfg);
-	const char *p[3] = { cur, after, ROTATE_BATCH_S };
-	long long n = 0;
-	PGresult *res;
-
-	if (db_begin(r->db) != 0)
-		return -1;
-	if ((res = db_exec(r->db, r->arena, &stmts[V_STALE], 3, p)) == NULL)
-		goto fail;
-	*more = PQntuples(res) == ROTATE_BATCH;
-	for (int i = 0; i < PQntuples(res); i++) {
-		const char *client = PQgetvalue(res, i, ST_CLIENT), *id = PQgetvalue(res, i, ST_ID);
-		struct links_credentials c = { 0 };
-		const char *q[4] = { client, id, NULL, cur };
-
-		snprintf(after, afterlen, "%s", id);
-		if (vault_open(r, id, PQgetisnull(res, i, ST_KEY_ID) ? NULL :
-		    PQgetvalue(res, i, ST_KEY_ID), PQgetvalue(res, i, ST_SEALED), &c) != 1) {
-			(*failed)++;
-			continue;
-		}
-		q[2] = links_vault_seal(r, id, c.username, c.password, c.device_token);
-		links_credentials_wipe(&c);
-		if (q[2] == NULL || db_exec_count(r->db, r->arena, &stmts[V_RESEAL], 4, q) != 1)
-			goto fail;
-		n++;
-	}
-	if (db_commit(r->db) != 0)
-		goto fail;
-	return n;
-fail:
-	db_rollback(r->db);
-	return -1;
-}
-
 int
 links_vault_rotate(const struct config *cfg, struct db *d, struct arena *a)
 {
-	char after[128] = "";
-	long long n, total = 0, failed = 0;
-	int more = 1;
-	struct req r;
+	struct vault_ring ring;
 
-	req_init_operator(&r, cfg, d, a);
-	while (more) {
-		if ((n = rotate_batch(&r, after, sizeof(after), &failed, &more)) < 0) {
-			fprintf(stderr, "bdsctl: keys: database: %s\n", db_errmsg(d));
-			return -1;
-		}
-		total += n;
-	}
-	printf("keys: credentials re-sealed under %s: %lld\n", vault_key_id(cfg), total);
-	if (failed > 0) {
-		fprintf(stderr, "bdsctl: keys: %lld link%s whose credentials open under no key"
-		    " of the ring (left as they are)\n", failed, failed == 1 ? "" : "s");
-		return -1;
-	}
-	return 0;
+	vault_ring_credentials(cfg, &ring);
+	return vault_rotate(d, a, &ring, &stmts[V_STALE], &stmts[V_RESEAL], "credentials");
 }

@@ -36,6 +36,18 @@ struct pay_bearer {
 	const char	*amount_minor;	/* a pay token's amount, or NULL */
 	const char	*currency;
 };
+/*
+ * The credential's bill id (its client and environment, not deleted): 1
+ * with *res, one row of the columns below, 0 none (or no bill id at all),
+ * -1 database failure.
+ */
+enum { B_USER, B_CURRENCY, B_STATUS, B_OWED, B_LINK };
+struct pg_result;
+int	 pay_bill_find(struct req *, const char *id, struct pg_result **res);
+/* The end user of the credential's payment method id (not deleted): 1 with
+ * *user, 0 none, -1 database failure. */
+int	 pay_method_user(struct req *, const char *id, const char **user);
+
 /* Fill b for r's credential: 0, or the status written (a database failure). */
 int	 pay_bearer(struct req *, struct pay_bearer *b);
 
@@ -54,7 +66,6 @@ int	 pay_execution_enabled(const struct config *);
 
 /* The entity a one-row result's first column holds (JSON text), parsed
  * (arena), or NULL: no row, or not JSON. */
-struct pg_result;
 struct json_object *pay_row_json(struct req *, struct pg_result *);
 
 #endif

@@ -31,8 +31,6 @@
 #include "pay/pay_card.h"
 #include "pay/pay_int.h"
 
-#define ROTATE_BATCH_S	"500"
-
 enum { PM_UPSERT, PM_LIST, PM_DELETE, PM_STALE, PM_RESEAL, PM__MAX };
 static struct db_stmt stmts[PM__MAX] = {
 	/* a new card, or the user's same card: its expiry and bucket updated,
@@ -63,11 +61,12 @@ static struct db_stmt stmts[PM__MAX] = {
 	    " pan_sealed = NULL, pan_key_id = NULL"
 	    " WHERE " DB_BY_ID("", " AND environment = $3 AND deleted_at IS NULL")
 	    " RETURNING id" },
-	/* rows not under the current key ($1), a batch at a time after $2 */
+	/* rows not under the current key ($1), a batch ($3) at a time after $2
+	 * (core/vault.h's vault_rotate) */
 	[PM_STALE] = { "pay_methods_stale",
 	    "SELECT client_id, id, encode(pan_sealed, 'hex'), pan_key_id FROM payment_methods"
 	    " WHERE pan_sealed IS NOT NULL AND pan_key_id IS DISTINCT FROM $1 AND id > $2"
-	    " ORDER BY id LIMIT " ROTATE_BATCH_S " FOR UPDATE SKIP LOCKED" },
+	    " ORDER BY id LIMIT $3::int FOR UPDATE SKIP LOCKED" },
 	[PM_RESEAL] = { "pay_methods_reseal",
 	    "UPDATE payment_methods SET pan_sealed = decode($3, 'hex'), pan_key_id = $4"
 	    " WHERE " DB_BY_ID("", " AND pan_sealed IS NOT NULL") },
@@ -263,62 +262,12 @@ pay_methods_delete(struct req *r, struct json_object *out)
 int
 pay_rotate_pan(const struct config *cfg, struct db *d, struct arena *a)
 {
-	const char *p[4], *sealed;
-	char after[128] = "";	/* the last id seen: outlives the arena's resets */
-	long long total = 0, stuck = 0;
 	unsigned char derived[32];
 	struct vault_ring ring;
-	char err[160];
-	unsigned char *pan;
-	PGresult *res;
-	size_t len;
-	int n;
+	int rc;
 
 	pay_pan_ring(cfg, &ring, derived);
-	if (vault_ring_check(&ring, err, sizeof(err)) != 0) {
-		fprintf(stderr, "keys: %s\n", err);
-		return -1;
-	}
-	for (;;) {
-		if (db_begin(d) != 0)
-			goto dbfail;
-		p[0] = ring.id, p[1] = after;
-		if ((res = db_exec(d, a, &stmts[PM_STALE], 2, p)) == NULL)
-			goto dbfail;
-		if ((n = PQntuples(res)) == 0) {
-			db_rollback(d);
-			break;
-		}
-		for (int i = 0; i < n; i++) {
-			p[0] = PQgetvalue(res, i, 0), p[1] = PQgetvalue(res, i, 1);
-			snprintf(after, sizeof(after), "%s", p[1]);
-			if (vault_ring_open_hex(a, &ring, PQgetvalue(res, i, 3),
-			    PQgetvalue(res, i, 2), p[1], &pan, &len) != 0) {
-				/* a key no longer in the ring: left as it is, named */
-				fprintf(stderr, "keys: payment method %s: its key %s is not in the"
-				    " ring (pay_pan_keys_old)\n", p[1], PQgetvalue(res, i, 3));
-				stuck++;
-				continue;
-			}
-			sealed = vault_ring_seal_hex(a, &ring, p[1], pan, len);
-			sodium_memzero(pan, len);
-			p[2] = sealed, p[3] = ring.id;
-			if (sealed == NULL || db_exec_count(d, a, &stmts[PM_RESEAL], 4, p) < 0)
-				goto dbfail;
-			total++;
-		}
-		if (db_commit(d) != 0)
-			goto dbfail;
-		arena_reset(a);
-		if (n < atoi(ROTATE_BATCH_S))
-			break;
-	}
-	printf("keys: card numbers re-sealed under %s: %lld\n", ring.id, total);
-	if (stuck > 0)
-		fprintf(stderr, "keys: %lld card numbers under keys not in the ring\n", stuck);
-	return stuck > 0 ? -1 : 0;
-dbfail:
-	db_rollback(d);
-	fprintf(stderr, "keys: database failure: %s\n", db_errmsg(d));
-	return -1;
+	rc = vault_rotate(d, a, &ring, &stmts[PM_STALE], &stmts[PM_RESEAL], "card numbers");
+	sodium_memzero(derived, sizeof(derived));
+	return rc;
 }

@@ -52,7 +52,6 @@ static struct db_stmt stmts[P__MAX] = {
 };
 const struct db_stmt_set pay_payments_stmt_set = { "pay_payments", stmts, P__MAX };
 
-enum { B_USER, B_CURRENCY, B_STATUS, B_OWED, B_LINK };
 
 const struct vfield pay_payments_create_fields[] = {
 	{ "bill_id", NULL, VT_STRING, V_REQUIRED, 1, 255 },
@@ -73,6 +72,34 @@ pay_row_json(struct req *r, PGresult *res)
 	return json_parse(r->arena, PQgetvalue(res, 0, 0), (size_t)PQgetlength(res, 0, 0), &why);
 }
 
+int
+pay_bill_find(struct req *r, const char *id, PGresult **res)
+{
+	const char *p[3] = { r->client_id, id, r->env };
+
+	if (!crypto_id_valid(id, "bill", 0))
+		return 0;
+	if ((*res = db_query(r, &stmts[P_BILL], 3, p)) == NULL)
+		return -1;
+	return PQntuples(*res) == 1;
+}
+
+int
+pay_method_user(struct req *r, const char *id, const char **user)
+{
+	const char *p[3] = { r->client_id, id, r->env };
+	PGresult *res;
+
+	if (!crypto_id_valid(id, PAY_PM, 0))
+		return 0;
+	if ((res = db_query(r, &stmts[P_METHOD], 3, p)) == NULL)
+		return -1;
+	if (PQntuples(res) != 1)
+		return 0;
+	*user = PQgetvalue(res, 0, 0);
+	return 1;
+}
+
 static int
 bill_not_found(struct req *r, const char *id)
 {
@@ -90,13 +117,13 @@ method_not_found(struct req *r, const char *id)
 static int
 bill_or_reply(struct req *r, const struct pay_bearer *b, const char *id, PGresult **res)
 {
-	const char *p[3] = { r->client_id, id, r->env };
+	int rc;
 
-	if (!crypto_id_valid(id, "bill", 0) || (b->bill_id != NULL && strcmp(b->bill_id, id) != 0))
+	if (b->bill_id != NULL && strcmp(b->bill_id, id) != 0)
 		return bill_not_found(r, id);
-	if ((*res = db_query(r, &stmts[P_BILL], 3, p)) == NULL)
+	if ((rc = pay_bill_find(r, id, res)) < 0)
 		return api_db_error(r);
-	if (PQntuples(*res) != 1 ||
+	if (rc == 0 ||
 	    (b->user != NULL && strcmp(PQgetvalue(*res, 0, B_USER), b->user) != 0) ||
 	    (b->link_id != NULL && strcmp(PQgetvalue(*res, 0, B_LINK), b->link_id) != 0))
 		return bill_not_found(r, id);
@@ -110,15 +137,14 @@ bill_or_reply(struct req *r, const struct pay_bearer *b, const char *id, PGresul
 static int
 method_or_reply(struct req *r, const struct pay_bearer *b, const char *id, const char *user)
 {
-	const char *p[3] = { r->client_id, id, r->env };
-	PGresult *res;
+	const char *owner = NULL;
+	int rc;
 
-	if (!crypto_id_valid(id, PAY_PM, 0) ||
-	    (b->method_id != NULL && strcmp(b->method_id, id) != 0))
+	if (b->method_id != NULL && strcmp(b->method_id, id) != 0)
 		return method_not_found(r, id);
-	if ((res = db_query(r, &stmts[P_METHOD], 3, p)) == NULL)
+	if ((rc = pay_method_user(r, id, &owner)) < 0)
 		return api_db_error(r);
-	if (PQntuples(res) != 1 || strcmp(PQgetvalue(res, 0, 0), user) != 0)
+	if (rc == 0 || strcmp(owner, user) != 0)
 		return method_not_found(r, id);
 	return 0;
 }

@@ -24,17 +24,8 @@
 #include "pay/pay.h"
 #include "pay/pay_int.h"
 
-enum {
-	T_BILL, T_METHOD, T_INSERT, T_AUTH, T_CURRENT, T_TOKEN, T_LINK_USER, T_SWEEP, T__MAX
-};
+enum { T_INSERT, T_AUTH, T_CURRENT, T_TOKEN, T_LINK_USER, T_SWEEP, T__MAX };
 static struct db_stmt stmts[T__MAX] = {
-	/* the client's bill in the credential's environment ($3), not deleted */
-	[T_BILL] = { "pay_tokens_bill",
-	    "SELECT client_user_id, currency FROM bills"
-	    " WHERE " DB_BY_ID("", " AND environment = $3 AND deleted_at IS NULL") },
-	[T_METHOD] = { "pay_tokens_method",
-	    "SELECT client_user_id FROM payment_methods"
-	    " WHERE " DB_BY_ID("", " AND environment = $3 AND deleted_at IS NULL") },
 	/* $1 client, $2 id, $3 env, $4 sha256 hex, $5 user, $6 bill, $7
 	 * amount, $8 currency, $9 method, $10 metadata, $11 ttl seconds */
 	[T_INSERT] = { "pay_tokens_insert",
@@ -121,37 +112,31 @@ mint(struct req *r, struct minted *m)
 	const char *user = json_get_str(r->body, "client_user_id");
 	const char *bill = json_get_str(r->body, "bill_id");
 	const char *method = json_get_str(r->body, "payment_method_id");
-	const char *currency = NULL, *minor = NULL, *p[11];
+	const char *currency = NULL, *minor = NULL, *owner = NULL, *p[11];
 	struct json_object *amount;
 	PGresult *res;
+	int rc;
 
 	if (json_object_object_get_ex(r->body, "amount", &amount) && amount != NULL) {
 		minor = arena_printf(r->arena, "%lld", (long long)json_get_int(amount, "value", 0));
 		currency = json_get_str(amount, "currency");
 	}
 	if (bill != NULL) {
-		p[0] = r->client_id, p[1] = bill, p[2] = r->env;
-		if (!crypto_id_valid(bill, "bill", 0))
-			return api_error(r, 404, ERR_BILL_NOT_FOUND, NULL, "no bill %s", bill);
-		if ((res = db_query(r, &stmts[T_BILL], 3, p)) == NULL)
+		if ((rc = pay_bill_find(r, bill, &res)) < 0)
 			return api_db_error(r);
-		if (PQntuples(res) != 1)
+		if (rc == 0)
 			return api_error(r, 404, ERR_BILL_NOT_FOUND, NULL, "no bill %s", bill);
-		if (strcmp(PQgetvalue(res, 0, 0), user) != 0)
+		if (strcmp(PQgetvalue(res, 0, B_USER), user) != 0)
 			return api_field_error(r, 400, ERR_VALIDATION_ERROR, "bill_id",
 			    "user_mismatch", "the bill is not client_user_id's");
-		if (currency != NULL && strcmp(PQgetvalue(res, 0, 1), currency) != 0)
+		if (currency != NULL && strcmp(PQgetvalue(res, 0, B_CURRENCY), currency) != 0)
 			return api_field_error(r, 400, ERR_VALIDATION_ERROR, "amount.currency",
 			    "currency_mismatch", "the currency is not the bill's");
 	}
 	if (method != NULL) {
-		p[0] = r->client_id, p[1] = method, p[2] = r->env;
-		if (!crypto_id_valid(method, PAY_PM, 0))
-			return api_error(r, 404, ERR_PAYMENT_METHOD_NOT_FOUND, NULL,
-			    "no payment method %s", method);
-		if ((res = db_query(r, &stmts[T_METHOD], 3, p)) == NULL)
+		if ((rc = pay_method_user(r, method, &owner)) < 0)
 			return api_db_error(r);
-		if (PQntuples(res) != 1 || strcmp(PQgetvalue(res, 0, 0), user) != 0)
+		if (rc == 0 || strcmp(owner, user) != 0)
 			return api_error(r, 404, ERR_PAYMENT_METHOD_NOT_FOUND, NULL,
 			    "no payment method %s of client_user_id", method);
 	}
