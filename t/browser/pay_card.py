@@ -25,7 +25,9 @@ refusal is the point (not_allowed). axe_en and axe_es run axe-core
 Environment: BDS_API_URL (the sandbox host), BDS_IAM_URL (the api host),
 BDS_LINK_URL, BDS_KEY, BDS_CLIENT, BDS_OTHER_CLIENT, BDS_JWT (the
 developer's access token), BDS_EXPIRED_TOKEN (a pay token the suite has
-aged past its expiry), BDS_ARTIFACTS, BDS_RESULT; BDS_NPM_MODULES (default
+aged past its expiry), BDS_BILL_ID and BDS_BILL_BILLER (a bill of
+client_user_id pay-bill, 43.21 owed by 2030-06-15, and its biller's
+name), BDS_ARTIFACTS, BDS_RESULT; BDS_NPM_MODULES (default
 the tree's tools/npm/node_modules). Exit 0 when the scenario passed, 1
 when it failed (the reason on stderr), 77 when chromium is not installed.
 """
@@ -69,6 +71,9 @@ CLIENT = ENV['BDS_CLIENT']
 OTHER_CLIENT = ENV.get('BDS_OTHER_CLIENT', '')
 JWT = ENV['BDS_JWT']
 EXPIRED_TOKEN = ENV.get('BDS_EXPIRED_TOKEN', '')
+# a PENDING bill of pay-bill (43.21 owed by 2030-06-15) and its biller
+BILL = ENV.get('BDS_BILL_ID', '')
+BILLER = ENV.get('BDS_BILL_BILLER', '')
 ARTIFACTS = ENV['BDS_ARTIFACTS']
 RESULT = ENV['BDS_RESULT']
 # the test app's two origins (serve_app): registered, and not
@@ -520,6 +525,29 @@ def amount(b):
     return {'users': [user], 'methods': [pm], 'cards': [AMEX], 'cvvs': ['4321']}
 
 
+def bill(b):
+    """A token for a bill: the biller, what is owed and the due date
+    above the form; the card saved for the bill's user."""
+    user = 'pay-bill'
+    check(BILL and BILLER, 'no bill from the suite')
+    _, url = pay_token(user, bill_id=BILL)
+    frame = open_app(b, ORIGIN_OK, url)
+    b.d.switch_to.frame(frame)
+    form_ready(b)
+    check(b.text('#summary-biller') == BILLER, 'biller %r, want %r' %
+          (b.text('#summary-biller'), BILLER))
+    check(b.text('#summary-amount') == '$43.21', 'amount %r' % b.text('#summary-amount'))
+    check(b.text('#summary-due') == 'June 15, 2030', 'due %r' % b.text('#summary-due'))
+    b.shot('form')
+    type_card(b, VISA2, '03', YEAR, '123')
+    pm = saved_method(b, user, VISA2)
+    b.d.switch_to.default_content()
+    got = b.wait(lambda: message_of(b.app_log()), 'bds:payment_method')
+    check(got[0]['data']['payment_method_id'] == pm, 'message %s' % got)
+    b.assert_clean([LINK, ORIGIN_OK])
+    return {'users': [user], 'methods': [pm], 'cards': [VISA2], 'cvvs': ['123']}
+
+
 def not_allowed(b):
     """Framed by an origin the client did not register: the browser
     refuses the frame; the page never ran (no script, no API call)."""
@@ -848,6 +876,7 @@ def axe_es(b):
 SCENARIOS = {
     'embedded': (embedded, {}),
     'amount': (amount, {}),
+    'bill': (bill, {}),
     'not_allowed': (not_allowed, {}),
     'popups': (popups, {}),
     'inline_errors': (inline_errors, {'width': 320, 'height': 720}),

@@ -62,13 +62,36 @@ expired_token(const struct webpage_tenant *t, const char *user)
 }
 
 /*
+ * A PENDING bill of client_user_id user from a sandbox link of t's client
+ * (user_good), its figures set to 43.21 owed by 2030-06-15: its id, and
+ * its biller's name in *biller (both malloc'ed).
+ */
+static char *
+pending_bill(const struct webpage_tenant *t, const char *user, char **biller)
+{
+	char *link, *bill;
+
+	link = devacct_sandbox_link(t->key, user, "user_good");
+	ck_assert_msg(harness_jobs_wait_idle(60000) == 0, "%s", harness_error());
+	bill = devacct_sql_value("SELECT id FROM bills WHERE link_id = $1 AND status = 'PENDING'"
+	    " AND deleted_at IS NULL ORDER BY due_date DESC NULLS LAST LIMIT 1", link, NULL);
+	ck_assert_msg(bill != NULL, "no PENDING bill on %s", link);
+	devacct_sql_exec("UPDATE bills SET total_minor = 4321, amount_due_minor = 4321,"
+	    " balance_minor = NULL, due_date = '2030-06-15' WHERE id = $1", bill, NULL);
+	*biller = devacct_sql_value("SELECT biller_name FROM bills WHERE id = $1", bill, NULL);
+	ck_assert_ptr_nonnull(*biller);
+	free(link);
+	return bill;
+}
+
+/*
  * Run pay_card.py SCENARIO for tenant t (other: a second client) in its
  * own process group, at most RUN_MS; the test fails unless it exits 0.
  * Its result (json_object_put it).
  */
 static struct json_object *
 browse(const struct webpage_tenant *t, const char *other, const char *expired,
-    const char *scenario)
+    const char *bill, const char *biller, const char *scenario)
 {
 	const char *src = getenv("BDS_SRCDIR") ? getenv("BDS_SRCDIR") : ".";
 	char script[PATH_MAX], result[PATH_MAX];
@@ -80,6 +103,8 @@ browse(const struct webpage_tenant *t, const char *other, const char *expired,
 		"BDS_CLIENT", t->client,
 		"BDS_OTHER_CLIENT", other ? other : "",
 		"BDS_EXPIRED_TOKEN", expired ? expired : "",
+		"BDS_BILL_ID", bill ? bill : "",
+		"BDS_BILL_BILLER", biller ? biller : "",
 		"BDS_IAM_URL", harness_base_url("api"),
 		"BDS_JWT", webpage_dev.access,
 		"BDS_ARTIFACTS", harness_artifacts_dir(),
@@ -348,24 +373,26 @@ static const struct {
 	const char	*name;
 	int		 other;		/* needs a second client */
 	int		 expired;	/* needs an expired pay token */
+	int		 bill;		/* needs a PENDING bill of pay-bill */
 } scenarios[] = {
-	{ "embedded",		0, 0 },
-	{ "amount",		0, 0 },
-	{ "not_allowed",	0, 0 },
-	{ "popups",		0, 0 },
-	{ "inline_errors",	0, 0 },
-	{ "api_errors",		0, 0 },
-	{ "refused",		1, 1 },
-	{ "es",			0, 0 },
-	{ "axe_en",		0, 0 },
-	{ "axe_es",		0, 0 },
+	{ "embedded",		0, 0, 0 },
+	{ "amount",		0, 0, 0 },
+	{ "bill",		0, 0, 1 },
+	{ "not_allowed",	0, 0, 0 },
+	{ "popups",		0, 0, 0 },
+	{ "inline_errors",	0, 0, 0 },
+	{ "api_errors",		0, 0, 0 },
+	{ "refused",		1, 1, 0 },
+	{ "es",			0, 0, 0 },
+	{ "axe_en",		0, 0, 0 },
+	{ "axe_es",		0, 0, 0 },
 };
 
 START_TEST(scenario)
 {
 	struct webpage_tenant t, other = { NULL, NULL };
 	struct json_object *res;
-	char *expired = NULL;
+	char *expired = NULL, *bill = NULL, *biller = NULL;
 
 	if (!wanted(scenarios[_i].name))
 		return;
@@ -374,10 +401,14 @@ START_TEST(scenario)
 		webpage_tenant_new(&other, NULL, NULL);
 	if (scenarios[_i].expired)
 		expired = expired_token(&t, "pay-expired");
-	res = browse(&t, other.client, expired, scenarios[_i].name);
+	if (scenarios[_i].bill)
+		bill = pending_bill(&t, "pay-bill", &biller);
+	res = browse(&t, other.client, expired, bill, biller, scenarios[_i].name);
 	after(&t, res);
 	json_object_put(res);
 	free(expired);
+	free(bill);
+	free(biller);
 	webpage_tenant_free(&t);
 	webpage_tenant_free(&other);
 }
