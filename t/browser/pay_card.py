@@ -362,6 +362,10 @@ class Browser:
         cards = (VISA, MASTERCARD, AMEX, DISCOVER, VISA2, BAD_LUHN)
         leaked = [u for _, u in self.requests if any(c in re.sub(r'\D', '', u) for c in cards)]
         check(not leaked, 'a card number in a URL: %s' % leaked)
+        # nor in the console
+        logged = [m['message'] for m in self.console
+                  if any(c in re.sub(r'\D', '', m['message']) for c in cards)]
+        check(not logged, 'a card number in the console: %s' % logged)
 
 
 # ---- steps of the page --------------------------------------------------------

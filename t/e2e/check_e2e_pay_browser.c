@@ -5,15 +5,19 @@
  * scenario per test. The script serves a test app on two loopback
  * origins, the client's registered one and another, types cards as the
  * end user (keyboard only in the embedded flow), checks what the page
- * shows and what the test app receives (bds:payment_method only from a
- * page framed or opened by the registered origin, and only there), the
- * console (no CSP or integrity refusal) and the network log (no other
- * host, no request while the form has errors, no card in a URL), runs
- * axe-core in English and Spanish, and saves screenshots under
- * t/artifacts/<build dir name>/. This suite then checks what the service
- * holds: each method the page reported, of that user, with the typed
- * card's last four digits and brand, and no method where the page was
- * refused or never got a card.
+ * shows (the amount, the bill's biller and due date, each error under its
+ * field, in English and Spanish) and what the test app receives
+ * (bds:payment_method only from a page framed or opened by the registered
+ * origin, and only there), the console (no CSP or integrity refusal, no
+ * card) and the network log (no other host, no request while the form
+ * has errors, no card in a URL), runs axe-core in English and Spanish,
+ * and saves screenshots under t/artifacts/<build dir name>/. This suite
+ * then checks what the service holds: each method the page reported, of
+ * that user, with the typed card's last four digits and brand, and no
+ * method where the page was refused or never got a card. link_host checks
+ * the link host's side over plain HTTP: the page's headers and frame
+ * policy, the two pay API paths it passes (a pay token only) and the
+ * envelopes nginx answers itself.
  *
  * The suite skips (77) only when chromium or chromium-driver is not
  * installed; scripts/test installs both (BDS_PKGS).
