@@ -130,6 +130,8 @@ browse(const struct webpage_tenant *t, const char *other, const char *expired,
 	    rc, harness_artifacts_dir(), scenario);
 	out = json_object_from_file(result);
 	ck_assert_msg(out != NULL, "%s: no result in %s", scenario, result);
+	/* it names the cards typed: not left among the stack's files */
+	unlink(result);
 	return out;
 }
 
