@@ -63,12 +63,18 @@ const struct db_stmt_set pay_tokens_stmt_set = { "pay_tokens", stmts, T__MAX };
 enum { CU_ID, CU_USER, CU_EXPIRES, CU_BILL, CU_AMOUNT, CU_BILL_JSON, CU_METHOD,
 	CU_CLIENT, CU_CLIENT_NAME, CU_ORIGINS };
 
-/* metadata_json: an opaque string that must be JSON text. */
+/* metadata_json: an opaque string of JSON text, at most PAY_METADATA_MAX
+ * bytes (the field's own bound counts characters). */
 static int
 check_metadata(struct arena *a, struct json_object **v, const char **code, const char **msg)
 {
 	const char *s = json_object_get_string(*v), *why = NULL;
 
+	if (strlen(s) > PAY_METADATA_MAX) {
+		*code = "too_long";
+		*msg = "metadata_json must be at most 4096 bytes";
+		return -1;
+	}
 	if (json_parse(a, s, strlen(s), &why) != NULL || why == NULL)
 		return 0;
 	*code = "invalid_json";

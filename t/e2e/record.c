@@ -21,7 +21,7 @@ static const char *const secret_keys[] = {
 	"refreshToken", "id_token", "idToken", "client_secret", "clientSecret", "secret",
 	"api_key", "apiKey", "key", "public_token", "publicToken", "session_token",
 	"ticket", "token", "signing_secret", "webhook_secret", "username",
-	"credentials", NULL
+	"credentials", "pan", "cvv", NULL
 };
 
 /* Values that are credentials whatever their member is called. */
