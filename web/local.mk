@@ -36,3 +36,26 @@ EXTRA_DIST += tools/npm/package.json tools/npm/package-lock.json
 	mv $@.tmp $@
 $(REDOC_BUNDLE):
 	@echo "$@ is missing: run scripts/npm-tools first (npm ci of tools/npm)" >&2; exit 1
+
+# The card page (web/pay/index.html, served as /pay on the link host;
+# installed with the rest of web/) names every script and stylesheet with
+# its Subresource Integrity: `make check` checks each attribute against
+# the file (scripts/sri-check), so a change to /assets/connect.css,
+# /assets/i18n.js or the page's own files cannot ship with a page the
+# browser would refuse to run. The check must also bite: a copy of the
+# page with one file one byte longer has to fail.
+PAY_SRI_FILES = /assets/connect.css=$(srcdir)/web/assets/connect.css \
+	/assets/i18n.js=$(srcdir)/web/assets/i18n.js \
+	/pay/pay.css=$(srcdir)/web/pay/pay.css \
+	/pay/pay.js=$(srcdir)/web/pay/pay.js
+check-local: check-pay-sri
+check-pay-sri:
+	@/usr/bin/python3 $(srcdir)/scripts/sri-check $(srcdir)/web/pay/index.html \
+	    $(PAY_SRI_FILES) || { echo "FAIL: web/pay/index.html: integrity"; exit 1; }
+	@tmp=`mktemp` && trap 'rm -f "$$tmp"' EXIT && \
+	cat $(srcdir)/web/pay/pay.js > "$$tmp" && echo >> "$$tmp" && \
+	if /usr/bin/python3 $(srcdir)/scripts/sri-check $(srcdir)/web/pay/index.html \
+	    $(PAY_SRI_FILES) /pay/pay.js="$$tmp" 2>/dev/null; then \
+	    echo "FAIL: scripts/sri-check took a changed /pay/pay.js"; exit 1; fi
+	@echo "PASS: web/pay/index.html: integrity of every script and stylesheet"
+.PHONY: check-pay-sri

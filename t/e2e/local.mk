@@ -71,3 +71,6 @@ E2E_SUITES += %reldir%/check_e2e_readme
 E2E_SUITES += %reldir%/check_e2e_imports
 # reviewing and confirming bill imports: the draft, its versions, the bill
 E2E_SUITES += %reldir%/check_e2e_imports_review
+# the hosted card page (/pay on the link host) in a real browser:
+# t/browser/pay_card.py, as check_e2e_browser
+E2E_SUITES += %reldir%/check_e2e_pay_browser
