@@ -2115,6 +2115,86 @@ END_TEST
 
 /* ---- the stack's processes and what it keeps ---- */
 
+/* ---- the card key ---- */
+
+#define PAN_KEY2 "a1b2c3d4e5f60718293a4b5c6d7e8f90a1b2c3d4e5f60718293a4b5c6d7e8f90"
+#define PAN_KEY3 "0f1e2d3c4b5a69788796a5b4c3d2e1f00f1e2d3c4b5a69788796a5b4c3d2e1f0"
+
+static void
+config_append(const char *text)
+{
+	FILE *f = fopen(harness_config_path(), "a");
+
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	ck_assert_int_eq(fclose(f), 0);
+}
+
+/* How many live cards are not sealed under key id */
+static long long
+cards_not_under(const char *id)
+{
+	return devacct_sql_int("SELECT count(*) FROM payment_methods WHERE pan_sealed IS NOT NULL"
+	    " AND pan_key_id IS DISTINCT FROM $1", id, NULL);
+}
+
+/*
+ * `bdsctl keys rotate-pan` (docs/pay.md "Keys and rotation"): the cards
+ * sealed under the key derived from secret_key move to a configured key,
+ * then to a newer one once the older is listed among the old keys; a
+ * sealed number is never the same bytes twice; a card whose key left the
+ * ring is named and left as it is (exit 1); the same card is still the
+ * same method afterwards (the fingerprint has its own key). Last test of
+ * the gated stack: it rewrites the config bdsctl reads (bds-api keeps the
+ * one it started with).
+ */
+START_TEST(rotate_pan)
+{
+	const char *args[] = { "keys", "rotate-pan", NULL };
+	const char *user = user_new("rotate");
+	char *id = method_new(ta.key, user, VISA_2, "visa"), *again, *before, *after;
+
+	ck_assert_int_eq(cards_not_under("secret_key.pan"), 0);
+	/* the current key is the derived one: nothing to do */
+	ck_assert_int_eq(harness_bdsctl(args), 0);
+	before = devacct_sql_value("SELECT encode(pan_sealed, 'hex') FROM payment_methods"
+	    " WHERE id = $1", id, NULL);
+
+	config_append("pay.pan_key_id = pan.v2\npay_pan_key = " PAN_KEY2 "\n");
+	ck_assert_int_eq(harness_bdsctl(args), 0);
+	ck_assert_int_eq(cards_not_under("pan.v2"), 0);
+	after = devacct_sql_value("SELECT encode(pan_sealed, 'hex') FROM payment_methods"
+	    " WHERE id = $1", id, NULL);
+	ck_assert_ptr_nonnull(after);
+	ck_assert_str_ne(before, after);
+	free(before);
+	free(after);
+
+	/* a newer key without the older one in the ring: every card named, none moved */
+	config_append("pay_pan_key_id = pan.v3\npay_pan_key = " PAN_KEY3 "\n");
+	ck_assert_int_eq(harness_bdsctl(args), 1);
+	ck_assert_int_eq(cards_not_under("pan.v2"), 0);
+	/* with it listed: all move */
+	config_append("pay_pan_keys_old = pan.v2=" PAN_KEY2 "\n");
+	ck_assert_int_eq(harness_bdsctl(args), 0);
+	ck_assert_int_eq(cards_not_under("pan.v3"), 0);
+
+	/* a sealed number copied to another row opens for none: named, left */
+	again = method_new(ta.key, user_new("rotate"), MASTERCARD_2, "mastercard");
+	devacct_sql_exec("UPDATE payment_methods SET pan_sealed = (SELECT pan_sealed FROM"
+	    " payment_methods WHERE id = $1), pan_key_id = 'pan.v2' WHERE id = $2", id, again);
+	ck_assert_int_eq(harness_bdsctl(args), 1);
+	ck_assert_int_eq(cards_not_under("pan.v3"), 1);
+
+	/* the same card of the same user: the same method, whatever its sealing */
+	free(again);
+	again = method_new(ta.key, user, VISA_2, "visa");
+	ck_assert_str_eq(again, id);
+	free(again);
+	free(id);
+}
+END_TEST
+
 /* /proc/pid/limits says "Max core file size 0 0" */
 static void
 no_core(pid_t pid, const char *what)
@@ -2156,6 +2236,8 @@ END_TEST
 START_TEST(secrets_not_kept)
 {
 	const char *needles[3 * (N(pans_sent) + N(more_cards) + GEN_CARDS) + 2 * N(cvvs_sent)];
+	char *made[N(pans_sent) + N(more_cards) + GEN_CARDS + 2 * N(cvvs_sent)];
+	size_t m = 0;
 	char gen[GEN_CARDS][17];
 	char found[512];
 	size_t n = 0;
@@ -2171,15 +2253,15 @@ START_TEST(secrets_not_kept)
 
 		needles[n++] = pan;
 		if (l >= 13 && strspn(pan, "0123456789") == l) {
-			needles[n++] = strdup(harness_fmt("%.*s", (int)(l - 4), pan));
+			needles[n++] = made[m++] = strdup(harness_fmt("%.*s", (int)(l - 4), pan));
 			needles[n++] = pan + 6;
 		}
 	}
 	/* three or four digits alone are in every log by chance: the CVVs as
 	 * the requests carried them */
 	for (size_t i = 0; i < N(cvvs_sent); i++) {
-		needles[n++] = strdup(harness_fmt("\"cvv\":\"%s\"", cvvs_sent[i]));
-		needles[n++] = strdup(harness_fmt("\"cvv\": \"%s\"", cvvs_sent[i]));
+		needles[n++] = made[m++] = strdup(harness_fmt("\"cvv\":\"%s\"", cvvs_sent[i]));
+		needles[n++] = made[m++] = strdup(harness_fmt("\"cvv\": \"%s\"", cvvs_sent[i]));
 	}
 	/* the scan can fail: a needle planted in a log is found */
 	{
@@ -2206,6 +2288,8 @@ START_TEST(secrets_not_kept)
 	ck_assert_int_eq(harness_deliver_once(), 0);
 	ck_assert_msg(harness_jobs_wait_idle(IDLE_MS) == 0, "%s", harness_error());
 	rc = harness_secret_scan(needles, n, found, sizeof(found));
+	while (m > 0)
+		free(made[--m]);
 	ck_assert_msg(rc != -1, "scan: %s", harness_error());
 	ck_assert_msg(rc == 0, "a card secret is kept: %s", found);
 }
@@ -2232,6 +2316,7 @@ pay_suite(void)
 	tcase_add_test(tc, environments);
 	tcase_add_test(tc, link_host);
 	tcase_add_test(tc, payments_gated);
+	tcase_add_test(tc, rotate_pan);
 	tcase_add_test(tc, no_core_dumps);
 	tcase_add_test(tc, secrets_not_kept);
 	suite_add_tcase(s, tc);

@@ -37,6 +37,7 @@
 #define CHROMEDRIVER	"/usr/bin/chromedriver"
 #define PYTHON		"/usr/bin/python3"
 #define RUN_MS		150000	/* one scenario, chromium's start included */
+#define N_OF(x)		(sizeof(x) / sizeof((x)[0]))
 
 /*
  * A pay token of t's client for client_user_id user whose expiry the suite
@@ -420,6 +421,43 @@ START_TEST(scenario)
 }
 END_TEST
 
+/* Every number pay_card.py and link_host type, and the CVVs as the page
+ * posts them. */
+static const char *const pans_typed[] = {
+	"4242424242424242", "5555555555554444", "378282246310005", "6011111111111117",
+	"4000056655665556", "4242424242424241",
+};
+static const char *const cvvs_typed[] = { "123", "4321", "12", "1" };
+
+/*
+ * Last: no number or CVV the browser typed is in the database or in any
+ * file the stack wrote (nginx's logs, bds-api's, PostgreSQL's): not as
+ * typed, not without its last four digits, not from its seventh digit on.
+ */
+START_TEST(secrets_not_kept)
+{
+	const char *needles[3 * N_OF(pans_typed) + N_OF(cvvs_typed)];
+	char *made[N_OF(pans_typed) + N_OF(cvvs_typed)];
+	char found[512];
+	size_t n = 0, m = 0;
+	int rc;
+
+	for (size_t i = 0; i < N_OF(pans_typed); i++) {
+		needles[n++] = pans_typed[i];
+		needles[n++] = made[m++] = strdup(harness_fmt("%.*s",
+		    (int)strlen(pans_typed[i]) - 4, pans_typed[i]));
+		needles[n++] = pans_typed[i] + 6;
+	}
+	for (size_t i = 0; i < N_OF(cvvs_typed); i++)
+		needles[n++] = made[m++] = strdup(harness_fmt("\"cvv\":\"%s\"", cvvs_typed[i]));
+	rc = harness_secret_scan(needles, n, found, sizeof(found));
+	while (m > 0)
+		free(made[--m]);
+	ck_assert_msg(rc != -1, "the scan failed: %s", harness_error());
+	ck_assert_msg(rc == 0, "a card the browser typed is kept: %s", found);
+}
+END_TEST
+
 static Suite *
 pay_browser_suite(void)
 {
@@ -431,6 +469,7 @@ pay_browser_suite(void)
 	tcase_set_timeout(tc, RUN_MS / 1000 + 60);
 	tcase_add_test(tc, link_host);
 	tcase_add_loop_test(tc, scenario, 0, (int)(sizeof(scenarios) / sizeof(scenarios[0])));
+	tcase_add_test(tc, secrets_not_kept);
 	suite_add_tcase(s, tc);
 	return s;
 }
