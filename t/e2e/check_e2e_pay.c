@@ -2113,6 +2113,34 @@ START_TEST(bill_changes_in_flight)
 }
 END_TEST
 
+/* A bill in a currency of no minor unit (JPY): amounts are whole yen */
+START_TEST(yen)
+{
+	struct payer y;
+	struct harness_resp *r;
+	char *id;
+
+	payer_new(&y, &ta, "yen", 5000);
+	devacct_sql_exec("UPDATE bills SET currency = 'JPY' WHERE id = $1", y.bill, NULL);
+	PAY_INVALID(ta.key, &y, ",\"currency\":\"USD\"", "currency", "currency_mismatch");
+	r = pay(ta.key, &y, ",\"amount_minor_units\":1205,\"currency\":\"JPY\"");
+	harness_expect(r, 202);
+	ck_assert_pstr_eq(devacct_str(r, "amount"), "1205");
+	ck_assert_pstr_eq(devacct_str(r, "currency"), "JPY");
+	id = strdup(devacct_str(r, "payment_attempt_id"));
+	harness_resp_free(r);
+	ck_assert_msg(harness_jobs_wait_settled("pay.process", NULL, SETTLE_MS) == 0, "%s",
+	    harness_error());
+	r = call(ta.key, "GET", harness_fmt("/v1/pay/payments/%s", id), NULL, NULL);
+	harness_expect(r, 200);
+	ck_assert_pstr_eq(devacct_str(r, "status"), "SUCCEEDED");
+	ck_assert_pstr_eq(devacct_str(r, "amount"), "1205");
+	harness_resp_free(r);
+	free(id);
+	payer_free(&y);
+}
+END_TEST
+
 /* ---- the stack's processes and what it keeps ---- */
 
 /* ---- the card key ---- */
@@ -2335,6 +2363,7 @@ pay_suite(void)
 	tcase_add_test(tc, token_amount);
 	tcase_add_test(tc, deleted_card_in_flight);
 	tcase_add_test(tc, bill_changes_in_flight);
+	tcase_add_test(tc, yen);
 	tcase_add_test(tc, no_core_dumps);
 	tcase_add_test(tc, secrets_not_kept);
 	suite_add_tcase(s, tc);
