@@ -85,7 +85,7 @@ gen_card(int i, char buf[17])
 {
 	int sum = 0;
 
-	snprintf(buf, 17, "4917182936%02d573", i);
+	snprintf(buf, 17, "4917182936%02u573", (unsigned)i % 100u);
 	for (int k = 14, dbl = 1; k >= 0; k--, dbl = !dbl) {
 		int d = (buf[k] - '0') * (dbl ? 2 : 1);
 
