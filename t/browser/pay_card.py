@@ -83,7 +83,7 @@ AXE = os.path.join(ENV.get('BDS_NPM_MODULES') or
                    os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..',
                                 'tools', 'npm', 'node_modules'), 'axe-core', 'axe.min.js')
 PAY_TOKEN = re.compile(r'bds_pay_')
-# PAY.md's test cards and the year of a card that is still valid
+# the test cards (docs/pay.md) and the year of a card that is still valid
 VISA = '4242424242424242'
 MASTERCARD = '5555555555554444'
 AMEX = '378282246310005'

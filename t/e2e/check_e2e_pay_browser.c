@@ -170,7 +170,7 @@ at(struct json_object *a, size_t i)
 	return json_object_get_string(json_object_array_get_idx(a, i));
 }
 
-/* IIN ranges of PAY.md's test cards, as the API names them */
+/* IIN ranges of the test cards, as the API names them */
 static const char *
 brand_of(const char *pan)
 {
@@ -421,7 +421,7 @@ START_TEST(scenario)
 }
 END_TEST
 
-/* Every card pay_card.py types (PAY.md's test cards, the bad Luhn digit)
+/* Every card pay_card.py types (the test cards, the bad Luhn digit)
  * and every security code. */
 static const char *const pans_typed[] = { "4242424242424242", "5555555555554444",
 	"378282246310005", "6011111111111117", "4000056655665556", "4242424242424241" };
