@@ -348,13 +348,19 @@ bill_of(const char *link, long long minor)
 	return bill;
 }
 
-/* A unique client_user_id */
+/* A unique client_user_id, in a ring of buffers of its own (a test holds
+ * a few at once, none for long: no copy to free) */
 static const char *
 user_new(const char *tag)
 {
+	static char ring[32][96];
 	static int n;
+	char *u = ring[n % 32];
 
-	return harness_fmt("u-%s-%d-%d-%ld", tag, (int)getpid(), ++n, (long)random() % 100000);
+	snprintf(u, sizeof(ring[0]), "u-%s-%d-%d-%ld", tag, (int)getpid(), n + 1,
+	    (long)random() % 100000);
+	n++;
+	return u;
 }
 
 /* POST /v1/pay-tokens with the members of more (may be "") for user: 201;
@@ -454,7 +460,7 @@ static const struct {
 START_TEST(tokens_create)
 {
 	char *link, *bill, *other_link, *other_bill, *pm, *pm_other_user, *tok;
-	const char *user = strdup(user_new("tok")), *user2 = strdup(user_new("tok2"));
+	const char *user = user_new("tok"), *user2 = user_new("tok2");
 	const char *p = "/v1/pay-tokens";
 	char big[4200 + 64], body[4400], id[64];
 	struct harness_resp *r;
@@ -577,7 +583,7 @@ END_TEST
  * characters are 4204 bytes */
 START_TEST(tokens_metadata_bytes)
 {
-	const char *user = strdup(user_new("meta"));
+	const char *user = user_new("meta");
 	char body[4400];
 	size_t k;
 
@@ -597,7 +603,7 @@ static const char *const current_keys[] = { "pay_token_id", "object", "client_us
 
 START_TEST(tokens_current)
 {
-	const char *user = strdup(user_new("cur"));
+	const char *user = user_new("cur");
 	const char *p = "/v1/pay-tokens/current";
 	char *link, *bill, *pm, *tok, id[64], *due, *balance;
 	struct json_object *b, *c;
@@ -733,7 +739,7 @@ END_TEST
 
 START_TEST(methods_validation)
 {
-	const char *user = strdup(user_new("val"));
+	const char *user = user_new("val");
 	const char *p = "/v1/pay/payment-methods";
 	int y = this_year() + 2, py, pmon;
 	char *link, *lat, *tok, big[80];
@@ -851,7 +857,7 @@ END_TEST
  * other malformed one (both checked before the test fails) */
 START_TEST(methods_long_values)
 {
-	const char *user = strdup(user_new("long"));
+	const char *user = user_new("long");
 	int y = this_year() + 2;
 	struct harness_resp *a, *b;
 	char why[2][1024];
@@ -872,7 +878,7 @@ END_TEST
 
 START_TEST(methods_credentials)
 {
-	const char *user = strdup(user_new("cred")), *p = "/v1/pay/payment-methods";
+	const char *user = user_new("cred"), *p = "/v1/pay/payment-methods";
 	char *link, *lat, *tok, *ids[N(cards)], *again, *by_tok, *by_lat;
 	struct harness_resp *r;
 
@@ -960,7 +966,7 @@ END_TEST
 START_TEST(methods_parallel)
 {
 	struct harness_resp *out[PARALLEL];
-	const char *user = strdup(user_new("mpar")), *body;
+	const char *user = user_new("mpar"), *body;
 	char auth[256];
 
 	snprintf(auth, sizeof(auth), "Authorization: Bearer %s", ta.key);
@@ -982,7 +988,7 @@ END_TEST
 
 START_TEST(methods_list_delete)
 {
-	const char *user = strdup(user_new("list")), *p = "/v1/pay/payment-methods";
+	const char *user = user_new("list"), *p = "/v1/pay/payment-methods";
 	char *ids[4], *cursor = NULL, *tok;
 	const char *seen[8];
 	size_t nseen = 0;
@@ -1054,6 +1060,8 @@ START_TEST(methods_list_delete)
 	ck_assert_str_eq(seen[0], ids[3]);
 	ck_assert_str_eq(seen[1], ids[2]);
 	ck_assert_str_eq(seen[2], ids[0]);
+	for (int i = 0; i < nseen; i++)
+		free((char *)seen[i]);
 	/* the whole list at once, the default limit */
 	r = call(ta.key, "GET", harness_fmt("%s?client_user_id=%s", p, user), NULL, NULL);
 	harness_expect(r, 200);
@@ -1080,7 +1088,7 @@ START_TEST(methods_list_delete)
 
 	/* the default limit is 25 */
 	{
-		const char *many = strdup(user_new("many"));
+		const char *many = user_new("many");
 		char pan[17];
 
 		for (int i = 0; i < GEN_CARDS; i++)
@@ -1118,7 +1126,7 @@ END_TEST
 
 START_TEST(sessions)
 {
-	const char *user = strdup(user_new("ses")), *url, *frag;
+	const char *user = user_new("ses"), *url, *frag;
 	char *link, *bill, want[256];
 	struct harness_resp *r, *c;
 
@@ -1194,7 +1202,7 @@ dev_pay_token(const char *user)
  * sandbox's: bills, cards, tokens; and its own work there */
 START_TEST(environments)
 {
-	const char *user = strdup(user_new("env")), *pt = "/v1/pay-tokens";
+	const char *user = user_new("env"), *pt = "/v1/pay-tokens";
 	char *link, *bill, *pm, *tok, *dtok, *dpm;
 	struct harness_resp *r;
 
@@ -1250,7 +1258,7 @@ END_TEST
  * environment, nothing else; no other pay route there */
 START_TEST(link_host)
 {
-	const char *user = strdup(user_new("lnk")), *cur = "/v1/pay-tokens/current";
+	const char *user = user_new("lnk"), *cur = "/v1/pay-tokens/current";
 	const char *pm = "/v1/pay/payment-methods";
 	char *link, *lat, *tok, *dtok, *card, id[64];
 	struct harness_resp *r;
@@ -1322,7 +1330,7 @@ writes(const char *client)
 
 START_TEST(payments_gated)
 {
-	const char *user = strdup(user_new("gate")), *p = "/v1/pay/payments";
+	const char *user = user_new("gate"), *p = "/v1/pay/payments";
 	char *link, *lat, *bill, *pm, *tok;
 	const char *bearers[3];
 	long long before;
