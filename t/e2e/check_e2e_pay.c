@@ -1060,7 +1060,7 @@ START_TEST(methods_list_delete)
 	ck_assert_str_eq(seen[0], ids[3]);
 	ck_assert_str_eq(seen[1], ids[2]);
 	ck_assert_str_eq(seen[2], ids[0]);
-	for (int i = 0; i < nseen; i++)
+	for (size_t i = 0; i < nseen; i++)
 		free((char *)seen[i]);
 	/* the whole list at once, the default limit */
 	r = call(ta.key, "GET", harness_fmt("%s?client_user_id=%s", p, user), NULL, NULL);
