@@ -108,23 +108,6 @@ browse(const struct webpage_tenant *t, const char *other, const char *scenario)
 	return out;
 }
 
-/* BDS_BROWSER_SCENARIOS=a,b runs only those (while working on the page);
- * the others pass without running. */
-static int
-wanted(const char *scenario)
-{
-	const char *only = getenv("BDS_BROWSER_SCENARIOS");
-	size_t n = strlen(scenario);
-	const char *p;
-
-	if (only == NULL || *only == '\0')
-		return 1;
-	for (p = only; (p = strstr(p, scenario)) != NULL; p += n)
-		if ((p == only || p[-1] == ',') && (p[n] == '\0' || p[n] == ','))
-			return 1;
-	return 0;
-}
-
 static const char *
 res_str(struct json_object *res, const char *key)
 {
@@ -172,7 +155,7 @@ START_TEST(embedded)
 	struct json_object *res;
 	const char *link;
 
-	if (!wanted("embedded"))
+	if (!webpage_scenario_wanted("embedded"))
 		return;
 	rc = receiver_start(NULL);
 	ck_assert_msg(rc != NULL, "receiver: %s", receiver_error());
@@ -377,7 +360,7 @@ START_TEST(scenario)
 	struct webpage_tenant t, other = { NULL, NULL };
 	struct json_object *res;
 
-	if (!wanted(scenarios[_i].name))
+	if (!webpage_scenario_wanted(scenarios[_i].name))
 		return;
 	webpage_tenant_new(&t, NULL, NULL);
 	if (scenarios[_i].other)

@@ -136,23 +136,6 @@ browse(const struct webpage_tenant *t, const char *other, const char *expired,
 	return out;
 }
 
-/* BDS_BROWSER_SCENARIOS=a,b runs only those (while working on the page);
- * the others pass without running. */
-static int
-wanted(const char *scenario)
-{
-	const char *only = getenv("BDS_BROWSER_SCENARIOS");
-	size_t n = strlen(scenario);
-	const char *p;
-
-	if (only == NULL || *only == '\0')
-		return 1;
-	for (p = only; (p = strstr(p, scenario)) != NULL; p += n)
-		if ((p == only || p[-1] == ',') && (p[n] == '\0' || p[n] == ','))
-			return 1;
-	return 0;
-}
-
 static struct json_object *
 res_array(struct json_object *res, const char *key)
 {
@@ -401,7 +384,7 @@ START_TEST(scenario)
 	struct json_object *res;
 	char *expired = NULL, *bill = NULL, *biller = NULL;
 
-	if (!wanted(scenarios[_i].name))
+	if (!webpage_scenario_wanted(scenarios[_i].name))
 		return;
 	webpage_tenant_new(&t, NULL, NULL);
 	if (scenarios[_i].other)

@@ -72,3 +72,18 @@ webpage_ticket(const char *lt)
 	harness_expect(r, 201);
 	return r;
 }
+
+int
+webpage_scenario_wanted(const char *scenario)
+{
+	const char *only = getenv("BDS_BROWSER_SCENARIOS");
+	size_t n = strlen(scenario);
+	const char *p;
+
+	if (only == NULL || *only == '\0')
+		return 1;
+	for (p = only; (p = strstr(p, scenario)) != NULL; p += n)
+		if ((p == only || p[-1] == ',') && (p[n] == '\0' || p[n] == ','))
+			return 1;
+	return 0;
+}

@@ -36,4 +36,8 @@ struct harness_resp *webpage_link_token(const struct webpage_tenant *, const cha
  * sandbox host: 201 expected; the answer (free it). */
 struct harness_resp *webpage_ticket(const char *link_token);
 
+/* Whether a browser suite runs scenario: BDS_BROWSER_SCENARIOS=a,b runs
+ * only those (while working on a page); the others pass without running. */
+int	 webpage_scenario_wanted(const char *scenario);
+
 #endif
