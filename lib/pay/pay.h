@@ -24,7 +24,6 @@ struct db;
 struct req;
 struct json_object;
 struct db_stmt_set;
-struct vault_ring;
 
 #define PAY_TOKEN_PREFIX	"bds_pay_"
 #define PAY_TOKEN_TTL_S		(15 * 60)	/* SPEC "Limits": pay token TTL */

@@ -6,8 +6,6 @@
  * only. The route is ROUTE_SECRET_BODY: the dispatcher wipes the body and
  * every string parsed from it when the request ends, whatever it answered.
  */
-#include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -23,7 +21,6 @@
 #include "core/errcodes.h"
 #include "core/errors.h"
 #include "core/json.h"
-#include "core/log.h"
 #include "core/req.h"
 #include "core/validate.h"
 #include "core/vault.h"
