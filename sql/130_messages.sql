@@ -42,7 +42,10 @@ CREATE TABLE customer_suppressions (
     customer_user_aid  text        NOT NULL,
     reason             text        NOT NULL,
     created_at         timestamptz NOT NULL DEFAULT now(),
-    PRIMARY KEY (client_id, environment, customer_user_aid)
+    -- the user before the environment: a lookup of one user names both
+    -- columns, the list's index only the client (plan-proof: the generic
+    -- plan of a lookup cannot take the list's index)
+    PRIMARY KEY (client_id, customer_user_aid, environment)
 );
 CREATE INDEX customer_suppressions_list ON customer_suppressions
     (client_id, environment, created_at, customer_user_aid);
@@ -57,7 +60,7 @@ CREATE TABLE customer_consents (
     marketing          boolean     NOT NULL DEFAULT false,
     account_update     boolean     NOT NULL DEFAULT true,
     updated_at         timestamptz NOT NULL DEFAULT now(),
-    PRIMARY KEY (client_id, environment, customer_user_aid)
+    PRIMARY KEY (client_id, customer_user_aid, environment)
 );
 
 -- A message as the API shows it.

@@ -20,9 +20,10 @@
 /* the key's message: $1 client, $2 id, $3 environment */
 #define KEYS_MESSAGE \
 	"m.id = $2::uuid AND " DB_ROW_CHECK("m.client_id = $1 AND m.environment = $3")
-/* the key's end user: $1 client, $2 environment, $3 user */
+/* the key's end user: $1 client, $2 environment, $3 user; the environment
+ * checked on the row, so a plan takes the user's key, never the list's index */
 #define KEYS_USER(p) \
-	p "client_id = $1 AND " p "environment = $2 AND " p "customer_user_aid = $3"
+	p "client_id = $1 AND " p "customer_user_aid = $3 AND " DB_ROW_CHECK(p "environment = $2")
 /* the consents as the API shows them, of c (a customer_consents row or
  * none) for user $3 */
 #define CONSENTS_JSON \
