@@ -81,10 +81,10 @@ static struct db_stmt stmts[S__MAX] = {
 	    " AND m.created_at <= $9::timestamptz"
 	    " AND (m.created_at < $9::timestamptz OR m.id < $10::uuid)"
 	    " ORDER BY m.created_at DESC, m.id DESC LIMIT $11::int" },
-	/* the message a complaint is about, locked: its user, biller and
-	 * the complaint it has */
+	/* the message a complaint is about, locked: its user and the
+	 * complaint it has */
 	[S_LOCK] = { "messages_lock",
-	    "SELECT m.customer_user_aid, m.biller_id, m.complaint_reason, bds_iso(m.complained_at)"
+	    "SELECT m.customer_user_aid, m.complaint_reason, bds_iso(m.complained_at)"
 	    " FROM customer_messages m WHERE " KEYS_MESSAGE " FOR UPDATE" },
 	/* $4 the reason. Returns the complaint's time and the event's object. */
 	[S_COMPLAIN] = { "messages_complain",
@@ -129,6 +129,11 @@ static struct db_stmt stmts[S__MAX] = {
 };
 const struct db_stmt_set messages_stmt_set = { "messages", stmts, S__MAX };
 
+/* the columns of S_INSERT, S_LOCK and S_COMPLAIN */
+enum { I_ENTITY, I_EVENT };
+enum { L_USER, L_REASON, L_AT };
+enum { C_AT, C_EVENT };
+
 /* The one-row result's JSON column col, or its absence: 1, 0, -1. */
 static int
 one(struct req *r, PGresult *res, int col, struct json_object **entity)
@@ -163,10 +168,10 @@ msg_insert(struct req *r, const struct msg_new *m, struct json_object **entity)
 
 	if ((res = db_query(r, &stmts[S_INSERT], 9, p)) == NULL || PQntuples(res) != 1)
 		return -1;
-	*entity = db_json_raw(r->arena, res, 0, 0);
-	if (PQgetisnull(res, 0, 1))
+	*entity = db_json_raw(r->arena, res, 0, I_ENTITY);
+	if (PQgetisnull(res, 0, I_EVENT))
 		return 0;
-	return emit(r, "customer.message.created", res, 1) == 0 ? 1 : -1;
+	return emit(r, "customer.message.created", res, I_EVENT) == 0 ? 1 : -1;
 }
 
 int
@@ -210,17 +215,17 @@ msg_complain(struct req *r, const char *id, const char *reason, struct msg_compl
 		return -1;
 	if (PQntuples(res) != 1)
 		return 0;
-	c->user = arena_strdup(r->arena, PQgetvalue(res, 0, 0));
-	if (!PQgetisnull(res, 0, 3)) {		/* complained already */
-		c->reason = arena_strdup(r->arena, PQgetvalue(res, 0, 2));
-		c->created_at = arena_strdup(r->arena, PQgetvalue(res, 0, 3));
+	c->user = arena_strdup(r->arena, PQgetvalue(res, 0, L_USER));
+	if (!PQgetisnull(res, 0, L_AT)) {		/* complained already */
+		c->reason = arena_strdup(r->arena, PQgetvalue(res, 0, L_REASON));
+		c->created_at = arena_strdup(r->arena, PQgetvalue(res, 0, L_AT));
 		return 2;
 	}
 	if ((res = db_query(r, &stmts[S_COMPLAIN], 4, p)) == NULL || PQntuples(res) != 1)
 		return -1;
 	c->reason = reason;
-	c->created_at = arena_strdup(r->arena, PQgetvalue(res, 0, 0));
-	if (emit(r, "customer.message.complaint", res, 1) != 0 ||
+	c->created_at = arena_strdup(r->arena, PQgetvalue(res, 0, C_AT));
+	if (emit(r, "customer.message.complaint", res, C_EVENT) != 0 ||
 	    complaint_effects(r, c->user) != 0)
 		return -1;
 	return 1;
