@@ -13,7 +13,7 @@ check_LIBRARIES += %reldir%/libe2e.a
 # end with one of them running alone (each is described where its sources
 # are named below).
 E2E_SUITES += %reldir%/check_e2e_browser %reldir%/check_e2e_openapi_fuzz \
-	%reldir%/check_e2e_fleet
+	%reldir%/check_e2e_fleet %reldir%/check_e2e_pay_browser
 E2E_SUITES += %reldir%/check_e2e_core %reldir%/check_e2e_faults %reldir%/check_e2e_mail \
 	%reldir%/check_e2e_accounts_signup %reldir%/check_e2e_accounts_session \
 	%reldir%/check_e2e_accounts_live %reldir%/check_e2e_accounts_throttle \
@@ -71,6 +71,5 @@ E2E_SUITES += %reldir%/check_e2e_readme
 E2E_SUITES += %reldir%/check_e2e_imports
 # reviewing and confirming bill imports: the draft, its versions, the bill
 E2E_SUITES += %reldir%/check_e2e_imports_review
-# the hosted card page (/pay on the link host) in a real browser:
-# t/browser/pay_card.py, as check_e2e_browser
-E2E_SUITES += %reldir%/check_e2e_pay_browser
+# check_e2e_pay_browser (first): the hosted card page (/pay on the link
+# host) in a real browser: t/browser/pay_card.py, as check_e2e_browser
