@@ -21,6 +21,7 @@
 #include "links/links_connect.h"
 #include "links/links_auth.h"
 #include "links/links_page.h"
+#include "messages/messages.h"
 #include "pay/pay.h"
 #include "webhooks/webhooks.h"
 #include "rtl/rtl.h"
@@ -168,6 +169,20 @@ const struct route routes[] = {
 	{ M_DELETE, "/v1/pay/payment-methods/{id}",         AUTH_KEY,  NULL,                       NULL, pay_methods_delete,       0 },
 	{ M_POST,  "/v1/pay/payments",                      AUTH_KEY | AUTH_LINK | AUTH_PAYTOKEN, pay_payments_create_fields, NULL, pay_payments_create, ROUTE_IDEM | ROUTE_IDEM_REQUIRED | ROUTE_IDEM_BODY },
 	{ M_GET,   "/v1/pay/payments/{attemptId}",          AUTH_KEY | AUTH_LINK | AUTH_PAYTOKEN, NULL, NULL, pay_payments_get,        0 },
+
+	/* customer messages (lib/messages/): messages to a client's end users,
+	 * accepted or suppressed by the client's suppression list and the end
+	 * user's consents; a complaint suppresses the user */
+	{ M_POST,  "/v1/customer-messages",                 AUTH_KEY,  messages_create_fields,     NULL, messages_create,          ROUTE_IDEM },
+	{ M_GET,   "/v1/customer-messages",                 AUTH_KEY,  NULL,                       messages_list_query, messages_list, 0 },
+	{ M_GET,   "/v1/customer-messages/{message_id}",    AUTH_KEY,  NULL,                       NULL, messages_get,             0 },
+	{ M_POST,  "/v1/customer-messages/{message_id}/complaint", AUTH_KEY, messages_complaint_fields, NULL, messages_complaint, ROUTE_TX },
+	{ M_GET,   "/v1/customer-suppressions",             AUTH_KEY,  NULL,                       messages_suppressions_list_query, messages_suppressions_list, 0 },
+	{ M_POST,  "/v1/customer-suppressions",             AUTH_KEY,  messages_suppressions_create_fields, NULL, messages_suppressions_create, ROUTE_TX },
+	{ M_GET,   "/v1/customer-suppressions/{customer_user_aid}", AUTH_KEY, NULL,               NULL, messages_suppressions_get, 0 },
+	{ M_DELETE, "/v1/customer-suppressions/{customer_user_aid}", AUTH_KEY, NULL,              NULL, messages_suppressions_delete, 0 },
+	{ M_GET,   "/v1/customers/{customer_user_aid}/consents", AUTH_KEY, NULL,                  NULL, messages_consents_get,    0 },
+	{ M_PUT,   "/v1/customers/{customer_user_aid}/consents", AUTH_KEY, messages_consents_fields, NULL, messages_consents_put, ROUTE_TX },
 	/* requests to link and biller discovery (lib/rtl/). On
 	 * the sandbox host every request-to-link route but creation is 404
 	 * NOT_FOUND (ROUTE_LIVE) */

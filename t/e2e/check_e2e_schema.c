@@ -229,6 +229,13 @@ static const struct {
 	{ "insights_live", "insights_link_live bills_by_id" },
 	{ "insights_first", "insight_billers_pkey" },
 	{ "insights_oldest", "bills_account_day" },
+	/* a customer message by its id; an end user's suppression and consents */
+	{ "messages_get", "customer_messages_by_id" },
+	{ "messages_lock", "customer_messages_by_id" },
+	{ "messages_complain", "customer_messages_by_id" },
+	{ "messages_suppression_get", "customer_suppressions_pkey" },
+	{ "messages_suppression_delete", "customer_suppressions_pkey" },
+	{ "messages_consents", "customer_consents_pkey" },
 };
 
 static struct db_stmt *

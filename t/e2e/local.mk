@@ -41,6 +41,9 @@ E2E_SUITES += %reldir%/check_e2e_insights
 # pay: tokens, cards, sessions, the gated and the sandbox payments, nothing
 # of a card kept
 E2E_SUITES += %reldir%/check_e2e_pay
+# customer messages: the input rules, suppressions, consents, complaints,
+# the events at a receiver, tenants and environments
+E2E_SUITES += %reldir%/check_e2e_messages
 # the connect page (headers, frame policy, session extras), and
 # check_e2e_browser (first): the same in a real browser (Debian chromium,
 # chromedriver, selenium)
