@@ -17,4 +17,5 @@ include %reldir%/imports/local.mk	# imports: bills billers
 include %reldir%/rtl/local.mk		# rtl: links billers
 include %reldir%/insights/local.mk	# insights: bills links
 include %reldir%/pay/local.mk		# pay: bills links
+include %reldir%/metering/local.mk	# metering: iam
 include %reldir%/jobs/local.mk		# jobs: links bills billers imports

@@ -41,6 +41,9 @@ E2E_SUITES += %reldir%/check_e2e_insights
 # pay: tokens, cards, sessions, the gated and the sandbox payments, nothing
 # of a card kept
 E2E_SUITES += %reldir%/check_e2e_pay
+# usage metering: exact counts over four workers, a worker killed -9, the
+# computed metrics, who reads what
+E2E_SUITES += %reldir%/check_e2e_metering
 # the connect page (headers, frame policy, session extras), and
 # check_e2e_browser (first): the same in a real browser (Debian chromium,
 # chromedriver, selenium)
