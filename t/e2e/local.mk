@@ -44,6 +44,9 @@ E2E_SUITES += %reldir%/check_e2e_pay
 # customer messages: the input rules, suppressions, consents, complaints,
 # the events at a receiver, tenants and environments
 E2E_SUITES += %reldir%/check_e2e_messages
+# usage metering: exact counts over four workers, a worker killed -9, the
+# computed metrics, who reads what
+E2E_SUITES += %reldir%/check_e2e_metering
 # the connect page (headers, frame policy, session extras), and
 # check_e2e_browser (first): the same in a real browser (Debian chromium,
 # chromedriver, selenium)
