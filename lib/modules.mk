@@ -18,4 +18,5 @@ include %reldir%/rtl/local.mk		# rtl: links billers
 include %reldir%/insights/local.mk	# insights: bills links
 include %reldir%/pay/local.mk		# pay: bills links
 include %reldir%/messages/local.mk	# messages: billers
+include %reldir%/metering/local.mk	# metering: iam
 include %reldir%/jobs/local.mk		# jobs: links bills billers imports

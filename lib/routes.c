@@ -22,6 +22,7 @@
 #include "links/links_auth.h"
 #include "links/links_page.h"
 #include "messages/messages.h"
+#include "metering/metering.h"
 #include "pay/pay.h"
 #include "webhooks/webhooks.h"
 #include "rtl/rtl.h"
@@ -84,6 +85,11 @@ const struct route routes[] = {
 	{ M_POST,  "/v1/activity/replay",                   AUTH_KEY,  activity_replay_fields,     NULL, activity_replay,          ROUTE_IDEM },
 	{ M_GET,   "/v1/activity/{event_id}",               AUTH_KEY,  NULL,                       NULL, activity_get,             0 },
 	{ M_POST,  "/v1/triggers/{event_type}",             AUTH_KEY,  NULL,                       NULL, activity_trigger,         ROUTE_SANDBOX | ROUTE_ANY_BODY | ROUTE_IDEM },
+
+	/* usage metering (lib/metering/metering_api.c); the developer's JWT
+	 * names one of its clients with client_id */
+	{ M_GET,   "/v1/metering/usage",                    AUTH_KEY | AUTH_JWT, NULL,             metering_usage_query, metering_usage, 0 },
+	{ M_GET,   "/v1/metering/summary",                  AUTH_KEY | AUTH_JWT, NULL,             metering_summary_query, metering_summary, 0 },
 
 	/* the biller catalog (lib/billers/billers.c); {id} answers 401 NEEDS_RESIGNIN
 	 * without a valid credential */

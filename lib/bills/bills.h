@@ -8,6 +8,8 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "core/module.h"
+
 struct arena;
 struct json_object;
 struct req;
@@ -246,5 +248,9 @@ extern const struct db_stmt_set bills_stmt_set;
 extern const struct db_stmt_set bills_status_store_stmt_set;	/* bills_status_store.c */
 extern const struct db_stmt_set bills_dupes_stmt_set;		/* bills_dupes.c */
 extern const struct db_stmt_set bills_import_stmt_set;		/* bills_import.c */
+
+/* The usage metric computed from its rows (core/module.h; bills_usage.c). */
+extern const struct db_stmt_set bills_usage_stmt_set;
+extern const struct module_usage bills_usage[];
 
 #endif

@@ -22,3 +22,5 @@ lib_libbds_a_SOURCES += %reldir%/bills_import.c
 lib_libbds_a_SOURCES += %reldir%/bills_module.c
 # the bills an import may duplicate (asked by lib/imports)
 lib_libbds_a_SOURCES += %reldir%/bills_dupes.c
+# the usage metric computed from its rows (lib/metering)
+lib_libbds_a_SOURCES += %reldir%/bills_usage.c

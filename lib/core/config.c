@@ -32,6 +32,9 @@ static const struct config_key entries[] = {
 	{ "cursor_key", CONFIG_KEY32, F(cursor_key), NULL, NULL, F(cursor_key_set) },
 	{ "allow_private_targets", CONFIG_BOOL, F(allow_private_targets), "0" },
 	{ "drain_timeout", CONFIG_INT, F(drain_timeout), "30" },
+	/* usage counting in the workers (core/meter.h) */
+	{ "metering", CONFIG_BOOL, F(metering), "on" },
+	{ "metering_flush_interval", CONFIG_INT, F(metering_flush_interval), "5", NULL, 0, 1, 3600 },
 	{ "sql_dir", CONFIG_STR, F(sql_dir), "sql" },
 	{ "jwt_seed", CONFIG_KEY32, F(jwt_seed), NULL, NULL, F(jwt_seed_set) },
 	{ "jwt_issuer", CONFIG_STR, F(jwt_issuer), "https://api.bds.example" },
@@ -90,9 +93,11 @@ set_entry(void *base, const struct config_key *e, const char *val, char *err, si
 			*(int *)p = (int)v;
 		return 0;
 	case CONFIG_BOOL:
-		if (strcmp(val, "1") == 0 || strcmp(val, "true") == 0 || strcmp(val, "yes") == 0)
+		if (strcmp(val, "1") == 0 || strcmp(val, "true") == 0 || strcmp(val, "yes") == 0 ||
+		    strcmp(val, "on") == 0)
 			*(int *)p = 1;
-		else if (strcmp(val, "0") == 0 || strcmp(val, "false") == 0 || strcmp(val, "no") == 0)
+		else if (strcmp(val, "0") == 0 || strcmp(val, "false") == 0 || strcmp(val, "no") == 0 ||
+		    strcmp(val, "off") == 0)
 			*(int *)p = 0;
 		else
 			goto bad;

@@ -15,6 +15,7 @@
 #include "core/errors.h"
 #include "core/idem.h"
 #include "core/json.h"
+#include "core/meter.h"
 #include "core/req.h"
 #include "core/router.h"
 #include "core/server.h"
@@ -393,4 +394,5 @@ dispatch(struct req *r)
 		r->status = refused(r);
 	if (r->match.route != NULL && (r->match.route->flags & ROUTE_CORS))
 		cors_echo(r);
+	meter_count(r);		/* in memory; the worker flushes between requests */
 }

@@ -35,6 +35,8 @@ lib_libbds_a_SOURCES += \
 	%reldir%/jwt.h \
 	%reldir%/log.c \
 	%reldir%/log.h \
+	%reldir%/meter.c \
+	%reldir%/meter.h \
 	%reldir%/migrate.c \
 	%reldir%/migrate.h \
 	%reldir%/money.c \

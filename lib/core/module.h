@@ -14,6 +14,8 @@
  *	settings	its configuration keys (core/config.h): config_load
  *			reads them into a block of settings_size bytes per config,
  *			config_module() finds it
+ *	usage		the usage metrics it computes from its own rows:
+ *			lib/metering reads them (docs/metering.md)
  *
  * Every list may be NULL; each ends with a NULL (or a NULL name/key).
  */
@@ -23,6 +25,7 @@ struct arena;
 struct config;
 struct config_key;
 struct db;
+struct db_stmt;
 struct db_stmt_set;
 struct jobs_kind;
 
@@ -32,6 +35,22 @@ struct module_sweep {
 	long long	(*run)(const struct config *, struct db *, struct arena *);
 };
 
+/*
+ * A usage metric computed from the module's own rows at read time (never
+ * counted twice: the rows are the count). stmt, one of the module's
+ * statements (listed in its stmt_sets too), takes $1 client_id,
+ * $2 environment (NULL: every one), $3 and $4 the first and the last UTC
+ * day (YYYY-MM-DD) and answers rows (day YYYY-MM-DD, environment, value)
+ * for the days and environments whose value is above 0. A level (links
+ * active on a day) sums to nothing over days: a period's value is its
+ * highest day's.
+ */
+struct module_usage {
+	const char	*metric;	/* "active_links" */
+	struct db_stmt	*stmt;
+	int		 level;		/* 1: a level, 0: a count of the day */
+};
+
 struct module {
 	const char			 *name;		/* its folder */
 	const struct db_stmt_set *const	 *stmt_sets;
@@ -39,6 +58,7 @@ struct module {
 	const struct module_sweep	 *sweeps;
 	const struct config_key		 *settings;
 	size_t				  settings_size;
+	const struct module_usage	 *usage;
 };
 
 /* Every module, lowest layer first, then NULL (lib/modules.mk). */

@@ -23,6 +23,7 @@
 #include "core/db.h"
 #include "core/errors.h"
 #include "core/log.h"
+#include "core/meter.h"
 #include "core/req.h"
 #include "core/server.h"
 #include "core/server_reply.h"
@@ -386,18 +387,28 @@ server_worker(const struct config *cfg, int listen_fd)
 	mallopt(M_MMAP_THRESHOLD, 16 << 20);
 	mallopt(M_TRIM_THRESHOLD, 64 << 20);
 
-	/* One event per wait: a signal is seen between any two requests. */
-	while (!worker_stop) {
-		int n = epoll_pwait(w->ep, &ev, 1, -1, &waitmask);
+	if (cfg->metering)
+		meter_start(cfg->metering_flush_interval);
 
-		if (n <= 0 || worker_stop)
-			continue;
-		if (ev.data.fd == -1)
-			worker_accept(w);
-		else
-			worker_serve(w);
+	/*
+	 * One event per wait: a signal is seen between any two requests. The
+	 * usage counters are flushed when due between two requests, after the
+	 * answer went out (the wait ends for it when no request comes).
+	 */
+	while (!worker_stop) {
+		int n = epoll_pwait(w->ep, &ev, 1, meter_wait_ms(mono_us()), &waitmask);
+
+		if (n > 0 && !worker_stop) {
+			if (ev.data.fd == -1)
+				worker_accept(w);
+			else
+				worker_serve(w);
+		}
+		if (meter_wait_ms(mono_us()) == 0)
+			(void)meter_flush(w->db, &w->a);
 	}
 	worker_drain(w);
+	(void)meter_flush(w->db, &w->a);	/* what this worker counted, before it ends */
 	arena_free(&w->a);
 	db_free(w->db);
 	close(w->ep);

@@ -13,6 +13,8 @@
  */
 #include <stddef.h>
 
+#include "core/module.h"
+
 struct arena;
 struct config;
 struct db;
@@ -92,5 +94,9 @@ int	 imports_commit(struct req *, const struct imports_row *imp, const char **bi
 int	 imports_from_portal(struct req *, const char *client_id, const char *environment,
 	    const char *link_id, const char *account_id, const char *client_user_id,
 	    const char *biller_id, const char *statement_ref, const char *sha);
+
+/* The usage metric computed from its rows (core/module.h; imports_usage.c). */
+extern const struct db_stmt_set imports_usage_stmt_set;
+extern const struct module_usage imports_usage[];
 
 #endif

@@ -14,7 +14,7 @@ const struct module imports_module = {
 	.name = "imports",
 	.stmt_sets = MODULE_SETS(&imports_store_stmt_set,
 	    &imports_extracted_stmt_set, &imports_portal_stmt_set, &imports_sweep_stmt_set,
-	    &imports_review_stmt_set),
+	    &imports_review_stmt_set, &imports_usage_stmt_set),
 	.sweeps = (const struct module_sweep[]){
 		{ "bill imports expired", imports_expire_sweep },
 		{ "bill import documents removed", imports_docs_sweep },
@@ -27,5 +27,6 @@ const struct module imports_module = {
 		{ NULL }
 	},
 	.settings_size = sizeof(S),
+	.usage = imports_usage,
 };
 #undef S

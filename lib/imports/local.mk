@@ -25,3 +25,5 @@ lib_libbds_a_SOURCES += \
 	%reldir%/imports_extracted.c \
 	%reldir%/imports_portal.c \
 	%reldir%/imports_sweep.c
+# the usage metric computed from its rows (lib/metering)
+lib_libbds_a_SOURCES += %reldir%/imports_usage.c

@@ -13,6 +13,7 @@
  * tenant's link is "none".
  */
 #include "core/config.h"
+#include "core/module.h"
 #include "core/validate.h"
 
 struct req;
@@ -226,5 +227,9 @@ links_settings(const struct config *c)
 {
 	return config_module(c, &links_module);
 }
+
+/* The usage metric computed from its rows (core/module.h; links_usage.c). */
+extern const struct db_stmt_set links_usage_stmt_set;
+extern const struct module_usage links_usage[];
 
 #endif

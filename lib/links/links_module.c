@@ -17,7 +17,7 @@ const struct module links_module = {
 	.stmt_sets = MODULE_SETS(&links_stmt_set, &links_api_stmt_set, &links_sandbox_stmt_set,
 	    &links_tokens_stmt_set, &links_sessions_stmt_set, &links_exchange_stmt_set,
 	    &links_vault_stmt_set, &links_refresh_stmt_set, &links_attempts_stmt_set,
-	    &links_auth_stmt_set, &links_page_stmt_set),
+	    &links_auth_stmt_set, &links_page_stmt_set, &links_usage_stmt_set),
 	.sweeps = (const struct module_sweep[]){
 		{ "secrets of expired connect sessions removed", links_sessions_sweep },
 		{ "connect failures out of their window removed", links_attempts_sweep },
@@ -34,5 +34,6 @@ const struct module links_module = {
 		{ NULL }
 	},
 	.settings_size = sizeof(S),
+	.usage = links_usage,
 };
 #undef S

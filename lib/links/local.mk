@@ -25,3 +25,5 @@ lib_libbds_a_SOURCES += \
 lib_libbds_a_SOURCES += %reldir%/links_module.c
 # the same biller login linked again
 lib_libbds_a_SOURCES += %reldir%/links_same.h
+# the usage metric computed from its rows (lib/metering)
+lib_libbds_a_SOURCES += %reldir%/links_usage.c

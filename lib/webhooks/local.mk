@@ -10,3 +10,5 @@ lib_libbds_a_SOURCES += \
 	%reldir%/webhooks_sign.h
 # the module's descriptor (core/module.h)
 lib_libbds_a_SOURCES += %reldir%/webhooks_module.c
+# the usage metric computed from its rows (lib/metering)
+lib_libbds_a_SOURCES += %reldir%/webhooks_usage.c

@@ -16,6 +16,7 @@
 #include <stddef.h>
 
 #include "core/config.h"
+#include "core/module.h"
 #include "core/validate.h"
 
 struct arena;
@@ -161,5 +162,9 @@ webhooks_settings(const struct config *c)
 {
 	return config_module(c, &webhooks_module);
 }
+
+/* The usage metric computed from its rows (core/module.h; webhooks_usage.c). */
+extern const struct db_stmt_set webhooks_usage_stmt_set;
+extern const struct module_usage webhooks_usage[];
 
 #endif

@@ -33,35 +33,17 @@ when it failed (the reason on stderr), 77 when chromium is not installed.
 """
 
 import datetime
-import functools
 import http.server
 import json
 import os
 import re
-import shutil
 import sys
-import tempfile
 import threading
 import time
-import traceback
-import urllib.error
 import urllib.parse
-import urllib.request
 
-CHROMIUM = '/usr/bin/chromium'
-CHROMEDRIVER = '/usr/bin/chromedriver'
-
-if not (os.access(CHROMIUM, os.X_OK) and os.access(CHROMEDRIVER, os.X_OK)):
-    print('skip: chromium or chromium-driver is not installed', file=sys.stderr)
-    sys.exit(77)
-
-from selenium import webdriver  # noqa: E402  (python3-selenium)
-from selenium.common.exceptions import TimeoutException  # noqa: E402
-from selenium.webdriver.chrome.service import Service  # noqa: E402
-from selenium.webdriver.common.action_chains import ActionChains  # noqa: E402
-from selenium.webdriver.common.by import By  # noqa: E402
-from selenium.webdriver.common.keys import Keys  # noqa: E402
-from selenium.webdriver.support.ui import WebDriverWait  # noqa: E402
+from browserlib import (Browser as BaseBrowser, By, Keys, api_request, axe_check, check,
+                        run)
 
 ENV = os.environ
 API = ENV['BDS_API_URL']
@@ -78,10 +60,6 @@ ARTIFACTS = ENV['BDS_ARTIFACTS']
 RESULT = ENV['BDS_RESULT']
 # the test app's two origins (serve_app): registered, and not
 ORIGIN_OK = ORIGIN_OTHER = None
-WAIT = 20
-AXE = os.path.join(ENV.get('BDS_NPM_MODULES') or
-                   os.path.join(os.path.dirname(os.path.abspath(__file__)), '..', '..',
-                                'tools', 'npm', 'node_modules'), 'axe-core', 'axe.min.js')
 PAY_TOKEN = re.compile(r'bds_pay_')
 # the test cards (docs/pay.md) and the year of a card that is still valid
 VISA = '4242424242424242'
@@ -93,30 +71,10 @@ BAD_LUHN = '4242424242424241'
 YEAR = str(datetime.datetime.now(datetime.timezone.utc).year + 3)
 
 
-class Failure(Exception):
-    pass
-
-
-def check(cond, msg):
-    if not cond:
-        raise Failure(msg)
-
-
 # ---- the client's backend: the API with the sandbox key -------------------
 
 def api(method, path, body=None, bearer=KEY, base=API):
-    data = json.dumps(body).encode() if body is not None else None
-    req = urllib.request.Request(base + path, data=data, method=method)
-    req.add_header('Accept', 'application/json')
-    if data is not None:
-        req.add_header('Content-Type', 'application/json')
-    if bearer:
-        req.add_header('Authorization', 'Bearer ' + bearer)
-    try:
-        with urllib.request.urlopen(req, timeout=15) as r:
-            return r.status, json.loads(r.read() or b'null')
-    except urllib.error.HTTPError as e:
-        return e.code, json.loads(e.read() or b'null')
+    return api_request(base, method, path, body, bearer)
 
 
 def pay_token(user, **extra):
@@ -243,126 +201,22 @@ def app_url(origin, url, mode='iframe'):
 
 # ---- the browser ------------------------------------------------------------
 
-class Browser:
+class Browser(BaseBrowser):
     def __init__(self, scenario, width=900, height=1000, lang=None):
-        self.scenario = scenario
-        self.profile = tempfile.mkdtemp(prefix='bds-chromium-')
-        o = webdriver.ChromeOptions()
-        o.binary_location = CHROMIUM
-        for a in ('--headless=new', '--no-sandbox', '--disable-dev-shm-usage', '--disable-gpu',
-                  '--no-first-run', '--no-default-browser-check', '--disable-extensions',
-                  '--disable-background-networking', '--disable-sync',
-                  '--disable-component-update', '--disable-default-apps',
-                  '--disable-popup-blocking',
-                  '--user-data-dir=' + self.profile, '--window-size=%d,%d' % (width, height)):
-            o.add_argument(a)
-        if lang:
-            o.add_argument('--lang=' + lang)
-            o.add_experimental_option('prefs', {'intl.accept_languages': lang})
-        o.set_capability('goog:loggingPrefs', {'browser': 'ALL', 'performance': 'ALL'})
-        self.d = webdriver.Chrome(service=Service(CHROMEDRIVER), options=o)
-        self.d.set_page_load_timeout(30)
-        self.d.set_script_timeout(60)
-        if width < 500:
-            # a headless window is never narrower than 500 px: emulate the
-            # phone's viewport instead
-            self.d.execute_cdp_cmd('Emulation.setDeviceMetricsOverride', {
-                'width': width, 'height': height, 'deviceScaleFactor': 1, 'mobile': True})
-        self.console = []
-        self.requests = []	# (method, url)
-        self.shots = []
-
-    def quit(self):
-        try:
-            self.d.quit()
-        finally:
-            shutil.rmtree(self.profile, ignore_errors=True)
-
-    def drain(self):
-        """Move the browser's buffered logs into self.console / self.requests."""
-        self.console += self.d.get_log('browser')
-        for e in self.d.get_log('performance'):
-            m = json.loads(e['message'])['message']
-            if m.get('method') == 'Network.requestWillBeSent':
-                r = m['params']['request']
-                self.requests.append((r['method'], r['url']))
+        super().__init__(scenario, ARTIFACTS, LINK, shot_prefix='pay-', width=width,
+                         height=height, lang=lang, extra_args=('--disable-popup-blocking',))
 
     def sent(self, method, path):
         """The requests so far of method to the link host's path."""
         self.drain()
         return [u for m, u in self.requests if m == method and u.split('?')[0] == LINK + path]
 
-    def get(self, url):
-        self.d.get(url)
-
-    def js(self, script, *args):
-        return self.d.execute_script(script, *args)
-
-    def wait(self, fn, what, timeout=WAIT):
-        try:
-            return WebDriverWait(self.d, timeout, poll_frequency=0.05).until(lambda d: fn())
-        except TimeoutException:
-            raise Failure('timed out waiting for %s (screen %s, url %s)' %
-                          (what, self.screen_now(), self.d.current_url))
-
-    def screen_now(self):
-        try:
-            return self.js("return document.body && document.body.getAttribute('data-screen')")
-        except Exception:  # noqa: BLE001 (a frame that went away)
-            return None
-
-    def screen(self, name, timeout=WAIT):
-        self.wait(lambda: self.screen_now() == name, 'screen ' + name, timeout)
-
-    def shot(self, name):
-        path = os.path.join(ARTIFACTS, 'pay-%s-%s.png' % (self.scenario, name))
-        self.d.save_screenshot(path)
-        self.shots.append(os.path.basename(path))
-
-    def el(self, css):
-        return self.d.find_element(By.CSS_SELECTOR, css)
-
-    def click(self, css):
-        self.el(css).click()
-
-    def visible(self, css):
-        found = self.d.find_elements(By.CSS_SELECTOR, css)
-        return bool(found) and found[0].is_displayed()
-
-    def text(self, css):
-        """The element's text without the isolates (FSI, PDI) round values."""
-        return self.el(css).text.replace('\u2068', '').replace('\u2069', '')
-
-    def value(self, css):
-        return self.el(css).get_attribute('value')
-
-    def active_id(self):
-        return self.js('return document.activeElement && document.activeElement.id')
-
-    def keys(self, *keys):
-        ActionChains(self.d).send_keys(*keys).perform()
-
-    def app_log(self):
-        return self.js('return window.bdsLog || []')
-
     def assert_clean(self, origins):
-        """No CSP or integrity refusal and no uncaught error in the console;
-        every request to the link host or the test app's origins."""
-        self.drain()
-        bad = [m['message'] for m in self.console
-               if 'Content Security Policy' in m['message'] or 'Refused to' in m['message']
-               or 'integrity' in m['message'] or 'Uncaught' in m['message']]
-        check(not bad, 'console: %s' % bad)
-        foreign = [u for _, u in self.requests if re.match(r'(?:https?|wss?|ftp):', u)
-                   and not any(u == o or u.startswith(o + '/') for o in origins)]
-        check(not foreign, 'requests to other hosts: %s' % foreign)
-        check(any(u.startswith(LINK + '/') for _, u in self.requests),
-              'the network log saw no request to the link host')
-        # the card never in a URL
+        """BaseBrowser's, and no card number in a URL or the console."""
+        super().assert_clean(origins)
         cards = (VISA, MASTERCARD, AMEX, DISCOVER, VISA2, BAD_LUHN)
-        leaked = [u for _, u in self.requests if any(c in re.sub(r'\D', '', u) for c in cards)]
+        leaked = [u for u in self.urls() if any(c in re.sub(r'\D', '', u) for c in cards)]
         check(not leaked, 'a card number in a URL: %s' % leaked)
-        # nor in the console
         logged = [m['message'] for m in self.console
                   if any(c in re.sub(r'\D', '', m['message']) for c in cards)]
         check(not logged, 'a card number in the console: %s' % logged)
@@ -821,30 +675,6 @@ def spanish(b):
 
 # ---- axe-core on every screen ----------------------------------------------------
 
-AXE_RUN = """
-const done = arguments[arguments.length - 1];
-axe.run(document, {resultTypes: ['violations']}).then(r => done({
-  passes: r.passes.length,
-  violations: r.violations.map(v => ({id: v.id, impact: v.impact, help: v.help,
-    nodes: v.nodes.slice(0, 5).map(n => n.target.join(' '))}))
-}), e => done({error: String(e)}));
-"""
-
-
-def axe_check(b, where, seen):
-    check(os.path.exists(AXE), '%s is missing: run scripts/npm-tools' % AXE)
-    if not b.js('return !!window.axe'):
-        with open(AXE, encoding='utf-8') as f:
-            b.js(f.read())
-    out = b.d.execute_async_script(AXE_RUN)
-    check('error' not in out, 'axe on %s: %s' % (where, out.get('error')))
-    check(out['passes'] > 0, 'axe checked nothing on %s' % where)
-    check(not out['violations'], 'axe on %s (%s): %s' %
-          (where, b.js('return document.documentElement.lang'),
-           json.dumps(out['violations'], ensure_ascii=False)))
-    seen.append(where)
-
-
 def axe_walk(b, lang):
     """The form (with a summary), its errors, saved, an error screen."""
     seen = []
@@ -893,46 +723,7 @@ SCENARIOS = {
 
 
 def main():
-    if len(sys.argv) != 2 or sys.argv[1] not in SCENARIOS:
-        print('usage: pay_card.py %s' % '|'.join(SCENARIOS), file=sys.stderr)
-        return 2
-    name = sys.argv[1]
-    fn, opts = SCENARIOS[name]
-    os.makedirs(ARTIFACTS, exist_ok=True)
-    try:
-        os.unlink(os.path.join(ARTIFACTS, 'pay-%s-failure.png' % name))
-    except FileNotFoundError:
-        pass
-    try:
-        servers = serve_app()
-    except Failure as e:
-        print('%s: FAIL: %s' % (name, e), file=sys.stderr)
-        return 1
-    b = Browser(name, **opts)
-    rc = 1
-    try:
-        result = fn(b)
-        result['screens'] = b.shots
-        with open(RESULT, 'w') as f:
-            json.dump(result, f)
-        rc = 0
-    except Failure as e:
-        print('%s: FAIL: %s' % (name, e), file=sys.stderr)
-    except Exception:  # noqa: BLE001 (selenium's own errors: report, fail)
-        traceback.print_exc()
-    finally:
-        if rc != 0:
-            try:
-                b.shot('failure')
-                b.drain()
-                for m in b.console[-20:]:
-                    print('console: %s %s' % (m['level'], m['message']), file=sys.stderr)
-            except Exception:  # noqa: BLE001
-                pass
-        b.quit()
-        for s in servers:
-            s.shutdown()
-    return rc
+    return run('pay_card.py', SCENARIOS, serve_app, lambda name, opts: Browser(name, **opts))
 
 
 if __name__ == '__main__':

@@ -30,10 +30,6 @@
 #include "receiver.h"
 #include "webpage.h"
 
-#define CHROMIUM	"/usr/bin/chromium"
-#define CHROMEDRIVER	"/usr/bin/chromedriver"
-#define PYTHON		"/usr/bin/python3"
-#define RUN_MS		150000	/* one scenario, chromium's start included */
 /* connect_flows.py's SCOPED_BILLER and REQUEST_HOST */
 #define SCOPED_BILLER	"blr_01900000-0000-7000-8000-0000000000aa"
 #define REQUEST_HOST	"www.newco-power.example"
@@ -64,48 +60,17 @@ setup(void)
 	    "bds-api restart: %s", harness_error());
 }
 
-/*
- * Run connect_flows.py SCENARIO for tenant t (other: a second client, for
- * the refusals) in its own process group, at most RUN_MS; the test fails
- * unless it exits 0. The script registers its test app's origin for t's
- * client with the developer's token. Its result (json_object_put it).
- */
+/* connect_flows.py SCENARIO for tenant t (other: a second client, for the
+ * refusals); the script registers its test app's origin for t's client
+ * with the developer's token and serves t/browser/site. Its result
+ * (json_object_put it). */
 static struct json_object *
 browse(const struct webpage_tenant *t, const char *other, const char *scenario)
 {
 	const char *src = getenv("BDS_SRCDIR") ? getenv("BDS_SRCDIR") : ".";
-	char script[PATH_MAX], site[PATH_MAX], result[PATH_MAX];
-	const char *argv[] = { PYTHON, script, scenario, NULL };
-	const char *set[] = {
-		"BDS_API_URL", harness_base_url("sandbox"),
-		"BDS_LINK_URL", harness_base_url("link"),
-		"BDS_KEY", t->key,
-		"BDS_CLIENT", t->client,
-		"BDS_OTHER_CLIENT", other ? other : "",
-		"BDS_IAM_URL", harness_base_url("api"),
-		"BDS_JWT", webpage_dev.access,
-		"BDS_SITE", site,
-		"BDS_ARTIFACTS", harness_artifacts_dir(),
-		"BDS_RESULT", result,
-		NULL
-	};
-	struct harness_child child = { argv, set, NULL, NULL, RUN_MS };
-	struct json_object *out;
-	int rc;
+	const char *env[] = { "BDS_SITE", harness_fmt("%s/t/browser/site", src), NULL };
 
-	snprintf(script, sizeof(script), "%s/t/browser/connect_flows.py", src);
-	snprintf(site, sizeof(site), "%s/t/browser/site", src);
-	snprintf(result, sizeof(result), "%s/browser-%s-%d.json", harness_dir(), scenario,
-	    (int)getpid());
-	unlink(result);
-	rc = harness_run_child(&child);
-	ck_assert_msg(rc != -1, "%s: still running after %d s", scenario, RUN_MS / 1000);
-	ck_assert_msg(rc == 0,
-	    "browser scenario %s failed (exit %d; screenshot %s/%s-failure.png)", scenario,
-	    rc, harness_artifacts_dir(), scenario);
-	out = json_object_from_file(result);
-	ck_assert_msg(out != NULL, "%s: no result in %s", scenario, result);
-	return out;
+	return webpage_browse("connect_flows.py", "", t, other, env, scenario);
 }
 
 static const char *
@@ -381,7 +346,7 @@ browser_suite(void)
 
 	tcase_add_unchecked_fixture(tc, setup, harness_fixture_stop);
 	tcase_add_checked_fixture(tc, harness_fixture_recover, NULL);
-	tcase_set_timeout(tc, RUN_MS / 1000 + 60);
+	tcase_set_timeout(tc, WEBPAGE_RUN_MS / 1000 + 60);
 	tcase_add_test(tc, embedded);
 	tcase_add_loop_test(tc, scenario, 0, (int)(sizeof(scenarios) / sizeof(scenarios[0])));
 	suite_add_tcase(s, tc);
@@ -391,10 +356,7 @@ browser_suite(void)
 int
 main(void)
 {
-	if (access(CHROMIUM, X_OK) != 0 || access(CHROMEDRIVER, X_OK) != 0) {
-		fprintf(stderr, "check_e2e_browser: skipped: %s or %s is not installed"
-		    " (Debian: chromium chromium-driver)\n", CHROMIUM, CHROMEDRIVER);
+	if (webpage_browser_missing("check_e2e_browser"))
 		return 77;
-	}
 	return harness_run_suite(browser_suite());
 }

@@ -33,10 +33,6 @@
 
 #include "webpage.h"
 
-#define CHROMIUM	"/usr/bin/chromium"
-#define CHROMEDRIVER	"/usr/bin/chromedriver"
-#define PYTHON		"/usr/bin/python3"
-#define RUN_MS		150000	/* one scenario, chromium's start included */
 #define N(a)		(sizeof(a) / sizeof((a)[0]))
 
 /*
@@ -89,51 +85,21 @@ pending_bill(const struct webpage_tenant *t, const char *user, char **biller)
 	return bill;
 }
 
-/*
- * Run pay_card.py SCENARIO for tenant t (other: a second client) in its
- * own process group, at most RUN_MS; the test fails unless it exits 0.
- * Its result (json_object_put it).
- */
+/* pay_card.py SCENARIO for tenant t (other: a second client), with a
+ * pay token aged past its expiry and a bill to pay with its biller's
+ * name when the scenario wants them. Its result (json_object_put it). */
 static struct json_object *
 browse(const struct webpage_tenant *t, const char *other, const char *expired,
     const char *bill, const char *biller, const char *scenario)
 {
-	const char *src = getenv("BDS_SRCDIR") ? getenv("BDS_SRCDIR") : ".";
-	char script[PATH_MAX], result[PATH_MAX];
-	const char *argv[] = { PYTHON, script, scenario, NULL };
-	const char *set[] = {
-		"BDS_API_URL", harness_base_url("sandbox"),
-		"BDS_LINK_URL", harness_base_url("link"),
-		"BDS_KEY", t->key,
-		"BDS_CLIENT", t->client,
-		"BDS_OTHER_CLIENT", other ? other : "",
+	const char *env[] = {
 		"BDS_EXPIRED_TOKEN", expired ? expired : "",
 		"BDS_BILL_ID", bill ? bill : "",
 		"BDS_BILL_BILLER", biller ? biller : "",
-		"BDS_IAM_URL", harness_base_url("api"),
-		"BDS_JWT", webpage_dev.access,
-		"BDS_ARTIFACTS", harness_artifacts_dir(),
-		"BDS_RESULT", result,
 		NULL
 	};
-	struct harness_child child = { argv, set, NULL, NULL, RUN_MS };
-	struct json_object *out;
-	int rc;
 
-	snprintf(script, sizeof(script), "%s/t/browser/pay_card.py", src);
-	snprintf(result, sizeof(result), "%s/pay-browser-%s-%d.json", harness_dir(), scenario,
-	    (int)getpid());
-	unlink(result);
-	rc = harness_run_child(&child);
-	ck_assert_msg(rc != -1, "%s: still running after %d s", scenario, RUN_MS / 1000);
-	ck_assert_msg(rc == 0,
-	    "browser scenario %s failed (exit %d; screenshot %s/pay-%s-failure.png)", scenario,
-	    rc, harness_artifacts_dir(), scenario);
-	out = json_object_from_file(result);
-	ck_assert_msg(out != NULL, "%s: no result in %s", scenario, result);
-	/* it names the cards typed: not left among the stack's files */
-	unlink(result);
-	return out;
+	return webpage_browse("pay_card.py", "pay-", t, other, env, scenario);
 }
 
 static struct json_object *
@@ -456,7 +422,7 @@ pay_browser_suite(void)
 
 	tcase_add_unchecked_fixture(tc, webpage_start, harness_fixture_stop);
 	tcase_add_checked_fixture(tc, harness_fixture_recover, NULL);
-	tcase_set_timeout(tc, RUN_MS / 1000 + 60);
+	tcase_set_timeout(tc, WEBPAGE_RUN_MS / 1000 + 60);
 	tcase_add_test(tc, link_host);
 	tcase_add_loop_test(tc, scenario, 0, (int)(sizeof(scenarios) / sizeof(scenarios[0])));
 	tcase_add_test(tc, secrets_not_kept);
@@ -467,10 +433,7 @@ pay_browser_suite(void)
 int
 main(void)
 {
-	if (access(CHROMIUM, X_OK) != 0 || access(CHROMEDRIVER, X_OK) != 0) {
-		fprintf(stderr, "check_e2e_pay_browser: skipped: %s or %s is not installed"
-		    " (Debian: chromium chromium-driver)\n", CHROMIUM, CHROMEDRIVER);
+	if (webpage_browser_missing("check_e2e_pay_browser"))
 		return 77;
-	}
 	return harness_run_suite(pay_browser_suite());
 }

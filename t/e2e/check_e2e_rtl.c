@@ -47,7 +47,7 @@
 #define LIVE_BILLER	"blr_01900002-0000-7000-8000-0000000051a1"
 #define LIVE_USER	"cust00001"	/* the simulator's customer, password pw-… */
 #define LINK_ORIGIN	"https://link.bds.example"	/* config link_url default */
-#define WAIT_MS		20000
+#define WAIT_MS		60000	/* a bound on a loaded machine, not a timing check */
 #define PUBLIC_V4	"93.184.216.34"
 #define PUBLIC_V6	"2606:2800:220:1:248:1893:25c8:1946"
 
@@ -248,6 +248,9 @@ connect_and_wait(const char *host, const char *st, char **link_id)
 
 	harness_expect(r, 202);
 	harness_resp_free(r);
+	/* the login settled, retries after a backoff included, and what it queued ran */
+	ck_assert_msg(harness_jobs_wait_settled("connect", NULL, WAIT_MS) == 0, "bds-jobs: %s",
+	    harness_error());
 	ck_assert_msg(harness_jobs_wait_idle(WAIT_MS) == 0, "bds-jobs: %s", harness_error());
 	r = devacct_call("GET", host, "/v1/link-sessions/current", devacct_bearer(st), NULL, NULL);
 	harness_expect(r, 200);

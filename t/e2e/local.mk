@@ -13,7 +13,7 @@ check_LIBRARIES += %reldir%/libe2e.a
 # end with one of them running alone (each is described where its sources
 # are named below).
 E2E_SUITES += %reldir%/check_e2e_browser %reldir%/check_e2e_openapi_fuzz \
-	%reldir%/check_e2e_fleet
+	%reldir%/check_e2e_fleet %reldir%/check_e2e_pay_browser
 E2E_SUITES += %reldir%/check_e2e_core %reldir%/check_e2e_faults %reldir%/check_e2e_mail \
 	%reldir%/check_e2e_accounts_signup %reldir%/check_e2e_accounts_session \
 	%reldir%/check_e2e_accounts_live %reldir%/check_e2e_accounts_throttle \
@@ -44,6 +44,9 @@ E2E_SUITES += %reldir%/check_e2e_pay
 # customer messages: the input rules, suppressions, consents, complaints,
 # the events at a receiver, tenants and environments
 E2E_SUITES += %reldir%/check_e2e_messages
+# usage metering: exact counts over four workers, a worker killed -9, the
+# computed metrics, who reads what
+E2E_SUITES += %reldir%/check_e2e_metering
 # the connect page (headers, frame policy, session extras), and
 # check_e2e_browser (first): the same in a real browser (Debian chromium,
 # chromedriver, selenium)
@@ -74,6 +77,5 @@ E2E_SUITES += %reldir%/check_e2e_readme
 E2E_SUITES += %reldir%/check_e2e_imports
 # reviewing and confirming bill imports: the draft, its versions, the bill
 E2E_SUITES += %reldir%/check_e2e_imports_review
-# the hosted card page (/pay on the link host) in a real browser:
-# t/browser/pay_card.py, as check_e2e_browser
-E2E_SUITES += %reldir%/check_e2e_pay_browser
+# check_e2e_pay_browser (first): the hosted card page (/pay on the link
+# host) in a real browser: t/browser/pay_card.py, as check_e2e_browser

@@ -2,9 +2,11 @@
  * The connect page's suites' stack and tenants (webpage.h).
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <check.h>
 
@@ -86,4 +88,60 @@ webpage_scenario_wanted(const char *scenario)
 		if ((p == only || p[-1] == ',') && (p[n] == '\0' || p[n] == ','))
 			return 1;
 	return 0;
+}
+
+int
+webpage_browser_missing(const char *suite)
+{
+	if (access(WEBPAGE_CHROMIUM, X_OK) == 0 && access(WEBPAGE_CHROMEDRIVER, X_OK) == 0)
+		return 0;
+	fprintf(stderr, "%s: skipped: %s or %s is not installed"
+	    " (Debian: chromium chromium-driver)\n", suite, WEBPAGE_CHROMIUM, WEBPAGE_CHROMEDRIVER);
+	return 77;
+}
+
+#define BROWSE_ENV_MAX	32	/* names and values */
+
+struct json_object *
+webpage_browse(const char *script, const char *shot_prefix, const struct webpage_tenant *t,
+    const char *other, const char *const *extra_env, const char *scenario)
+{
+	const char *src = getenv("BDS_SRCDIR") ? getenv("BDS_SRCDIR") : ".";
+	char path[PATH_MAX], result[PATH_MAX];
+	const char *argv[] = { "/usr/bin/python3", path, scenario, NULL };
+	const char *set[BROWSE_ENV_MAX + 1] = {
+		"BDS_API_URL", harness_base_url("sandbox"),
+		"BDS_LINK_URL", harness_base_url("link"),
+		"BDS_IAM_URL", harness_base_url("api"),
+		"BDS_KEY", t->key,
+		"BDS_CLIENT", t->client,
+		"BDS_OTHER_CLIENT", other ? other : "",
+		"BDS_JWT", webpage_dev.access,
+		"BDS_ARTIFACTS", harness_artifacts_dir(),
+		"BDS_RESULT", result,
+	};
+	struct harness_child child = { argv, set, NULL, NULL, WEBPAGE_RUN_MS };
+	struct json_object *out;
+	size_t n = 18;
+	int rc;
+
+	for (size_t i = 0; extra_env != NULL && extra_env[i] != NULL; i += 2) {
+		ck_assert_msg(n + 2 <= BROWSE_ENV_MAX, "too many variables for %s", script);
+		set[n++] = extra_env[i];
+		set[n++] = extra_env[i + 1];
+	}
+	snprintf(path, sizeof(path), "%s/t/browser/%s", src, script);
+	snprintf(result, sizeof(result), "%s/browser-%s-%s-%d.json", harness_dir(), script,
+	    scenario, (int)getpid());
+	unlink(result);
+	rc = harness_run_child(&child);
+	ck_assert_msg(rc != -1, "%s: still running after %d s", scenario, WEBPAGE_RUN_MS / 1000);
+	ck_assert_msg(rc == 0, "browser scenario %s failed (exit %d; screenshot %s/%s%s-failure.png)",
+	    scenario, rc, harness_artifacts_dir(), shot_prefix, scenario);
+	out = json_object_from_file(result);
+	ck_assert_msg(out != NULL, "%s: no result in %s", scenario, result);
+	/* it may name what the page was given (the pay page's cards): not
+	 * left among the stack's files */
+	unlink(result);
+	return out;
 }
