@@ -11,6 +11,7 @@
  * (customer.message.complaint, once per message). Every row is the
  * client's and the key's environment's; docs/messages.md has the rules.
  */
+#include "core/module.h"
 #include "core/validate.h"
 
 struct db_stmt_set;
@@ -42,13 +43,14 @@ extern const struct vfield messages_create_fields[], messages_list_query[],
     messages_suppressions_create_fields[], messages_consents_fields[];
 
 /*
- * Metering's messages_sent is read from the rows, not counted: the SQL
- * function customer_messages_sent(client, environment or NULL, from day,
- * to day) (sql/130_messages.sql) answers (day, environment, value) for
- * every UTC day with accepted messages.
+ * Metering's messages_sent is read from the rows, not counted
+ * (messages_usage.c): the SQL function customer_messages_sent(client,
+ * environment or NULL, from day, to day) (sql/130_messages.sql) answers
+ * (day, environment, value) for every UTC day with accepted messages.
  */
+extern const struct module_usage messages_usage[];
 
-extern const struct db_stmt_set messages_stmt_set;
+extern const struct db_stmt_set messages_stmt_set, messages_usage_stmt_set;
 
 /* The module (messages_module.c). */
 extern const struct module messages_module;

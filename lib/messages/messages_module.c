@@ -1,4 +1,4 @@
-/* The customer messages module: its routes' statements. */
+/* The customer messages module: its routes' statements, its usage metric. */
 #include <stddef.h>
 
 #include "core/db.h"
@@ -7,5 +7,6 @@
 
 const struct module messages_module = {
 	.name = "messages",
-	.stmt_sets = MODULE_SETS(&messages_stmt_set),
+	.stmt_sets = MODULE_SETS(&messages_stmt_set, &messages_usage_stmt_set),
+	.usage = messages_usage,
 };

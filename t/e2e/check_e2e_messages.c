@@ -218,6 +218,33 @@ member(struct json_object *o, const char *key)
 	return json_object_get_string(json_object_object_get(o, key));
 }
 
+/* Today's messages_sent of key's environment (sandbox), read through
+ * GET /v1/metering/usage. */
+static long long
+messages_sent(const char *key)
+{
+	char *today = devacct_sql_value("SELECT to_char(now() AT TIME ZONE 'UTC', 'YYYY-MM-DD')",
+	    NULL, NULL);
+	struct harness_resp *r = call(key, "GET", harness_fmt("/v1/metering/usage?from=%s&to=%s"
+	    "&metric=messages_sent", today, today), NULL);
+	struct json_object *items, *it;
+	long long v = 0;
+
+	harness_expect(r, 200);
+	items = harness_json_get(r, "data");
+	ck_assert_ptr_nonnull(items);
+	for (size_t i = 0; i < json_object_array_length(items); i++) {
+		it = json_object_array_get_idx(items, i);
+		ck_assert_pstr_eq(member(it, "metric"), "messages_sent");
+		ck_assert_pstr_eq(member(it, "environment"), "sandbox");
+		ck_assert_pstr_eq(member(it, "date"), today);
+		v += json_object_get_int64(json_object_object_get(it, "value"));
+	}
+	harness_resp_free(r);
+	free(today);
+	return v;
+}
+
 /* ------------------------------------------------------------------ */
 
 /* Every input rule, each with the field and code it is refused with. */
@@ -439,6 +466,8 @@ START_TEST(suppressed_no_event)
 	ck_assert_int_eq(events_of(t.client, "customer.message.created"), 1);
 	ck_assert_int_eq(devacct_sql_int("SELECT count(*) FROM customer_messages"
 	    " WHERE client_id = $1 AND delivery_status = 'suppressed'", t.client, NULL), 3);
+	/* metering's messages_sent counts the accepted one only */
+	ck_assert_int_eq(messages_sent(t.key), 1);
 	receiver_stop(rc);
 	tenant_free(&t);
 	free(sup);
