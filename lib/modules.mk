@@ -18,3 +18,4 @@ include %reldir%/rtl/local.mk		# rtl: links billers
 include %reldir%/insights/local.mk	# insights: bills links
 include %reldir%/pay/local.mk		# pay: bills links
 include %reldir%/jobs/local.mk		# jobs: links bills billers imports
+include %reldir%/sandboxes/local.mk	# sandboxes: iam webhooks links bills
