@@ -539,6 +539,18 @@ START_TEST(journey_to_claim)
 	ck_assert_int_eq(identity_status(s.key), 401);
 	ck_assert_int_eq(identity_status(newkey), 200);
 
+	/* the developer's webhook test of the inbox subscription lands in it */
+	r = devacct_jwt(&dev, "POST", harness_fmt("/v1/iam/clients/%s/webhooks/%s/test",
+	    s.client, s.webhook), "{\"event_type\":\"bill.deleted\"}", NULL);
+	harness_expect(r, 200);
+	ck_assert_int_eq(devacct_bool(r, "success"), 1);
+	ck_assert_int_eq(devacct_int(r, "status_code"), 200);
+	ck_assert_int_eq(devacct_sql_int("SELECT count(*) FROM webhook_inbox WHERE client_id = $1"
+	    " AND id = $2 AND event_type = 'bill.deleted'", s.client, devacct_str(r, "delivery_id")),
+	    1);
+	harness_resp_free(r);
+	ck_assert_uint_eq(inbox_count(&s, newkey, "bill.deleted", NULL), 1);
+
 	/* sandbox.claimed: at the receiver and in the inbox, with its data */
 	ck_assert_ptr_nonnull(devacct_received(rc, "sandbox.claimed", s.id));
 	ck_assert_uint_eq(inbox_count(&s, newkey, "sandbox.claimed", &o), 1);
