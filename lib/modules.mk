@@ -20,3 +20,4 @@ include %reldir%/pay/local.mk		# pay: bills links
 include %reldir%/messages/local.mk	# messages: billers
 include %reldir%/metering/local.mk	# metering: iam
 include %reldir%/jobs/local.mk		# jobs: links bills billers imports
+include %reldir%/sandboxes/local.mk	# sandboxes: iam webhooks links bills

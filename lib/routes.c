@@ -26,6 +26,7 @@
 #include "pay/pay.h"
 #include "webhooks/webhooks.h"
 #include "rtl/rtl.h"
+#include "sandboxes/sandboxes.h"
 
 const struct route routes[] = {
 	/* method  pattern                                  auth       body                        query handler                   flags */
@@ -109,6 +110,12 @@ const struct route routes[] = {
 	{ M_POST,  "/v1/sandbox/account-links",             AUTH_KEY,  links_sandbox_create_fields, NULL, links_sandbox_create,    ROUTE_SANDBOX | ROUTE_IDEM | ROUTE_IDEM_REQUIRED },
 	{ M_POST,  "/v1/sandbox/links/{id}/reset-login",    AUTH_KEY,  NULL,                       NULL, links_sandbox_reset_login, ROUTE_SANDBOX | ROUTE_TX },
 	{ M_POST,  "/v1/sandbox/links/{id}/advance",        AUTH_KEY,  NULL,                       NULL, links_sandbox_advance,    ROUTE_SANDBOX | ROUTE_TX },
+	/* anonymous sandboxes (lib/sandboxes/sandboxes_api.c): made with no
+	 * credential (nginx limits it per address), claimed by a developer */
+	{ M_POST,  "/v1/sandboxes",                         AUTH_NONE, sandboxes_create_fields,    NULL, sandboxes_create,         ROUTE_SANDBOX | ROUTE_TX },
+	{ M_GET,   "/v1/sandboxes/{sandbox_id}/inbox",      AUTH_KEY,  NULL,                       sandboxes_inbox_query, sandboxes_inbox, ROUTE_SANDBOX },
+	{ M_POST,  "/v1/sandboxes/{sandbox_id}/claim",      AUTH_JWT,  sandboxes_claim_fields,     NULL, sandboxes_claim,          ROUTE_SANDBOX | ROUTE_TX },
+	{ M_GET,   "/v1/sandboxes/{sandbox_id}/evaluation-proof", AUTH_KEY | AUTH_JWT, NULL,       NULL, sandboxes_proof,          ROUTE_SANDBOX },
 
 	/* bills (lib/bills/): the read API (bills_api.c), the delta sync
 	 * (bills_sync.c), statement documents (bills_statement.c: the

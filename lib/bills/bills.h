@@ -244,6 +244,23 @@ bills_is(const char *a, const char *b)
 	return a != NULL && b != NULL && strcmp(a, b) == 0;
 }
 
+/*
+ * The sync cycles client_id completed in env (a sync page answered
+ * has_more false; recorded for sandbox keys only, bills_sync.c), the bills
+ * those cycles delivered (created at or below a link's last completed
+ * bound) and the first and last completion (ISO 8601, arena; NULL when
+ * none). 0, or -1 on a database failure.
+ */
+struct bills_sync_stats {
+	long long	 cycles, bills;
+	const char	*first_at, *last_at;
+};
+int	 bills_sync_stats(struct req *, const char *client_id, const char *env,
+	    struct bills_sync_stats *);
+/* Remove what the bills keep of client_id outside its rows' cascade (the
+ * links' change sequences), when the client is deleted. 0, or -1. */
+int	 bills_client_forget(struct req *, const char *client_id);
+
 extern const struct db_stmt_set bills_stmt_set;
 extern const struct db_stmt_set bills_status_store_stmt_set;	/* bills_status_store.c */
 extern const struct db_stmt_set bills_dupes_stmt_set;		/* bills_dupes.c */

@@ -23,6 +23,11 @@
  *				first page (the last page's next_cursor)
  *	(start, position, upper) a cycle in progress
  * No cursor is (0).
+ *
+ * A sandbox key's page that ends a cycle (has_more false) is counted in
+ * bill_sync_cycles: the cycles a client completed and the bound of the
+ * last, which an anonymous sandbox's evaluation proof reports
+ * (bills_sync_stats). Other environments write nothing on a read.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,6 +42,7 @@
 #include "core/req.h"
 #include "core/validate.h"
 #include "links/links.h"
+#include "bills/bills.h"
 #include "bills/bills_sync.h"
 
 #define LINK_COLS "l.client_id, l.environment, coalesce(s.last_seq, 0)"
@@ -44,7 +50,13 @@ enum link_col { LK_CLIENT_ID, LK_ENVIRONMENT, LK_LAST_SEQ, LK__MAX };
 #define PAGE_COLS "id, entity, created_seq, changed_seq, coalesce(deleted_seq, 0)"
 enum page_col { PG_ID, PG_ENTITY, PG_CREATED, PG_CHANGED, PG_DELETED, PG__MAX };
 
-enum { S_LINK, S_PAGE, S__MAX };
+#define STATS_COLS "coalesce(sum(c.cycles), 0), coalesce((SELECT count(*) FROM bills b" \
+	" JOIN bill_sync_cycles k ON k.client_id = b.client_id AND k.link_id = b.link_id" \
+	" WHERE k.client_id = $1 AND k.environment = $2 AND b.created_seq <= k.synced_seq), 0)," \
+	" " DB_ISO("min(c.first_at)") ", " DB_ISO("max(c.last_at)")
+enum stats_col { ST_CYCLES, ST_BILLS, ST_FIRST, ST_LAST, ST__MAX };
+
+enum { S_LINK, S_PAGE, S_CYCLE, S_STATS, S_FORGET, S__MAX };
 static struct db_stmt stmts[S__MAX] = {
 	/* whose link it is and its last number, one snapshot */
 	[S_LINK] = { "bills_sync_link",
@@ -57,6 +69,18 @@ static struct db_stmt stmts[S__MAX] = {
 	    " WHERE client_id = $1 AND link_id = $2"
 	    "  AND changed_seq > $3::bigint AND changed_seq <= $4::bigint"
 	    " ORDER BY changed_seq LIMIT $5::int" },
+	/* a cycle completed: one more, and its bound */
+	[S_CYCLE] = { "bills_sync_cycle",
+	    "INSERT INTO bill_sync_cycles AS c (client_id, link_id, environment, cycles,"
+	    " synced_seq) VALUES ($1, $2, $3, 1, $4::bigint)"
+	    " ON CONFLICT (client_id, link_id) DO UPDATE SET cycles = c.cycles + 1,"
+	    " synced_seq = greatest(c.synced_seq, EXCLUDED.synced_seq), last_at = now()" },
+	[S_STATS] = { "bills_sync_stats",
+	    "SELECT " STATS_COLS " FROM bill_sync_cycles c"
+	    " WHERE c.client_id = $1 AND c.environment = $2" },
+	/* bill_seq names no client row (no cascade): forgotten with it */
+	[S_FORGET] = { "bills_sync_forget",
+	    "DELETE FROM bill_seq WHERE client_id = $1" },
 };
 const struct db_stmt_set bills_sync_stmt_set = { "bills_sync", stmts, S__MAX };
 
@@ -218,6 +242,37 @@ bills_sync(struct req *r, struct json_object *out)
 	} else {
 		next[0] = c.upper;	/* the next cycle starts where this one ends */
 		next_of(r, &pg, next, 1);
+		if (strcmp(r->env, "sandbox") == 0) {
+			p[2] = r->env;
+			p[3] = arena_printf(r->arena, "%lld", c.upper);
+			if (db_query(r, &stmts[S_CYCLE], 4, p) == NULL)
+				return api_db_error(r);
+		}
 	}
 	return cursor_page_reply(r, out, &pg, NULL);
+}
+
+int
+bills_sync_stats(struct req *r, const char *client_id, const char *env,
+    struct bills_sync_stats *st)
+{
+	const char *p[2] = { client_id, env };
+	PGresult *res;
+
+	memset(st, 0, sizeof(*st));
+	if ((res = db_query(r, &stmts[S_STATS], 2, p)) == NULL || PQntuples(res) != 1)
+		return -1;
+	st->cycles = strtoll(PQgetvalue(res, 0, ST_CYCLES), NULL, 10);
+	st->bills = strtoll(PQgetvalue(res, 0, ST_BILLS), NULL, 10);
+	if (!PQgetisnull(res, 0, ST_FIRST))
+		st->first_at = arena_strdup(r->arena, PQgetvalue(res, 0, ST_FIRST));
+	if (!PQgetisnull(res, 0, ST_LAST))
+		st->last_at = arena_strdup(r->arena, PQgetvalue(res, 0, ST_LAST));
+	return 0;
+}
+
+int
+bills_client_forget(struct req *r, const char *client_id)
+{
+	return db_query(r, &stmts[S_FORGET], 1, &client_id) != NULL ? 0 : -1;
 }

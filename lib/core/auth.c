@@ -1,4 +1,5 @@
 /* Developer JWTs (AUTH_JWT): signature, claims, and a live session. */
+#include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 #include <time.h>
@@ -25,19 +26,30 @@ static struct db_stmt stmts[AUTH__MAX] = {
 	[AUTH_SESSION_LIVE] = { "auth_session_live",
 	    "SELECT 1 FROM sessions WHERE id = $1 AND user_id = $2"
 	    " AND revoked_at IS NULL" },
-	/* One indexed lookup: a revoked or rotated key fails at once. */
+	/*
+	 * One indexed lookup: a revoked or rotated key fails at once, but for
+	 * a key replaced with a grace (a claimed sandbox's, grace_until):
+	 * that one works until then, and the fifth column says until when
+	 * (epoch seconds; 0 for a live key).
+	 */
 	[AUTH_KEY_LOOKUP] = { "auth_key_lookup",
-	    "SELECT s.client_id, s.environment, s.id, c.user_id FROM client_secrets s"
-	    " JOIN clients c ON c.id = s.client_id"
-	    " WHERE s.key_hash = decode($1, 'hex') AND s.revoked_at IS NULL" },
+	    "SELECT s.client_id, s.environment, s.id, c.user_id,"
+	    " CASE WHEN s.revoked_at IS NULL THEN 0"
+	    "  ELSE floor(extract(epoch FROM s.grace_until))::bigint END"
+	    " FROM client_secrets s JOIN clients c ON c.id = s.client_id"
+	    " WHERE s.key_hash = decode($1, 'hex')"
+	    " AND (s.revoked_at IS NULL OR s.grace_until > now())" },
 	/*
 	 * A cached key after a change of client_secrets: still live? It
 	 * fails when not (division by zero, SQLSTATE 22012: the count is 0).
 	 */
 	[AUTH_KEY_LIVE] = { "auth_key_live",
-	    "SELECT 1 / count(*) FROM client_secrets WHERE id = $1 AND revoked_at IS NULL" },
+	    "SELECT 1 / count(*) FROM client_secrets WHERE id = $1"
+	    " AND (revoked_at IS NULL OR grace_until > now())" },
 };
 const struct db_stmt_set auth_stmt_set = { "auth", stmts, AUTH__MAX };
+/* auth_key_lookup */
+enum { KL_CLIENT, KL_ENV, KL_SECRET, KL_OWNER, KL_UNTIL, KL__MAX };
 
 int64_t
 auth_now(void)
@@ -309,6 +321,7 @@ key_credential(struct req *r, const char **basic_client)
 struct key_entry {
 	unsigned char	 hash[32];
 	int64_t		 at;		/* 0: empty */
+	int64_t		 until;		/* a key in its grace: works before this; 0 none */
 	unsigned long long version;	/* KEY_CHANNEL's when last confirmed; 0 never */
 	char		 client_id[KEY_FIELD], env[16], secret_id[KEY_FIELD],
 			 owner_id[KEY_FIELD];
@@ -325,6 +338,7 @@ key_cache_find(const unsigned char hash[32])
 		struct key_entry *e = &key_cache[i];
 
 		if (e->at != 0 && now - e->at < KEY_CACHE_TTL &&
+		    (e->until == 0 || now < e->until) &&
 		    sodium_memcmp(e->hash, hash, 32) == 0)
 			return e;
 	}
@@ -332,7 +346,8 @@ key_cache_find(const unsigned char hash[32])
 }
 
 static void
-key_cache_put(const unsigned char hash[32], const struct req *r, unsigned long long version)
+key_cache_put(const unsigned char hash[32], const struct req *r, unsigned long long version,
+    int64_t until)
 {
 	struct key_entry *e = &key_cache[key_next++ % KEY_CACHE_SIZE];
 
@@ -345,6 +360,7 @@ key_cache_put(const unsigned char hash[32], const struct req *r, unsigned long l
 	strcpy(e->secret_id, r->secret_id);
 	strcpy(e->owner_id, r->owner_id);
 	e->version = version;
+	e->until = until;
 	e->at = auth_now();
 }
 
@@ -465,13 +481,13 @@ auth_key(struct req *r)
 	if ((res = db_query(r, &stmts[AUTH_KEY_LOOKUP], 1, p)) == NULL)
 		return api_db_error(r);
 	if (PQntuples(res) != 1 ||
-	    (basic_client != NULL && strcmp(basic_client, PQgetvalue(res, 0, 0)) != 0))
+	    (basic_client != NULL && strcmp(basic_client, PQgetvalue(res, 0, KL_CLIENT)) != 0))
 		return api_error(r, 401, ERR_UNAUTHORIZED, NULL, "missing or invalid credentials");
-	r->client_id = arena_strdup(r->arena, PQgetvalue(res, 0, 0));
-	r->env = arena_strdup(r->arena, PQgetvalue(res, 0, 1));
-	r->secret_id = arena_strdup(r->arena, PQgetvalue(res, 0, 2));
-	r->owner_id = arena_strdup(r->arena, PQgetvalue(res, 0, 3));
-	key_cache_put(hash, r, version);
+	r->client_id = arena_strdup(r->arena, PQgetvalue(res, 0, KL_CLIENT));
+	r->env = arena_strdup(r->arena, PQgetvalue(res, 0, KL_ENV));
+	r->secret_id = arena_strdup(r->arena, PQgetvalue(res, 0, KL_SECRET));
+	r->owner_id = arena_strdup(r->arena, PQgetvalue(res, 0, KL_OWNER));
+	key_cache_put(hash, r, version, strtoll(PQgetvalue(res, 0, KL_UNTIL), NULL, 10));
 	return auth_host_or_reply(r, "key");
 }
 

@@ -43,6 +43,9 @@ enum {
 	CL_OWNED,
 	CL_EMBED,
 	CL_COUNT,
+	CL_NEW_UNOWNED,
+	CL_ADOPT,
+	CL_REMOVE,
 	CL__MAX
 };
 static struct db_stmt stmts[CL__MAX] = {
@@ -76,6 +79,16 @@ static struct db_stmt stmts[CL__MAX] = {
 	[CL_COUNT] = { "iam_clients_count",
 	    "SELECT (SELECT count(*) FROM clients WHERE user_id = $1)"
 	    " FROM users WHERE id = $1 FOR UPDATE" },
+	/* An anonymous sandbox's client: no developer until it is claimed. */
+	[CL_NEW_UNOWNED] = { "iam_clients_new_unowned",
+	    "INSERT INTO clients (id, user_id, name) VALUES ($1, NULL, $2) RETURNING id" },
+	[CL_ADOPT] = { "iam_clients_adopt",
+	    "UPDATE clients SET user_id = $2, updated_at = now()"
+	    " WHERE id = $1 AND user_id IS NULL RETURNING id" },
+	/* Its secrets, webhooks, links, bills, events... go with it (ON
+	 * DELETE CASCADE); an owned client is never removed here. */
+	[CL_REMOVE] = { "iam_clients_remove",
+	    "DELETE FROM clients WHERE id = $1 AND user_id IS NULL RETURNING id" },
 };
 const struct db_stmt_set iam_clients_stmt_set = { "iam_clients", stmts, CL__MAX };
 
@@ -264,6 +277,50 @@ iam_clients_own_or_reply(struct req *r, const char *client_id)
 	return rc == 1 ? 0 : not_found(r, client_id);
 }
 
+const char *
+iam_clients_new_unowned(struct req *r, const char *name)
+{
+	const char *p[2] = { crypto_id_new(r->arena, "cli"), name };
+	PGresult *res;
+
+	if ((res = db_query(r, &stmts[CL_NEW_UNOWNED], 2, p)) == NULL || PQntuples(res) != 1)
+		return NULL;
+	return p[0];
+}
+
+int
+iam_clients_adopt(struct req *r, const char *client_id, const char *user_id)
+{
+	const char *p[2] = { client_id, user_id };
+	PGresult *res;
+
+	if ((res = db_query(r, &stmts[CL_COUNT], 1, &p[1])) == NULL || PQntuples(res) != 1)
+		return -1;
+	if (atoll(PQgetvalue(res, 0, CN_COUNT)) >= iam_settings(r->cfg)->clients_max)
+		return 2;
+	if ((res = db_query(r, &stmts[CL_ADOPT], 2, p)) == NULL)
+		return -1;
+	return PQntuples(res) == 1;
+}
+
+int
+iam_clients_remove_unowned(struct req *r, const char *client_id)
+{
+	PGresult *res = db_query(r, &stmts[CL_REMOVE], 1, &client_id);
+
+	if (res == NULL)
+		return -1;
+	return PQntuples(res) == 1;
+}
+
+int
+iam_clients_limit_reply(struct req *r)
+{
+	return api_error(r, 409, ERR_CLIENT_LIMIT_REACHED,
+	    "delete a client you no longer use with DELETE /v1/iam/clients/{id}",
+	    "a developer can have at most %d clients", iam_settings(r->cfg)->clients_max);
+}
+
 int
 iam_clients_list(struct req *r, struct json_object *out)
 {
@@ -294,9 +351,7 @@ iam_clients_create(struct req *r, struct json_object *out)
 	if ((res = db_query(r, &stmts[CL_COUNT], 1, &p[1])) == NULL || PQntuples(res) != 1)
 		return api_db_error(r);
 	if (atoll(PQgetvalue(res, 0, CN_COUNT)) >= iam_settings(r->cfg)->clients_max)
-		return api_error(r, 409, ERR_CLIENT_LIMIT_REACHED,
-		    "delete a client you no longer use with DELETE /v1/iam/clients/{id}",
-		    "a developer can have at most %d clients", iam_settings(r->cfg)->clients_max);
+		return iam_clients_limit_reply(r);
 	if ((res = db_query(r, &stmts[CL_NEW], 6, p)) == NULL || PQntuples(res) != 1)
 		return api_db_error(r);
 	json_set_bool(out, "success", 1);

@@ -62,5 +62,34 @@ int	 iam_clients_owned(struct req *, const char *client_id, const char *user_id)
  * status already written: 404 CLIENT_NOT_FOUND (unknown or another
  * developer's, alike) or a database error. */
 int	 iam_clients_own_or_reply(struct req *, const char *client_id);
+/* 409 CLIENT_LIMIT_REACHED (the developer has clients_max clients): its status. */
+int	 iam_clients_limit_reply(struct req *);
+
+/* ---- anonymous sandboxes (lib/sandboxes/) ---- */
+
+/*
+ * Inside the caller's transaction. A client of no developer (user_id
+ * NULL: no developer's check ever matches it) named name: its id (arena),
+ * or NULL on a database failure.
+ */
+const char *iam_clients_new_unowned(struct req *, const char *name);
+/* Give the unowned client_id to user_id: 1 done, 0 when it has a developer
+ * already (or is gone), 2 when user_id has clients_max clients (nothing
+ * done), -1 on a database failure. */
+int	 iam_clients_adopt(struct req *, const char *client_id, const char *user_id);
+/* Delete the unowned client_id and everything its rows cascade to: 1
+ * deleted, 0 none (owned or gone), -1 on a database failure. */
+int	 iam_clients_remove_unowned(struct req *, const char *client_id);
+/* A live key of env for client_id, which has none (arena; shown once by
+ * the caller); NULL when it has one or on a database failure. */
+const char *iam_secrets_issue(struct req *, const char *client_id, const char *env);
+/*
+ * Replace client_id's live env key by a new one (returned, arena); the old
+ * one is revoked but still authenticates for grace_s seconds, until
+ * *grace_until (ISO 8601, arena). NULL when there was no live key, or on a
+ * database failure.
+ */
+const char *iam_secrets_replace(struct req *, const char *client_id, const char *env,
+	    int grace_s, const char **grace_until);
 
 #endif

@@ -40,6 +40,7 @@ enum {
 	S_LOCK,
 	S_RETIRE,
 	S_USER,
+	S_GRACE,
 	S__MAX
 };
 static struct db_stmt stmts[S__MAX] = {
@@ -70,6 +71,13 @@ static struct db_stmt stmts[S__MAX] = {
 	    "UPDATE client_secrets SET revoked_at = now() WHERE id = $1 AND revoked_at IS NULL" },
 	[S_USER] = { "iam_secrets_user",
 	    "SELECT email_verified, live_access FROM users WHERE id = $1" },
+	/* A claimed sandbox's key: revoked, still found by the key lookup
+	 * (core/auth.c) until grace_until. */
+	[S_GRACE] = { "iam_secrets_grace",
+	    "UPDATE client_secrets SET revoked_at = now(),"
+	    " grace_until = now() + make_interval(secs => $3::int)"
+	    " WHERE client_id = $1 AND environment = $2 AND revoked_at IS NULL"
+	    " RETURNING id, " DB_ISO("grace_until") },
 };
 /* SECRET_COLS, and the extra column of iam_secrets_revoke / iam_secrets_lock */
 enum secret_col { SC_ID, SC_ENV, SC_PREFIX, SC_CREATED_AT, SC_ROTATED_FROM,
@@ -78,6 +86,8 @@ enum secret_col { SC_ID, SC_ENV, SC_PREFIX, SC_CREATED_AT, SC_ROTATED_FROM,
 #define SC_TOO_YOUNG	SC_EXTRA
 /* iam_secrets_user */
 enum { SU_EMAIL_VERIFIED, SU_LIVE_ACCESS, SU__MAX };
+/* iam_secrets_grace */
+enum { SG_ID, SG_UNTIL, SG__MAX };
 const struct db_stmt_set iam_secrets_stmt_set = { "iam_secrets", stmts, S__MAX };
 
 const struct vfield iam_secrets_create_fields[] = {
@@ -125,12 +135,12 @@ env_allowed(struct req *r, const char *env)
 
 /* One secret row (SECRET_COLS) as metadata: never the key or its hash. */
 static struct json_object *
-secret_json(struct req *r, PGresult *res, int row)
+secret_json(const char *client_id, PGresult *res, int row)
 {
 	struct json_object *o = json_object_new_object();
 
 	json_set_str(o, "id", PQgetvalue(res, row, SC_ID));
-	json_set_str(o, "clientId", req_cap(r, "id"));
+	json_set_str(o, "clientId", client_id);
 	json_set_str(o, "environment", PQgetvalue(res, row, SC_ENV));
 	json_set_str(o, "prefix", PQgetvalue(res, row, SC_PREFIX));
 	json_set_str(o, "createdAt", PQgetvalue(res, row, SC_CREATED_AT));
@@ -156,17 +166,17 @@ rotation_conflict(struct req *r, const char *why)
 }
 
 /*
- * Make a key for env, insert it (rotated_from: the secret it replaces, or
- * NULL) and put {id, clientId, environment, secret, prefix, createdAt} in
- * out. Inside the caller's transaction; 1 inserted, 0 when a live secret
- * for env exists, -1 on a database failure.
+ * Make a key for env of client_id, insert it (rotated_from: the secret it
+ * replaces, or NULL) and put {id, clientId, environment, secret, prefix,
+ * createdAt} in out. Inside the caller's transaction; 1 inserted, 0 when a
+ * live secret for env exists, -1 on a database failure.
  */
 static int
-secret_insert(struct req *r, const char *env, const char *rotated_from,
-    struct json_object *out)
+secret_insert(struct req *r, const char *client_id, const char *env,
+    const char *rotated_from, struct json_object *out)
 {
 	char *key = auth_key_new(r->arena, env);
-	const char *p[6] = { crypto_id_new(r->arena, "sec"), req_cap(r, "id"), env,
+	const char *p[6] = { crypto_id_new(r->arena, "sec"), client_id, env,
 	    auth_key_hash(r->arena, key),
 	    arena_strndup(r->arena, key, 4 + strlen(env) + 1 + SECRETS_PREFIX_CHARS),
 	    rotated_from };
@@ -177,10 +187,42 @@ secret_insert(struct req *r, const char *env, const char *rotated_from,
 		return -1;
 	if (PQntuples(res) != 1)
 		return 0;
-	s = secret_json(r, res, 0);
+	s = secret_json(client_id, res, 0);
 	json_set_str(s, "secret", key);
 	json_set(out, "secret", s);
 	return 1;
+}
+
+/* The key of a secret_insert's out (arena): shown once, by its caller. */
+static const char *
+inserted_key(struct json_object *out)
+{
+	struct json_object *s;
+
+	return json_object_object_get_ex(out, "secret", &s) ? json_get_str(s, "secret") : NULL;
+}
+
+const char *
+iam_secrets_issue(struct req *r, const char *client_id, const char *env)
+{
+	struct json_object *o = json_obj(r->arena);
+
+	return secret_insert(r, client_id, env, NULL, o) == 1 ? inserted_key(o) : NULL;
+}
+
+const char *
+iam_secrets_replace(struct req *r, const char *client_id, const char *env, int grace_s,
+    const char **grace_until)
+{
+	const char *p[3] = { client_id, env, arena_printf(r->arena, "%d", grace_s) };
+	struct json_object *o = json_obj(r->arena);
+	PGresult *res;
+
+	if ((res = db_query(r, &stmts[S_GRACE], 3, p)) == NULL || PQntuples(res) != 1)
+		return NULL;
+	*grace_until = arena_strdup(r->arena, PQgetvalue(res, 0, SG_UNTIL));
+	return secret_insert(r, client_id, env, PQgetvalue(res, 0, SG_ID), o) == 1 ?
+	    inserted_key(o) : NULL;
 }
 
 /* ---- handlers ---- */
@@ -194,7 +236,7 @@ iam_secrets_create(struct req *r, struct json_object *out)
 	if ((rc = iam_clients_own_or_reply(r, req_cap(r, "id"))) != 0 ||
 	    (rc = env_allowed(r, env)) != 0)
 		return rc;
-	if ((rc = secret_insert(r, env, NULL, out)) < 0)
+	if ((rc = secret_insert(r, req_cap(r, "id"), env, NULL, out)) < 0)
 		return api_db_error(r);
 	if (rc == 0)
 		return api_error(r, 409, ERR_CLIENT_SECRET_EXISTS,
@@ -219,7 +261,7 @@ iam_secrets_list(struct req *r, struct json_object *out)
 		return api_db_error(r);
 	arr = json_object_new_array();
 	for (int i = 0; i < PQntuples(res); i++)
-		json_object_array_add(arr, secret_json(r, res, i));
+		json_object_array_add(arr, secret_json(req_cap(r, "id"), res, i));
 	json_set_bool(out, "success", 1);
 	json_set(out, "secrets", arr);
 	return 200;
@@ -242,7 +284,7 @@ iam_secrets_get(struct req *r, struct json_object *out)
 	if (PQntuples(res) != 1)
 		return secret_not_found(r, env);
 	json_set_bool(out, "success", 1);
-	json_set(out, "secret", secret_json(r, res, 0));
+	json_set(out, "secret", secret_json(req_cap(r, "id"), res, 0));
 	return 200;
 }
 
@@ -269,7 +311,7 @@ iam_secrets_revoke(struct req *r, struct json_object *out)
 	}
 	if (PQntuples(res) != 1)
 		return secret_not_found(r, env);
-	s = secret_json(r, res, 0);
+	s = secret_json(req_cap(r, "id"), res, 0);
 	json_set_str(s, "revokedAt", PQgetvalue(res, 0, SC_REVOKED_AT));
 	json_set_bool(out, "success", 1);
 	json_set_str(out, "message", "secret revoked; its key no longer works");
@@ -311,7 +353,7 @@ iam_secrets_rotate(struct req *r, struct json_object *out)
 	old = arena_strdup(r->arena, PQgetvalue(res, 0, SC_ID));
 	/* Revoke first: the live-secret index allows one at a time. */
 	if (db_query(r, &stmts[S_RETIRE], 1, &old) == NULL ||
-	    (rc = secret_insert(r, env, old, out)) < 0)
+	    (rc = secret_insert(r, req_cap(r, "id"), env, old, out)) < 0)
 		return api_db_error(r);
 	if (rc == 0)	/* cannot happen while the row lock is held */
 		return rotation_conflict(r, "another secret appeared");
@@ -327,6 +369,15 @@ iam_secrets_identity(struct req *r, struct json_object *out)
 	const char *p[1] = { r->owner_id };
 	PGresult *res;
 
+	/* an unclaimed sandbox's client has no developer (owner "") */
+	if (p[0] == NULL || p[0][0] == '\0') {
+		json_set_str(out, "client_id", r->client_id);
+		json_set_str(out, "environment", r->env);
+		json_set_bool(out, "email_verified", 0);
+		json_set_str(out, "live_access", "none");
+		json_set_bool(out, "live_access_granted", 0);
+		return 200;
+	}
 	if ((res = db_query(r, &stmts[S_USER], 1, p)) == NULL)
 		return api_db_error(r);
 	if (PQntuples(res) != 1)

@@ -43,8 +43,11 @@ enum retrieval_col { RL_STATUS, RL_ENVIRONMENT, RL_USER_ID, RL_BILLER_ID, RL_BIL
 
 enum {
 	L_INSERT, L_REPAIR, L_TOKEN, L_GET, L_ENTITY, L_COMPLETED, L_DISCONNECT,
-	L_ACCOUNT_UPSERT, L_SYNC_DONE, L_RETRIEVAL, L_RETRIEVAL_LOCK, L_SAME, L__MAX
+	L_ACCOUNT_UPSERT, L_SYNC_DONE, L_RETRIEVAL, L_RETRIEVAL_LOCK, L_SAME, L_ACTIVITY,
+	L__MAX
 };
+/* links_activity */
+enum { LA_COUNT, LA_FIRST, LA_LAST, LA__MAX };
 static struct db_stmt stmts[L__MAX] = {
 	[L_INSERT] = { "links_insert",
 	    "INSERT INTO links (client_id, id, environment, client_user_id, biller_id, scopes,"
@@ -73,6 +76,10 @@ static struct db_stmt stmts[L__MAX] = {
 	    " SELECT " ROW_COLS " FROM lk, links WHERE client_id = $1 AND environment = $2"
 	    "  AND client_user_id = $3 AND biller_id = $4 AND login_hash = decode($5, 'hex')"
 	    "  AND status = 'ACTIVE' ORDER BY created_at, id LIMIT 1" },
+	/* every link the client made in the environment, whatever became of it */
+	[L_ACTIVITY] = { "links_activity",
+	    "SELECT count(*), " DB_ISO("min(created_at)") ", " DB_ISO("max(created_at)")
+	    " FROM links WHERE client_id = $1 AND environment = $2" },
 	[L_GET] = { "links_get",
 	    "SELECT " ROW_COLS " FROM links WHERE " LINKS_BY_ID("", "") },
 	/* The entity as stored (LINKS_JSON_SQL, links.h's neighbour). */
@@ -248,6 +255,25 @@ links_get(struct req *r, const char *client_id, const char *id, struct links_row
 		return 0;
 	row_fill(res, 0, row);
 	return 1;
+}
+
+int
+links_activity(struct req *r, const char *client_id, const char *env, long long *n,
+    const char **first_at, const char **last_at)
+{
+	const char *p[2] = { client_id, env };
+	PGresult *res;
+
+	*n = 0;
+	*first_at = *last_at = NULL;
+	if ((res = db_query(r, &stmts[L_ACTIVITY], 2, p)) == NULL || PQntuples(res) != 1)
+		return -1;
+	*n = strtoll(PQgetvalue(res, 0, LA_COUNT), NULL, 10);
+	if (!PQgetisnull(res, 0, LA_FIRST))
+		*first_at = arena_strdup(r->arena, PQgetvalue(res, 0, LA_FIRST));
+	if (!PQgetisnull(res, 0, LA_LAST))
+		*last_at = arena_strdup(r->arena, PQgetvalue(res, 0, LA_LAST));
+	return 0;
 }
 
 struct json_object *

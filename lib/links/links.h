@@ -97,6 +97,11 @@ int	 links_get(struct req *, const char *client_id, const char *id, struct links
  */
 int	 links_disconnect(struct req *, const char *client_id, const char *link_id,
 	    const char *reason, const char *rejection);
+/* The links client_id made in env (*n, whatever their status now) and when
+ * the first and the last were made (ISO 8601, arena; NULL when none). 0, or
+ * -1 on a database failure. */
+int	 links_activity(struct req *, const char *client_id, const char *env, long long *n,
+	    const char **first_at, const char **last_at);
 /* "link_<uuid>" for an id given as "link_<uuid>" or a bare UUID; NULL when
  * it is neither. Arena string. */
 const char *links_id_canonical(struct req *, const char *id);

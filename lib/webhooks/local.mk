@@ -6,6 +6,7 @@ lib_libbds_a_SOURCES += \
 	%reldir%/webhooks_deliver.h \
 	%reldir%/webhooks_endpoints.c \
 	%reldir%/webhooks_iam.c \
+	%reldir%/webhooks_inbox.c \
 	%reldir%/webhooks_sign.c \
 	%reldir%/webhooks_sign.h
 # the module's descriptor (core/module.h)

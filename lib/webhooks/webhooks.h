@@ -145,6 +145,50 @@ int	 webhooks_primary(struct req *, const char *client_id, const char *environme
 int	 webhooks_test_deliver(struct req *, struct json_object *out,
 	    const char *client_id, const char *id, const char *event_type);
 
+/* ---- the inbox (webhooks_inbox.c) ---- */
+
+/*
+ * A subscription whose URL starts with WEBHOOKS_INBOX_SCHEME is an inbox:
+ * bds-deliver signs its deliveries as for any endpoint and writes the
+ * exact body and headers into webhook_inbox instead of posting them; a
+ * stored delivery is acknowledged (succeeded). Only the service makes
+ * one: a client's URL must be http or https.
+ */
+#define WEBHOOKS_INBOX_SCHEME		"bds-inbox:"
+#define WEBHOOKS_INBOX_LIMIT_DEFAULT	25
+#define WEBHOOKS_INBOX_LIMIT_MAX	100
+
+struct db;
+struct events_wire;
+/* 1 when url names an inbox. */
+int	 webhooks_inbox_url(const char *url);
+/* bds-deliver: keep delivery_id of subscription webhook_id, ev signed as
+ * signature over body, in the inbox. 0, or -1 on a database failure. */
+int	 webhooks_inbox_store(struct db *, struct arena *, const struct events_wire *ev,
+	    const char *delivery_id, const char *webhook_id, const char *body,
+	    const char *signature);
+/* An inbox subscription of client_id's sandbox environment to every event
+ * ("*"), its URL WEBHOOKS_INBOX_SCHEME + name: 0 with *row and *secret (the
+ * signing secret, arena), else the error status written. */
+int	 webhooks_inbox_create(struct req *, const char *client_id, const char *name,
+	    struct webhooks_row *row, const char **secret);
+/* A page of the inbox of webhook_id (newest first) into out: {object
+ * "list", data [{delivery_id, event_id, event_type, received_at, headers,
+ * body}], has_more, next_cursor}; 200, or the 400 INVALID_CURSOR / 503. */
+int	 webhooks_inbox_list(struct req *, struct json_object *out, const char *client_id,
+	    const char *webhook_id);
+/* The deliveries any endpoint of client_id acknowledged in env: how many,
+ * their event types (a sorted JSON array, arena) and the first and last
+ * (ISO 8601, NULL when none). 0, or -1 on a database failure. */
+struct webhooks_acks {
+	long long		 count;
+	struct json_object	*types;
+	const char		*first_at, *last_at;
+};
+int	 webhooks_acknowledged(struct req *, const char *client_id, const char *env,
+	    struct webhooks_acks *);
+extern const struct db_stmt_set webhooks_inbox_stmt_set;
+
 /* The module's settings (config keys of the same names). */
 struct webhooks_settings {
 	char	*webhook_retry_schedule;	/* seconds after attempt 1, 2...: "5,300,..." */

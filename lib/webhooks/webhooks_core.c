@@ -583,16 +583,24 @@ test_begin_or_reply(struct req *r, int *slot)
 }
 
 /* Send the signed test event to w's URL (checked again now) within the test
- * budget; *res says what came back. */
+ * budget, or keep it in w's inbox as delivery dlv; *res says what came back. */
 static void
 test_send(struct req *r, const struct webhooks_row *w, const struct events_wire *ev,
-    const char *body, size_t len, const char *sig, struct webhooks_result *res)
+    const char *dlv, const char *body, size_t len, const char *sig,
+    struct webhooks_result *res)
 {
 	struct urlsafe_target t;
 	const char *why;
 	CURL *c = NULL;
 
 	memset(res, 0, sizeof(*res));
+	if (webhooks_inbox_url(w->url)) {
+		if (webhooks_inbox_store(r->db, r->arena, ev, dlv, w->id, body, sig) == 0)
+			res->status = 200;
+		else
+			res->error = "the inbox could not keep the delivery";
+		return;
+	}
 	/* The URL is checked again now: DNS may say otherwise than at registration. */
 	if (urlsafe_check(r->arena, w->url, url_flags(r, w->environment), &t, &why) != URLSAFE_OK) {
 		res->error = why;
@@ -613,6 +621,7 @@ webhooks_test_deliver(struct req *r, struct json_object *out, const char *client
     const char *id, const char *event_type)
 {
 	const char *secrets[WEBHOOKS_MAX_SECRETS], *body, *sig;
+	const char *dlv = crypto_id_new(r->arena, "dlv");
 	struct webhooks_result res;
 	struct events_wire ev;
 	struct webhooks_row w;
@@ -647,7 +656,7 @@ webhooks_test_deliver(struct req *r, struct json_object *out, const char *client
 
 	if ((rc = test_begin_or_reply(r, &slot)) != 0)
 		return rc;
-	test_send(r, &w, &ev, body, len, sig, &res);
+	test_send(r, &w, &ev, dlv, body, len, sig, &res);
 	test_end(r, slot);
 	log_msg("info", "request %s: webhook test %s event=%s type=%s status=%ld latency_ms=%lld%s%s",
 	    r->http.request_id, id, ev.id, event_type, res.status, res.latency_ms,
@@ -656,7 +665,7 @@ webhooks_test_deliver(struct req *r, struct json_object *out, const char *client
 
 	json_set_bool(out, "success", res.status >= 200 && res.status <= 299);
 	json_set_int(out, "status_code", res.status);
-	json_set_str(out, "delivery_id", crypto_id_new(r->arena, "dlv"));
+	json_set_str(out, "delivery_id", dlv);
 	json_set_str(out, "event_id", ev.id);
 	json_set_str(out, "message", res.status != 0 ?
 	    arena_printf(r->arena, "the endpoint answered %ld", res.status) : res.error);

@@ -157,6 +157,8 @@ struct wjob {
 	long long	 at_ms;		/* wall clock when it started */
 	int		 tried;		/* an attempt to log (even refused: status 0) */
 	int		 gone;		/* 410: disable the subscription */
+	const char	*inbox_body;	/* an inbox's: what to keep (webhooks_inbox.c) */
+	const char	*inbox_sig;
 };
 
 /* A URL checked once per batch (DNS answers once per batch too). */
@@ -304,6 +306,12 @@ start(struct wsender *w, struct queue_batch *b, struct queue_job *j,
 		sodium_memzero((void *)secrets[i], strlen(secrets[i]));
 	nsec = 0;
 
+	if (webhooks_inbox_url(col(b, j, WD_COL_URL))) {
+		/* kept with the batch (keep_inbox), not posted */
+		x->inbox_body = body;
+		x->inbox_sig = sig;
+		return 0;
+	}
 	/* checked at every delivery: DNS may answer otherwise than before */
 	if (strcmp(PQgetvalue(b->res, j->row, WD_COL_WH_ENV), "sandbox") == 0)
 		flags |= URLSAFE_ALLOW_HTTP;
@@ -371,6 +379,30 @@ finish(struct wsender *w, struct queue_batch *b, struct wjob *x, CURLcode cc)
 	x->c = NULL;
 }
 
+/* The inbox deliveries of the batch into webhook_inbox: each kept is
+ * acknowledged, as a 2xx would be; one the database refuses is retried. */
+static void
+keep_inbox(struct queue_batch *b)
+{
+	for (size_t i = 0; i < b->n; i++) {
+		struct queue_job *j = &b->jobs[i];
+		struct wjob *x = j->priv;
+
+		if (x == NULL || x->inbox_body == NULL)
+			continue;
+		if (webhooks_inbox_store(b->db, b->arena, &x->ev, j->id,
+		    col(b, j, WD_COL_WEBHOOK), x->inbox_body, x->inbox_sig) != 0) {
+			log_msg("error", "deliver queue=webhook id=%s: the inbox did not keep it: %s",
+			    j->id, db_errmsg(b->db));
+			j->error = "the inbox could not keep the delivery";
+			continue;
+		}
+		x->res.status = 200;
+		j->outcome = QUEUE_SENT;
+		j->error = NULL;
+	}
+}
+
 static void
 webhooks_send_batch(void *ctx, struct queue_batch *b)
 {
@@ -405,6 +437,7 @@ webhooks_send_batch(void *ctx, struct queue_batch *b)
 		if (inflight > 0)
 			curl_multi_poll(w->multi, NULL, 0, 100, NULL);
 	}
+	keep_inbox(b);
 	/* 410: the subscription goes, with the reason the developer sees */
 	for (size_t i = 0; i < b->n; i++) {
 		struct wjob *x = b->jobs[i].priv;

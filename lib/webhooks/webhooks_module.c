@@ -11,7 +11,7 @@
 const struct module webhooks_module = {
 	.name = "webhooks",
 	.stmt_sets = MODULE_SETS(&webhooks_stmt_set, &webhooks_deliver_stmt_set,
-	    &webhooks_usage_stmt_set),
+	    &webhooks_usage_stmt_set, &webhooks_inbox_stmt_set),
 	.settings = (const struct config_key[]){
 		CONFIG_STR_KEY(S, webhook_retry_schedule, "5,300,1800,7200,18000,36000,36000"),
 		CONFIG_INT_KEY(S, webhook_concurrency, "64", 0, 0),

@@ -193,27 +193,43 @@ header_line(struct arena *a, const char *name, const char *value)
 	return arena_printf(a, "%s: %s", name, value != NULL ? value : "");
 }
 
+size_t
+webhooks_headers(struct arena *a, const struct events_wire *ev, const char *signature,
+    const char *names[WEBHOOKS_HEADERS], const char *values[WEBHOOKS_HEADERS])
+{
+	char *iso = arena_alloc(a, TIME_ISO_SIZE);
+	const char *v[WEBHOOKS_HEADERS] = {
+		"application/json", ev->type, ev->id, time_iso(iso, ev->created_ms),
+		ev->client_id, WEBHOOKS_SOURCE, signature, WEBHOOKS_USER_AGENT,
+	};
+	static const char *const n[WEBHOOKS_HEADERS] = {
+		"Content-Type", "X-Webhook-Event-Type", "X-Webhook-Id", "X-Webhook-Timestamp",
+		"X-Webhook-Client-Id", "X-Webhook-Source", "Service-Signature", "User-Agent",
+	};
+
+	for (size_t i = 0; i < WEBHOOKS_HEADERS; i++) {
+		names[i] = n[i];
+		values[i] = v[i] != NULL ? v[i] : "";
+	}
+	return WEBHOOKS_HEADERS;
+}
+
 int
 webhooks_request(CURL *c, struct arena *a, const struct urlsafe_target *t,
     const struct events_wire *ev, const char *body, size_t len, const char *signature,
     struct webhooks_result *res)
 {
-	char iso[TIME_ISO_SIZE];
-	const char *lines[] = {
-		"Content-Type: application/json",
-		header_line(a, "X-Webhook-Event-Type", ev->type),
-		header_line(a, "X-Webhook-Id", ev->id),
-		header_line(a, "X-Webhook-Timestamp", time_iso(iso, ev->created_ms)),
-		header_line(a, "X-Webhook-Client-Id", ev->client_id),
-		"X-Webhook-Source: " WEBHOOKS_SOURCE,
-		header_line(a, "Service-Signature", signature),
-		"Expect:",	/* no 100-continue round trip */
-	};
+	const char *names[WEBHOOKS_HEADERS], *values[WEBHOOKS_HEADERS], *line;
 	struct curl_slist *h = NULL, *n;
+	size_t nh = webhooks_headers(a, ev, signature, names, values);
 
 	memset(res, 0, sizeof(*res));
-	for (size_t i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
-		if (lines[i] == NULL || (n = curl_slist_append(h, lines[i])) == NULL) {
+	/* User-Agent goes as CURLOPT_USERAGENT; no 100-continue round trip */
+	for (size_t i = 0; i <= nh; i++) {
+		if (i < nh && strcmp(names[i], "User-Agent") == 0)
+			continue;
+		line = i < nh ? header_line(a, names[i], values[i]) : "Expect:";
+		if (line == NULL || (n = curl_slist_append(h, line)) == NULL) {
 			curl_slist_free_all(h);
 			return -1;
 		}

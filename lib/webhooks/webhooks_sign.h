@@ -87,6 +87,17 @@ struct webhooks_result {
 };
 
 /*
+ * The headers of a delivery of ev signed with signature, as names[i]:
+ * values[i] (arena strings; a missing value is ""): Content-Type,
+ * X-Webhook-Event-Type, X-Webhook-Id, X-Webhook-Timestamp,
+ * X-Webhook-Client-Id, X-Webhook-Source, Service-Signature, User-Agent.
+ * The POST sends them, an inbox keeps them. Returns WEBHOOKS_HEADERS.
+ */
+#define WEBHOOKS_HEADERS	8
+size_t	 webhooks_headers(struct arena *, const struct events_wire *ev, const char *signature,
+	    const char *names[WEBHOOKS_HEADERS], const char *values[WEBHOOKS_HEADERS]);
+
+/*
  * Prepare c for one signed POST of body to t (urlsafe_curl_pin: pinned,
  * no redirects, no proxy): the X-Webhook-* headers from ev, Service-Signature
  * signature, Content-Type application/json, a 10 s limit, the response body
