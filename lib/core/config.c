@@ -16,6 +16,9 @@
 /* A typo must not run production with non-production rules. */
 static const char *const deployments[] = { "development", "staging", "production", NULL };
 
+/* metering: counting on or off */
+static const char *const on_off[] = { "on", "off", NULL };
+
 /* The shared keys; a module's own are in its descriptor. */
 static const struct config_key entries[] = {
 	{ "database_url", CONFIG_STR, F(database_url), "dbname=bds" },
@@ -33,7 +36,7 @@ static const struct config_key entries[] = {
 	{ "allow_private_targets", CONFIG_BOOL, F(allow_private_targets), "0" },
 	{ "drain_timeout", CONFIG_INT, F(drain_timeout), "30" },
 	/* usage counting in the workers (core/meter.h) */
-	{ "metering", CONFIG_BOOL, F(metering), "on" },
+	{ "metering", CONFIG_STR, F(metering), "on", on_off },
 	{ "metering_flush_interval", CONFIG_INT, F(metering_flush_interval), "5", NULL, 0, 1, 3600 },
 	{ "sql_dir", CONFIG_STR, F(sql_dir), "sql" },
 	{ "jwt_seed", CONFIG_KEY32, F(jwt_seed), NULL, NULL, F(jwt_seed_set) },
@@ -93,11 +96,9 @@ set_entry(void *base, const struct config_key *e, const char *val, char *err, si
 			*(int *)p = (int)v;
 		return 0;
 	case CONFIG_BOOL:
-		if (strcmp(val, "1") == 0 || strcmp(val, "true") == 0 || strcmp(val, "yes") == 0 ||
-		    strcmp(val, "on") == 0)
+		if (strcmp(val, "1") == 0 || strcmp(val, "true") == 0 || strcmp(val, "yes") == 0)
 			*(int *)p = 1;
-		else if (strcmp(val, "0") == 0 || strcmp(val, "false") == 0 || strcmp(val, "no") == 0 ||
-		    strcmp(val, "off") == 0)
+		else if (strcmp(val, "0") == 0 || strcmp(val, "false") == 0 || strcmp(val, "no") == 0)
 			*(int *)p = 0;
 		else
 			goto bad;

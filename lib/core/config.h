@@ -58,7 +58,7 @@ struct config {
 	int		 cursor_key_set;
 	int		 allow_private_targets;	/* outbound URL safety off (dev, tests) */
 	int		 drain_timeout;		/* seconds SIGTERM waits for workers */
-	int		 metering;		/* count usage in the workers (core/meter.h) */
+	char		*metering;		/* "on": count usage in the workers (core/meter.h) */
 	int		 metering_flush_interval;	/* seconds between a worker's flushes */
 	char		*sql_dir;		/* migrations for bdsctl */
 

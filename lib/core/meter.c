@@ -206,11 +206,11 @@ meter_flush(struct db *db, struct arena *a)
 	}
 	arena_reset(a);
 	meter.used = left;
-	if (left > 0) {
-		log_msg("warn", "metering: %zu counters kept for the next flush: %s", left,
-		    db_errmsg(db));
-		meter.due_us = mono_us() + meter.interval_us;
-	}
+	if (left == 0)
+		return 0;
+	log_msg("warn", "metering: %zu counters kept for the next flush: %s", left,
+	    db_errmsg(db));
+	meter.due_us = mono_us() + meter.interval_us;
 	/* the slots kept keep their probe order only in a table rebuilt */
 	(void)rehash(meter.cap);
 	return (int)left;

@@ -387,7 +387,7 @@ server_worker(const struct config *cfg, int listen_fd)
 	mallopt(M_MMAP_THRESHOLD, 16 << 20);
 	mallopt(M_TRIM_THRESHOLD, 64 << 20);
 
-	if (cfg->metering)
+	if (strcmp(cfg->metering, "on") == 0)
 		meter_start(cfg->metering_flush_interval);
 
 	/*

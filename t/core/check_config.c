@@ -103,6 +103,10 @@ view(const struct config *c, const char *key, char *buf, size_t len)
 		snprintf(buf, len, "%d", c->allow_private_targets);
 	else if (strcmp(key, "drain_timeout") == 0)
 		snprintf(buf, len, "%d", c->drain_timeout);
+	else if (strcmp(key, "metering") == 0)
+		return c->metering;
+	else if (strcmp(key, "metering_flush_interval") == 0)
+		snprintf(buf, len, "%d", c->metering_flush_interval);
 	else if (strcmp(key, "cursor_key") == 0) {
 		if (!c->cursor_key_set)
 			return "unset";
@@ -202,6 +206,15 @@ static const struct {
 	    { { NULL } }, { { "allow_private_targets", "0" } } },
 	{ "allow_private_targets = false\ncursor_key=" KEY "\n", { { NULL } },
 	    { { "allow_private_targets", "0" } } },
+	/* metering: on by default, off; the interval written with '.' or '_' */
+	{ "cursor_key=" KEY "\n", { { NULL } }, {
+	    { "metering", "on" },
+	    { "metering_flush_interval", "5" } } },
+	{ "metering = off\nmetering.flush_interval = 1\ncursor_key=" KEY "\n", { { NULL } }, {
+	    { "metering", "off" },
+	    { "metering_flush_interval", "1" } } },
+	{ "metering_flush_interval = 3600\ncursor_key=" KEY "\n", { { NULL } },
+	    { { "metering_flush_interval", "3600" } } },
 	/* octal without the leading zero is still octal; bounds of workers */
 	{ "socket_mode = 660\nworkers = 0\ncursor_key=" KEY "\n", { { NULL } }, {
 	    { "socket_mode", "0660" },
@@ -311,6 +324,10 @@ static const struct {
 	{ "socket_mode = 0680\n", { { NULL } }, ":1: bad value for socket_mode" },
 	{ "socket_mode = 0o660\n", { { NULL } }, ":1: bad value for socket_mode" },
 	{ "socket_mode = rw-rw----\n", { { NULL } }, ":1: bad value for socket_mode" },
+	/* metering: on or off; an interval of 1 to 3600 seconds */
+	{ "metering = no\n", { { NULL } }, ":1: bad value for metering" },
+	{ "metering.flush_interval = 0\n", { { NULL } },
+	    ":1: metering_flush_interval must be 1..3600" },
 	/* bad booleans */
 	{ "allow_private_targets = on\n", { { NULL } },
 	    ":1: bad value for allow_private_targets" },

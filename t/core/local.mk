@@ -4,3 +4,5 @@ UNIT_SUITES += %reldir%/check_arena %reldir%/check_clock %reldir%/check_config %
 UNIT_SUITES += %reldir%/check_money
 # core/nodump: no core dump from a process holding secrets
 UNIT_SUITES += %reldir%/check_nodump
+# core/meter: the usage counters of a worker
+UNIT_SUITES += %reldir%/check_meter
