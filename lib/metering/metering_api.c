@@ -131,6 +131,9 @@ metering_usage(struct req *r, struct json_object *out)
 	if (f > t)
 		return api_field_error(r, 400, ERR_VALIDATION_ERROR, "from", "out_of_range",
 		    "from must not be after to");
+	if (f < 0)	/* no usage before the epoch; and no year 0 for SQL */
+		return api_field_error(r, 400, ERR_VALIDATION_ERROR, "from", "out_of_range",
+		    "from must be 1970-01-01 or later");
 	if (t - f + 1 > METERING_DAYS_MAX)
 		return api_field_error(r, 400, ERR_VALIDATION_ERROR, "to", "out_of_range",
 		    "from..to spans more than 366 days");

@@ -419,6 +419,8 @@ START_TEST(validation_errors)
 		{ "from=2026-03-02&to=2026-03-01", "from", "out_of_range" },
 		{ "from=2025-01-01&to=2026-01-02", "to", "out_of_range" },
 		{ "from=2026-02-30", "from", "invalid_format" },
+		{ "from=1969-12-31&to=1970-01-01", "from", "out_of_range" },
+		{ "to=1970-01-10", "from", "out_of_range" },
 		{ "to=yesterday", "to", "invalid_format" },
 		{ "metric=nonsense", "metric", "invalid_enum" },
 		{ "metric=api_requests.nosuchfamily", "metric", "invalid_enum" },

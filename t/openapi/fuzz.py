@@ -97,6 +97,8 @@ STATE_IGNORED = {
     "delivery_attempts": "bds-deliver runs in the background",
     "outbox_email": "bds-deliver sends in the background",
     "idempotency_keys": "a keyed request's answer is stored, 4xx included",
+    "usage_counters": "the workers count every request of a client, 4xx included, "
+                      "and write the counts in the background",
 }
 
 # Run last, in this order; each names the credential context it spends.
