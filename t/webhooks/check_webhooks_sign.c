@@ -314,6 +314,40 @@ START_TEST(envelope_time)
 }
 END_TEST
 
+/* The one header list of a delivery (the POST sends it, an inbox keeps
+ * it): every name once, in order, the values from the event. */
+START_TEST(delivery_headers)
+{
+	static const char *const want[WEBHOOKS_HEADERS] = {
+		"Content-Type", "X-Webhook-Event-Type", "X-Webhook-Id", "X-Webhook-Timestamp",
+		"X-Webhook-Client-Id", "X-Webhook-Source", "Service-Signature", "User-Agent",
+	};
+	const char *names[WEBHOOKS_HEADERS], *values[WEBHOOKS_HEADERS];
+	struct events_wire ev = { 0 };
+
+	ev.id = "evt_0001";
+	ev.type = "sandbox.claimed";
+	ev.created_ms = 1767225600123;
+	ev.client_id = "cli_1";
+	ck_assert_uint_eq(webhooks_headers(&a, &ev, "t=1,v1=ab", names, values),
+	    WEBHOOKS_HEADERS);
+	for (size_t i = 0; i < WEBHOOKS_HEADERS; i++)
+		ck_assert_str_eq(names[i], want[i]);
+	ck_assert_str_eq(values[0], "application/json");
+	ck_assert_str_eq(values[1], "sandbox.claimed");
+	ck_assert_str_eq(values[2], "evt_0001");
+	ck_assert_str_eq(values[3], "2026-01-01T00:00:00.123Z");
+	ck_assert_str_eq(values[4], "cli_1");
+	ck_assert_str_eq(values[5], WEBHOOKS_SOURCE);
+	ck_assert_str_eq(values[6], "t=1,v1=ab");
+	ck_assert_str_eq(values[7], WEBHOOKS_USER_AGENT);
+	/* a missing value is empty, never NULL */
+	ev.client_id = NULL;
+	webhooks_headers(&a, &ev, "t=1,v1=ab", names, values);
+	ck_assert_str_eq(values[4], "");
+}
+END_TEST
+
 /* Messages for the client: present, and never libcurl's own wording. */
 START_TEST(transport_errors)
 {
@@ -359,6 +393,7 @@ sign_suite(void)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, envelope_fields);
 	tcase_add_test(tc, envelope_time);
+	tcase_add_test(tc, delivery_headers);
 	tcase_add_test(tc, transport_errors);
 	suite_add_tcase(s, tc);
 	return s;
