@@ -32,9 +32,27 @@
 	" 'account_update', coalesce(c.account_update, true)," \
 	" 'updated_at', bds_iso(c.updated_at))"
 
+/*
+ * A page of messages, newest first: $1 client, $2 environment, user (the
+ * condition on $3), $4..$8 the other filters (NULL: any), $9 $10 the
+ * position to start below, $11 the page size + 1.
+ */
+#define LIST_SQL(user) \
+	"SELECT m.id::text, " CURSOR_POS("m.created_at") ", customer_message_json(m)" \
+	" FROM customer_messages m" \
+	" WHERE m.client_id = $1 AND m.environment = $2 AND " user \
+	" AND ($4::text IS NULL OR m.biller_id = $4)" \
+	" AND ($5::text IS NULL OR m.category = $5)" \
+	" AND ($6::text IS NULL OR m.delivery_status = $6)" \
+	" AND ($7::timestamptz IS NULL OR m.created_at > $7::timestamptz)" \
+	" AND ($8::timestamptz IS NULL OR m.created_at < $8::timestamptz)" \
+	" AND m.created_at <= $9::timestamptz" \
+	" AND (m.created_at < $9::timestamptz OR m.id < $10::uuid)" \
+	" ORDER BY m.created_at DESC, m.id DESC LIMIT $11::int"
+
 enum {
-	S_INSERT, S_GET, S_LIST, S_LOCK, S_COMPLAIN, S_SUP_ADD, S_SUP_GET, S_SUP_DELETE,
-	S_SUP_LIST, S_CONSENTS, S_CONSENTS_SET, S__MAX
+	S_INSERT, S_GET, S_LIST, S_LIST_USER, S_LOCK, S_COMPLAIN, S_SUP_ADD, S_SUP_GET,
+	S_SUP_DELETE, S_SUP_LIST, S_CONSENTS, S_CONSENTS_SET, S__MAX
 };
 static struct db_stmt stmts[S__MAX] = {
 	/*
@@ -66,21 +84,11 @@ static struct db_stmt stmts[S__MAX] = {
 	    "  'created_at', bds_iso(m.created_at)) END" },
 	[S_GET] = { "messages_get",
 	    "SELECT customer_message_json(m) FROM customer_messages m WHERE " KEYS_MESSAGE },
-	/* newest first under the filters $3..$8 (NULL: any); $9 $10 the
-	 * position to start below, $11 the page size + 1 */
+	/* every end user's */
 	[S_LIST] = { "messages_list",
-	    "SELECT m.id::text, " CURSOR_POS("m.created_at") ", customer_message_json(m)"
-	    " FROM customer_messages m"
-	    " WHERE m.client_id = $1 AND m.environment = $2"
-	    " AND ($3::text IS NULL OR m.customer_user_aid = $3)"
-	    " AND ($4::text IS NULL OR m.biller_id = $4)"
-	    " AND ($5::text IS NULL OR m.category = $5)"
-	    " AND ($6::text IS NULL OR m.delivery_status = $6)"
-	    " AND ($7::timestamptz IS NULL OR m.created_at > $7::timestamptz)"
-	    " AND ($8::timestamptz IS NULL OR m.created_at < $8::timestamptz)"
-	    " AND m.created_at <= $9::timestamptz"
-	    " AND (m.created_at < $9::timestamptz OR m.id < $10::uuid)"
-	    " ORDER BY m.created_at DESC, m.id DESC LIMIT $11::int" },
+	    LIST_SQL("($3::text IS NULL OR m.customer_user_aid = $3)") },
+	/* the same of one end user ($3): its own index */
+	[S_LIST_USER] = { "messages_list_user", LIST_SQL("m.customer_user_aid = $3") },
 	/* the message a complaint is about, locked: its user and the
 	 * complaint it has */
 	[S_LOCK] = { "messages_lock",
@@ -188,7 +196,8 @@ msg_page(struct req *r, const char *const f[9])
 	const char *p[11] = { r->client_id, r->env, f[0], f[1], f[2], f[3], f[4], f[5], f[6],
 	    f[7], f[8] };
 
-	return db_query(r, &stmts[S_LIST], 11, p);
+	/* one end user's page takes the user's index */
+	return db_query(r, &stmts[f[0] != NULL ? S_LIST_USER : S_LIST], 11, p);
 }
 
 /* The complaint's effects on its user: suppressed (an entry there is

@@ -7,7 +7,8 @@
  * missing consents answered 200 suppressed, stored, with no event;
  * consents; a complaint (suppression, consent revoked, one event however
  * often it is sent); the suppression list; the list's filters and pages;
- * Idempotency-Key; tenants and environments.
+ * Idempotency-Key; complaints and suppressions sent at once; tenants and
+ * environments; messages_sent as metering reads it.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +26,7 @@
 #define BILLER2	"blr_01900000-0000-7000-8000-000000000002"
 #define UNKNOWN	"blr_01900000-0000-7000-8000-00000000dead"
 #define E_ACUTE	"\xc3\xa9"		/* U+00E9: two bytes, one code point */
+#define PARALLEL 20
 
 static struct devacct dev;
 
@@ -610,6 +612,56 @@ START_TEST(complaint)
 }
 END_TEST
 
+/* Complaints and suppressions sent at once: one complaint, one event, one
+ * entry; every answer the same. */
+START_TEST(parallel_writes)
+{
+	struct harness_resp *r, *out[PARALLEL];
+	struct tenant t;
+	char *user = user_new("par"), *id, auth[512], *body;
+	int created = 0;
+
+	tenant_new(&t, NULL);
+	snprintf(auth, sizeof(auth), "Authorization: Bearer %s", t.key);
+	r = send_msg(t.key, user, "account_update", "Once");
+	harness_expect(r, 201);
+	id = strdup(devacct_str(r, "message_id"));
+	harness_resp_free(r);
+	harness_request_burst(PARALLEL, "POST", "sandbox",
+	    harness_fmt("/v1/customer-messages/%s/complaint", id),
+	    (const char *const[]){ auth, "Content-Type: application/json", NULL }, "{}", 2, out);
+	for (size_t i = 0; i < PARALLEL; i++) {
+		harness_expect(out[i], 200);
+		ck_assert_str_eq(out[i]->body, out[0]->body);
+	}
+	for (size_t i = 0; i < PARALLEL; i++)
+		harness_resp_free(out[i]);
+	ck_assert_int_eq(events_of(t.client, "customer.message.complaint"), 1);
+	free(user);
+	/* one entry of a user added PARALLEL times at once */
+	user = user_new("par");
+	body = strdup(harness_fmt("{\"customer_user_aid\":\"%s\"}", user));
+	harness_request_burst(PARALLEL, "POST", "sandbox", "/v1/customer-suppressions",
+	    (const char *const[]){ auth, "Content-Type: application/json", NULL }, body,
+	    strlen(body), out);
+	for (size_t i = 0; i < PARALLEL; i++) {
+		ck_assert_msg(out[i]->status == 200 || out[i]->status == 201, "%ld: %s",
+		    out[i]->status, out[i]->body);
+		created += out[i]->status == 201;
+		ck_assert_pstr_eq(devacct_str(out[i], "created_at"), devacct_str(out[0], "created_at"));
+	}
+	for (size_t i = 0; i < PARALLEL; i++)
+		harness_resp_free(out[i]);
+	ck_assert_int_eq(created, 1);
+	ck_assert_int_eq(devacct_sql_int("SELECT count(*) FROM customer_suppressions"
+	    " WHERE client_id = $1 AND customer_user_aid = $2", t.client, user), 1);
+	free(body);
+	free(user);
+	free(id);
+	tenant_free(&t);
+}
+END_TEST
+
 /* The suppression list: add (again: unchanged), get, list, delete. */
 START_TEST(suppression_list)
 {
@@ -1020,6 +1072,7 @@ messages_suite(void)
 	tcase_add_test(tc, suppressed_no_event);
 	tcase_add_test(tc, consents);
 	tcase_add_test(tc, complaint);
+	tcase_add_test(tc, parallel_writes);
 	tcase_add_test(tc, suppression_list);
 	tcase_add_test(tc, list_filters_pages);
 	tcase_add_test(tc, idempotency);
