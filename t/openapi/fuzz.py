@@ -96,6 +96,7 @@ STATE_IGNORED = {
     "deliveries": "bds-deliver runs in the background",
     "delivery_attempts": "bds-deliver runs in the background",
     "outbox_email": "bds-deliver sends in the background",
+    "webhook_inbox": "bds-deliver keeps an anonymous sandbox's deliveries in the background",
     "idempotency_keys": "a keyed request's answer is stored, 4xx included",
     "usage_counters": "the workers count every request of a client, 4xx included, "
                       "and write the counts in the background",
