@@ -856,6 +856,58 @@ START_TEST(create_limited_per_address)
 }
 END_TEST
 
+/* With sandboxes.previous_key_ttl = GRACE_S: the old key works until the
+ * grace ends by the clock alone (no change of the key's row: a worker's
+ * cached key stops too), then 401. */
+#define GRACE_S 3
+START_TEST(grace_ends_on_time)
+{
+	struct harness_resp *r;
+	struct sbx s;
+	char *newkey;
+	long long claimed, last_ok;
+
+	sbx_new(&s);
+	r = claim_call(&dev, s.id, s.token);
+	harness_expect(r, 200);
+	claimed = harness_now_ms();
+	newkey = dup_str(r, "api_key");
+	harness_resp_free(r);
+	last_ok = claimed;
+	for (;;) {
+		long long st = identity_status(s.key), now = harness_now_ms();
+
+		if (st != 200) {
+			ck_assert_int_eq(st, 401);
+			break;
+		}
+		last_ok = now;
+		ck_assert_msg(now - claimed < (GRACE_S + 5) * 1000,
+		    "the old key still works %lld ms after the claim", now - claimed);
+		harness_sleep_ms(100);
+	}
+	/* it worked for (about) the grace, and stopped then */
+	ck_assert_int_ge(last_ok - claimed, (GRACE_S - 1) * 1000);
+	for (int i = 0; i < 4; i++)
+		ck_assert_int_eq(identity_status(s.key), 401);
+	ck_assert_int_eq(identity_status(newkey), 200);
+	free(newkey);
+	sbx_free(&s);
+}
+END_TEST
+
+static void
+short_grace_up(void)
+{
+	struct harness_opts o;
+
+	harness_opts_defaults(&o);
+	o.extra_config = "sandboxes.previous_key_ttl = 3\n";
+	harness_fixture_start(&o);
+	devacct_legal();
+	devacct_new(&dev, "sbxg");
+}
+
 static void
 stack_up(void)
 {
@@ -888,6 +940,13 @@ sandboxes_suite(void)
 	tcase_add_test(tc, errors);
 	tcase_add_test(tc, sweep_warns_and_deletes);
 	tcase_add_test(tc, create_limited_per_address);
+	suite_add_tcase(s, tc);
+
+	tc = tcase_create("grace");
+	tcase_add_unchecked_fixture(tc, short_grace_up, harness_fixture_stop);
+	tcase_add_checked_fixture(tc, recover, NULL);
+	tcase_set_timeout(tc, 60);
+	tcase_add_test(tc, grace_ends_on_time);
 	suite_add_tcase(s, tc);
 	return s;
 }
