@@ -31,41 +31,27 @@
 static struct devacct dev;
 
 /* A client with a sandbox key, and (tenant a) a development key. */
-struct tenant {
-	char	*client, *key;
-};
-static struct tenant ta, tb;
+static struct devacct_tenant ta, tb;
 static char *dev_key;
 
 static void
 stack_up(void)
 {
 	harness_fixture_start(NULL);
-	devacct_legal();
-	devacct_new(&dev, "msg");
-	devacct_verify_email(&dev);	/* development keys */
-	ta.client = devacct_client_new(&dev);
-	ta.key = devacct_key_new(&dev, ta.client, "sandbox");
-	dev_key = devacct_key_new(&dev, ta.client, "development");
-	tb.client = devacct_client_new(&dev);
-	tb.key = devacct_key_new(&dev, tb.client, "sandbox");
+	devacct_tenants_new(&dev, "msg", &ta, &tb, &dev_key);
 	srandom((unsigned)getpid());
 }
 
 static void
 stack_down(void)
 {
-	free(ta.client);
-	free(ta.key);
-	free(tb.client);
-	free(tb.key);
-	free(dev_key);
+	devacct_tenants_free(&ta, &tb, &dev_key);
 	harness_fixture_stop();
 }
 
 /* A fresh sandbox client of its own (its events only), subscribed to rc. */
 static void
-tenant_new(struct tenant *t, struct receiver *rc)
+tenant_new(struct devacct_tenant *t, struct receiver *rc)
 {
 	t->client = devacct_client_new(&dev);
 	t->key = devacct_key_new(&dev, t->client, "sandbox");
@@ -74,7 +60,7 @@ tenant_new(struct tenant *t, struct receiver *rc)
 }
 
 static void
-tenant_free(struct tenant *t)
+tenant_free(struct devacct_tenant *t)
 {
 	free(t->client);
 	free(t->key);
@@ -362,7 +348,7 @@ START_TEST(accepted_event)
 	struct receiver *rc = receiver_start(NULL);
 	struct json_object *env, *obj;
 	struct harness_resp *r, *g;
-	struct tenant t;
+	struct devacct_tenant t;
 	char *user = user_new("acc"), *id;
 
 	ck_assert_ptr_nonnull(rc);
@@ -418,7 +404,7 @@ START_TEST(suppressed_no_event)
 {
 	struct receiver *rc = receiver_start(NULL);
 	struct harness_resp *r, *g;
-	struct tenant t;
+	struct devacct_tenant t;
 	char *sup = user_new("sup"), *plain = user_new("plain"), *id;
 
 	ck_assert_ptr_nonnull(rc);
@@ -536,7 +522,7 @@ START_TEST(complaint)
 	struct receiver *rc = receiver_start(NULL);
 	struct json_object *env, *obj;
 	struct harness_resp *r, *again;
-	struct tenant t;
+	struct devacct_tenant t;
 	char *user = user_new("cpl"), *id, *path;
 
 	ck_assert_ptr_nonnull(rc);
@@ -617,7 +603,7 @@ END_TEST
 START_TEST(parallel_writes)
 {
 	struct harness_resp *r, *out[PARALLEL];
-	struct tenant t;
+	struct devacct_tenant t;
 	char *user = user_new("par"), *id, auth[512], *body;
 	int created = 0;
 
@@ -666,7 +652,7 @@ END_TEST
 START_TEST(suppression_list)
 {
 	struct harness_resp *r, *again;
-	struct tenant t;
+	struct devacct_tenant t;
 	char *users[5], *next = NULL;
 	size_t seen = 0;
 
@@ -758,7 +744,7 @@ page_ids(const struct harness_resp *r)
 }
 
 static struct harness_resp *
-list(const struct tenant *t, const char *query)
+list(const struct devacct_tenant *t, const char *query)
 {
 	struct harness_resp *r = call(t->key, "GET", harness_fmt("/v1/customer-messages?%s",
 	    query), NULL);
@@ -772,7 +758,7 @@ list(const struct tenant *t, const char *query)
 START_TEST(list_filters_pages)
 {
 	struct harness_resp *r;
-	struct tenant t;
+	struct devacct_tenant t;
 	char *a = user_new("la"), *b = user_new("lb"), *ids[5], *got, *want, *next, *mid;
 	char all[4096] = "";
 
@@ -898,7 +884,7 @@ START_TEST(idempotency)
 {
 	struct receiver *rc = receiver_start(NULL);
 	struct harness_resp *r, *again;
-	struct tenant t;
+	struct devacct_tenant t;
 	char *user = user_new("idem"), *b = message(user, BILLER, "account_update", "Once", "x");
 	char *other = message(user, BILLER, "account_update", "Twice", "x");
 	const char *key[] = { harness_fmt("Idempotency-Key: msg-%d-%ld", (int)getpid(),

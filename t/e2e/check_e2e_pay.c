@@ -98,12 +98,7 @@ gen_card(int i, char buf[17])
 
 static struct devacct dev;
 
-/* A sandbox client and its key. */
-struct tenant {
-	char	*client, *key;
-};
-
-static struct tenant ta, tb;
+static struct devacct_tenant ta, tb;
 static char *dev_key;	/* A's client, development key: the api host, another environment */
 
 /* ---- stacks ---- */
@@ -111,14 +106,7 @@ static char *dev_key;	/* A's client, development key: the api host, another envi
 static void
 tenants_up(void)
 {
-	devacct_legal();
-	devacct_new(&dev, "pay");
-	devacct_verify_email(&dev);	/* development keys */
-	ta.client = devacct_client_new(&dev);
-	ta.key = devacct_key_new(&dev, ta.client, "sandbox");
-	dev_key = devacct_key_new(&dev, ta.client, "development");
-	tb.client = devacct_client_new(&dev);
-	tb.key = devacct_key_new(&dev, tb.client, "sandbox");
+	devacct_tenants_new(&dev, "pay", &ta, &tb, &dev_key);
 }
 
 static void
@@ -152,11 +140,7 @@ recover(void)
 static void
 tenants_down(void)
 {
-	free(ta.client);
-	free(ta.key);
-	free(tb.client);
-	free(tb.key);
-	free(dev_key);
+	devacct_tenants_free(&ta, &tb, &dev_key);
 	dev_key = NULL;
 	memset(&ta, 0, sizeof(ta));
 	memset(&tb, 0, sizeof(tb));
@@ -316,7 +300,7 @@ this_month(void)
 /* A sandbox link (user_good) of user: its id and access token (malloc'ed);
  * its retrieval done. */
 static void
-link_new(const struct tenant *t, const char *user, char **link, char **token)
+link_new(const struct devacct_tenant *t, const char *user, char **link, char **token)
 {
 	const char *extra[] = { harness_idem_header(), NULL };
 	struct harness_resp *r = call(t->key, "POST", "/v1/sandbox/account-links",
@@ -366,7 +350,7 @@ user_new(const char *tag)
 /* POST /v1/pay-tokens with the members of more (may be "") for user: 201;
  * the secret (malloc'ed), and its id into id (may be NULL). */
 static char *
-pay_token_new(const struct tenant *t, const char *user, const char *more, char *id, size_t idlen)
+pay_token_new(const struct devacct_tenant *t, const char *user, const char *more, char *id, size_t idlen)
 {
 	struct harness_resp *r = call(t->key, "POST", "/v1/pay-tokens",
 	    harness_fmt("{\"client_user_id\":\"%s\"%s}", user, more), NULL);
@@ -684,7 +668,7 @@ START_TEST(tokens_current)
 		client = strdup(devacct_str(cr, "client.id"));
 		harness_resp_free(cr);
 		key = devacct_key_new(&dev, client, "sandbox");
-		t = pay_token_new(&(struct tenant){ client, key }, user, "", NULL, 0);
+		t = pay_token_new(&(struct devacct_tenant){ client, key }, user, "", NULL, 0);
 		cr = call(t, "GET", p, NULL, NULL);
 		harness_expect(cr, 200);
 		ck_assert_pstr_eq(devacct_str(cr, "client.id"), client);
@@ -1402,7 +1386,7 @@ struct payer {
 };
 
 static void
-payer_new(struct payer *y, const struct tenant *t, const char *tag, long long minor)
+payer_new(struct payer *y, const struct devacct_tenant *t, const char *tag, long long minor)
 {
 	y->user = strdup(user_new(tag));
 	link_new(t, y->user, &y->link, &y->lat);

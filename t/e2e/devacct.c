@@ -520,3 +520,28 @@ devacct_url_sig(const char *purpose, const char *id, const char *client, const c
 	arena_free(&a);
 	return sig;
 }
+
+void
+devacct_tenants_new(struct devacct *d, const char *tag, struct devacct_tenant *a,
+    struct devacct_tenant *b, char **dev_key)
+{
+	devacct_legal();
+	devacct_new(d, tag);
+	devacct_verify_email(d);	/* development keys */
+	a->client = devacct_client_new(d);
+	a->key = devacct_key_new(d, a->client, "sandbox");
+	*dev_key = devacct_key_new(d, a->client, "development");
+	b->client = devacct_client_new(d);
+	b->key = devacct_key_new(d, b->client, "sandbox");
+}
+
+void
+devacct_tenants_free(struct devacct_tenant *a, struct devacct_tenant *b, char **dev_key)
+{
+	free(a->client);
+	free(a->key);
+	free(b->client);
+	free(b->key);
+	free(*dev_key);
+	a->client = a->key = b->client = b->key = *dev_key = NULL;
+}

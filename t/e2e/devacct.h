@@ -27,6 +27,21 @@ struct devacct {
 	char	 access[2048];		/* access token */
 };
 
+/* A sandbox client of a developer and its key (malloc'ed). */
+struct devacct_tenant {
+	char	*client, *key;
+};
+
+/*
+ * The two tenants a suite compares: developer d (tag) with a verified
+ * e-mail, then client A with a sandbox key and a development key
+ * (*dev_key: the api host, another environment) and client B with a
+ * sandbox key. The legal documents are registered first.
+ */
+void	 devacct_tenants_new(struct devacct *d, const char *tag, struct devacct_tenant *a,
+	    struct devacct_tenant *b, char **dev_key);
+void	 devacct_tenants_free(struct devacct_tenant *a, struct devacct_tenant *b, char **dev_key);
+
 /* Register the legal documents sign-up needs (once per stack). */
 void	 devacct_legal(void);
 /* Sign up a developer ("<tag>-<pid>-<n>@example.test"), confirm with the
