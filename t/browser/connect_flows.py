@@ -728,8 +728,10 @@ def too_many(b):
     # another login than the one spend() used up
     for _ in range(4):
         login(b, 'user_paid', 'wrong')
-        b.wait(lambda: b.screen_now() == 'credentials' and b.visible('#cred-error'),
-               'the credentials error')
+        # the form again, its button enabled once more: the last error
+        # stays shown while the submit is under way
+        b.wait(lambda: b.screen_now() == 'credentials' and b.visible('#cred-error') and
+               b.el('#cred-submit').is_enabled(), 'the credentials error')
     login(b, 'user_paid', 'wrong')
     b.screen('error')
     check(b.heading() == 'Too many attempts', b.heading())
