@@ -79,3 +79,6 @@ E2E_SUITES += %reldir%/check_e2e_imports
 E2E_SUITES += %reldir%/check_e2e_imports_review
 # check_e2e_pay_browser (first): the hosted card page (/pay on the link
 # host) in a real browser: t/browser/pay_card.py, as check_e2e_browser
+# tenant isolation: every id-taking route of the table (bds-api --routes)
+# called with another tenant's id and with an unknown one, alike
+E2E_SUITES += %reldir%/check_e2e_isolation
