@@ -16,16 +16,20 @@
  * rest random). DESIGN "Tenancy": both answers have the same status and the
  * same body shape (top-level keys, error_code), and B's id never answers
  * 2xx to A; where the contract names a 403 for another client's object
- * (spec_403[]), B's id answers exactly that 403 and the unknown one 404. A POST/PUT/PATCH sends the route's required body fields with
- * plain values; an Idempotency-Key and X-Client-User-Id go where the
- * route's flags ask for them. The routes that change state are called with
+ * (spec_403[]), B's id answers exactly that 403 and the unknown one 404.
+ * A POST/PUT/PATCH sends the route's required body fields with plain
+ * values, every route its required query members (a user_aid is B's
+ * user's, so only the tenant differs); an Idempotency-Key and
+ * X-Client-User-Id go where the route's flags ask for them. The routes that change state are called with
  * B's ids too, so the matrix ends by reading every object of B with B's
  * credential: each must still answer 200.
  *
  * A parameter whose segment kinds[] does not know fails the suite, naming
  * the route: add its kind. A kind known but not provisioned here, and a
  * credential A does not hold (pay token, link token, session token), are
- * counted and printed as not covered.
+ * counted and printed as not covered; so are the routes no credential
+ * reaches (signed URLs). A customer's aid is a name the client chooses
+ * (K_NAME): there both may answer 2xx alike.
  */
 #include <ctype.h>
 #include <stddef.h>
