@@ -20,9 +20,10 @@
  * A POST/PUT/PATCH sends the route's required body fields with plain
  * values, every route its required query members (a user_aid is B's
  * user's, so only the tenant differs); an Idempotency-Key and
- * X-Client-User-Id go where the route's flags ask for them. The routes that change state are called with
- * B's ids too, so the matrix ends by reading every object of B with B's
- * credential: each must still answer 200.
+ * X-Client-User-Id go where the route's flags ask for them. The routes
+ * that change state are called with B's ids too, so the matrix ends by
+ * reading every object of B with B's credential: each must still answer
+ * 200.
  *
  * A parameter whose segment kinds[] does not know fails the suite, naming
  * the route: add its kind. A kind known but not provisioned here, and a
