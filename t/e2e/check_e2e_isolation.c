@@ -3,7 +3,8 @@
  * tenants, A and B: each a developer whose sign-up client holds a sandbox
  * key, a sandbox account link with its bills and link access token, a
  * webhook endpoint, a bill import, a customer message, a second link whose
- * fixture plants insights, and the events all that made. The table comes from the built
+ * fixture plants insights, the events all that made, and (with a
+ * development key) a request to link. The table comes from the built
  * `bds-api --routes --json` at run time, so a route added later joins the
  * matrix without an edit here.
  *
@@ -11,7 +12,7 @@
  * segment before it (/v1/bills/{id}: a bill), looked up in kinds[] below.
  * Then for every credential A holds that the route accepts (developer JWT
  * on the api host, A's sandbox key or link access token on the sandbox
- * host) the route is called twice through nginx, once with B's id of that
+ * host, its development key on the api host for the live-only routes) the route is called twice through nginx, once with B's id of that
  * kind and once with an unknown id of the same shape (same prefix, the
  * rest random). DESIGN "Tenancy": both answers have the same status and the
  * same body shape (top-level keys, error_code), and B's id never answers
@@ -54,9 +55,11 @@
 struct tenant {
 	struct devacct	 dev;
 	char		*key;		/* sandbox key of dev.client_id */
+	char		*devkey;	/* its development key (the api host) */
 	char		*link, *lat, *bill, *hook, *import;
 	char		*insight, *event, *message, *user;
 	char		*insight_user;	/* the user_aid of the insight's link */
+	char		*rtl;		/* a request to link (development) */
 };
 
 static struct tenant ta, tb;
@@ -97,7 +100,7 @@ static const struct kind kinds[] = {
 	{ "customer-messages", "customer message", K_ID, NULL, TOFF(message) },
 	{ "customer-suppressions", "customer", K_NAME, NULL, TOFF(user) },
 	{ "customers", "customer", K_NAME, NULL, TOFF(user) },
-	{ "request-to-links", "request to link", K_ID, NULL, NOT_MADE },
+	{ "request-to-links", "request to link", K_ID, NULL, TOFF(rtl) },
 	{ "biller-discoveries", "biller discovery", K_ID, NULL, NOT_MADE },
 	{ "link-tokens", "link token", K_ID, NULL, NOT_MADE },
 	{ "activity", "event", K_ID, NULL, TOFF(event) },
@@ -435,6 +438,7 @@ struct cred {
 	const char	*scheme;	/* as --routes names it */
 	const char	*host;
 	const char	*token;		/* NULL: A holds none of this kind here */
+	int		 live;		/* a key for the live-only routes */
 };
 
 static void
@@ -444,18 +448,25 @@ creds_of(const struct tenant *t, struct cred *c, size_t *n)
 	size_t i;
 
 	*n = 0;
-	c[(*n)++] = (struct cred){ "developerJwt", "api", t->dev.access };
-	c[(*n)++] = (struct cred){ "apiKey", "sandbox", t->key };
-	c[(*n)++] = (struct cred){ "linkAccessToken", "sandbox", t->lat };
+	c[(*n)++] = (struct cred){ "developerJwt", "api", t->dev.access, 0 };
+	c[(*n)++] = (struct cred){ "apiKey", "sandbox", t->key, 0 };
+	c[(*n)++] = (struct cred){ "apiKey", "api", t->devkey, 1 };
+	c[(*n)++] = (struct cred){ "linkAccessToken", "sandbox", t->lat, 0 };
 	for (i = 0; i < N(none); i++)
-		c[(*n)++] = (struct cred){ none[i], NULL, NULL };
+		c[(*n)++] = (struct cred){ none[i], NULL, NULL, 0 };
 }
 
-/* The schemes a route takes: its auth[], or for an AUTH_NONE route the
- * bearer its flags name. */
+/* Whether the route takes c: c's scheme in its auth[] (a key of the
+ * development environment on a live-only route, the sandbox key elsewhere,
+ * as B's objects live there), or for an AUTH_NONE route the bearer its
+ * flags name. */
 static int
-route_takes(json_object *route, const char *scheme)
+route_takes(json_object *route, const struct cred *c)
 {
+	const char *scheme = c->scheme;
+
+	if (strcmp(scheme, "apiKey") == 0 && jarray_has(route, "flags", "live") != c->live)
+		return 0;
 	if (jarray_has(route, "auth", scheme))
 		return 1;
 	if (strcmp(scheme, "linkToken") == 0 &&
@@ -490,6 +501,8 @@ tenant_new(struct tenant *t, const char *tag, const char *user)
 
 	devacct_new(&t->dev, tag);
 	t->key = devacct_key_new(&t->dev, t->dev.client_id, "sandbox");
+	devacct_verify_email(&t->dev);
+	t->devkey = devacct_key_new(&t->dev, t->dev.client_id, "development");
 
 	r = devacct_call("POST", "sandbox", "/v1/sandbox/account-links", devacct_bearer(t->key),
 	    harness_fmt("{\"client_user_id\":\"%s\",\"username\":\"user_good\"}", user), extra);
@@ -536,6 +549,13 @@ tenant_new(struct tenant *t, const char *tag, const char *user)
 	t->event = devacct_sql_value("SELECT id FROM events WHERE client_id = $1"
 	    " AND environment = 'sandbox' ORDER BY id LIMIT 1", t->dev.client_id, NULL);
 	ck_assert_msg(t->event != NULL, "client %s has no event", t->dev.client_id);
+
+	r = devacct_call("POST", "api", "/v1/request-to-links", devacct_bearer(t->devkey),
+	    harness_fmt("{\"client_user_id\":\"%s\",\"biller_id\":\"%s\","
+	    "\"consents\":[\"bills\"]}", user, BILLER), NULL);
+	harness_expect(r, 201);
+	t->rtl = strdup(devacct_str(r, "id"));
+	harness_resp_free(r);
 }
 
 static void
@@ -552,6 +572,8 @@ tenant_free(struct tenant *t)
 	free(t->message);
 	free(t->user);
 	free(t->insight_user);
+	free(t->devkey);
+	free(t->rtl);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -668,7 +690,7 @@ START_TEST(another_tenants_id_answers_as_unknown)
 			const char *sb, *su;
 			struct harness_resp *u;
 
-			if (!route_takes(rt, creds[c].scheme))
+			if (!route_takes(rt, &creds[c]))
 				continue;
 			if (creds[c].token == NULL) {
 				if (uo < sizeof(uncovered) - 200)
@@ -722,6 +744,13 @@ START_TEST(another_tenants_id_answers_as_unknown)
 		};
 		const char *extra[] = { "X-Client-User-Id: " IMPORT_USER, NULL };
 
+		r = devacct_call("GET", "api", harness_fmt("/v1/request-to-links/%s", tb.rtl),
+		    devacct_bearer(tb.devkey), NULL, NULL);
+		ck_assert_msg(r->status == 200, "B's request to link after the matrix: %ld %s",
+		    r->status, r->body);
+		ck_assert_msg(devacct_str(r, "status") == NULL ||
+		    strcmp(devacct_str(r, "status"), "CANCELLED") != 0, "%s", r->body);
+		harness_resp_free(r);
 		for (j = 0; j < N(paths); j++) {
 			r = devacct_call("GET", "sandbox", paths[j], devacct_bearer(tb.key), NULL,
 			    extra);
