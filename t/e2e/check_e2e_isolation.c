@@ -12,8 +12,9 @@
  * segment before it (/v1/bills/{id}: a bill), looked up in kinds[] below.
  * Then for every credential A holds that the route accepts (developer JWT
  * on the api host, A's sandbox key or link access token on the sandbox
- * host, its development key on the api host for the live-only routes) the route is called twice through nginx, once with B's id of that
- * kind and once with an unknown id of the same shape (same prefix, the
+ * host, its development key on the api host for the live-only routes)
+ * the route is called twice through nginx, once with B's id of that kind
+ * and once with an unknown id of the same shape (same prefix, the
  * rest random). DESIGN "Tenancy": both answers have the same status and the
  * same body shape (top-level keys, error_code), and B's id never answers
  * 2xx to A; where the contract names a 403 for another client's object
