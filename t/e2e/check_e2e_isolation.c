@@ -3,8 +3,8 @@
  * tenants, A and B: each a developer whose sign-up client holds a sandbox
  * key, a sandbox account link with its bills and link access token, a
  * webhook endpoint, a bill import, a customer message, a second link whose
- * fixture plants insights, the events all that made, and (with a
- * development key) a request to link. The table comes from the built
+ * fixture plants insights, the events all that made, a payment method (a
+ * test card), and (with a development key) a request to link. The table comes from the built
  * `bds-api --routes --json` at run time, so a route added later joins the
  * matrix without an edit here.
  *
@@ -61,6 +61,7 @@ struct tenant {
 	char		*insight, *event, *message, *user;
 	char		*insight_user;	/* the user_aid of the insight's link */
 	char		*rtl;		/* a request to link (development) */
+	char		*method;	/* a payment method (a test card) of user */
 };
 
 static struct tenant ta, tb;
@@ -96,7 +97,7 @@ static const struct kind kinds[] = {
 	{ "webhooks", "iam webhook", K_ID, NULL, NOT_MADE },
 	{ "statements", "statement", K_ID, NULL, NOT_MADE },
 	{ "insights", "insight", K_ID, NULL, TOFF(insight) },
-	{ "payment-methods", "payment method", K_ID, NULL, NOT_MADE },
+	{ "payment-methods", "payment method", K_ID, NULL, TOFF(method) },
 	{ "payments", "payment attempt", K_ID, NULL, NOT_MADE },
 	{ "customer-messages", "customer message", K_ID, NULL, TOFF(message) },
 	{ "customer-suppressions", "customer", K_NAME, NULL, TOFF(user) },
@@ -499,6 +500,7 @@ tenant_new(struct tenant *t, const char *tag, const char *user)
 {
 	const char *extra[] = { harness_idem_header(), NULL };
 	struct harness_resp *r;
+	time_t now = time(NULL);
 
 	devacct_new(&t->dev, tag);
 	t->key = devacct_key_new(&t->dev, t->dev.client_id, "sandbox");
@@ -557,6 +559,14 @@ tenant_new(struct tenant *t, const char *tag, const char *user)
 	harness_expect(r, 201);
 	t->rtl = strdup(devacct_str(r, "id"));
 	harness_resp_free(r);
+
+	r = devacct_call("POST", "sandbox", "/v1/pay/payment-methods", devacct_bearer(t->key),
+	    harness_fmt("{\"client_user_id\":\"%s\",\"pan\":\"4242424242424242\","
+	    "\"expiry_month\":12,\"expiry_year\":%d,\"cvv\":\"123\"}", user,
+	    gmtime(&now)->tm_year + 1902), NULL);
+	harness_expect(r, 201);
+	t->method = strdup(devacct_str(r, "payment_method_id"));
+	harness_resp_free(r);
 }
 
 static void
@@ -575,6 +585,7 @@ tenant_free(struct tenant *t)
 	free(t->insight_user);
 	free(t->devkey);
 	free(t->rtl);
+	free(t->method);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -751,6 +762,11 @@ START_TEST(another_tenants_id_answers_as_unknown)
 		    r->status, r->body);
 		ck_assert_msg(devacct_str(r, "status") == NULL ||
 		    strcmp(devacct_str(r, "status"), "CANCELLED") != 0, "%s", r->body);
+		harness_resp_free(r);
+		r = devacct_call("GET", "sandbox", harness_fmt("/v1/pay/payment-methods"
+		    "?client_user_id=%s", tb.user), devacct_bearer(tb.key), NULL, NULL);
+		ck_assert_msg(r->status == 200 && strstr(r->body, tb.method) != NULL,
+		    "B's payment method after the matrix: %ld %s", r->status, r->body);
 		harness_resp_free(r);
 		for (j = 0; j < N(paths); j++) {
 			r = devacct_call("GET", "sandbox", paths[j], devacct_bearer(tb.key), NULL,
