@@ -4,7 +4,8 @@
  * key, a sandbox account link with its bills and link access token, a
  * webhook endpoint, a bill import, a customer message, a second link whose
  * fixture plants insights, the events all that made, a payment method (a
- * test card), and (with a development key) a request to link. The table comes from the built
+ * test card), a link token, and (with a development key) a request to
+ * link. The table comes from the built
  * `bds-api --routes --json` at run time, so a route added later joins the
  * matrix without an edit here.
  *
@@ -12,7 +13,8 @@
  * segment before it (/v1/bills/{id}: a bill), looked up in kinds[] below.
  * Then for every credential A holds that the route accepts (developer JWT
  * on the api host, A's sandbox key or link access token on the sandbox
- * host, its development key on the api host for the live-only routes)
+ * host, its development key on the api host for the live-only routes,
+ * its link token on the link host)
  * the route is called twice through nginx, once with B's id of that kind
  * and once with an unknown id of the same shape (same prefix, the
  * rest random). DESIGN "Tenancy": both answers have the same status and the
@@ -29,7 +31,7 @@
  *
  * A parameter whose segment kinds[] does not know fails the suite, naming
  * the route: add its kind. A kind known but not provisioned here, and a
- * credential A does not hold (pay token, link token, session token), are
+ * credential A does not hold (pay token, session token), are
  * counted and printed as not covered; so are the routes no credential
  * reaches (signed URLs). A customer's aid is a name the client chooses
  * (K_NAME): there both may answer 2xx alike.
@@ -62,6 +64,7 @@ struct tenant {
 	char		*insight_user;	/* the user_aid of the insight's link */
 	char		*rtl;		/* a request to link (development) */
 	char		*method;	/* a payment method (a test card) of user */
+	char		*lt;		/* a link token (lt_...) */
 };
 
 static struct tenant ta, tb;
@@ -104,7 +107,7 @@ static const struct kind kinds[] = {
 	{ "customers", "customer", K_NAME, NULL, TOFF(user) },
 	{ "request-to-links", "request to link", K_ID, NULL, TOFF(rtl) },
 	{ "biller-discoveries", "biller discovery", K_ID, NULL, NOT_MADE },
-	{ "link-tokens", "link token", K_ID, NULL, NOT_MADE },
+	{ "link-tokens", "link token", K_ID, NULL, TOFF(lt) },
 	{ "activity", "event", K_ID, NULL, TOFF(event) },
 	{ "sandboxes", "sandbox", K_ID, NULL, NOT_MADE },
 	/* not ids */
@@ -446,7 +449,7 @@ struct cred {
 static void
 creds_of(const struct tenant *t, struct cred *c, size_t *n)
 {
-	static const char *const none[] = { "payToken", "linkToken", "sessionToken" };
+	static const char *const none[] = { "payToken", "sessionToken" };
 	size_t i;
 
 	*n = 0;
@@ -454,6 +457,7 @@ creds_of(const struct tenant *t, struct cred *c, size_t *n)
 	c[(*n)++] = (struct cred){ "apiKey", "sandbox", t->key, 0 };
 	c[(*n)++] = (struct cred){ "apiKey", "api", t->devkey, 1 };
 	c[(*n)++] = (struct cred){ "linkAccessToken", "sandbox", t->lat, 0 };
+	c[(*n)++] = (struct cred){ "linkToken", "link", t->lt, 0 };
 	for (i = 0; i < N(none); i++)
 		c[(*n)++] = (struct cred){ none[i], NULL, NULL, 0 };
 }
@@ -567,6 +571,12 @@ tenant_new(struct tenant *t, const char *tag, const char *user)
 	harness_expect(r, 201);
 	t->method = strdup(devacct_str(r, "payment_method_id"));
 	harness_resp_free(r);
+
+	r = devacct_call("POST", "sandbox", "/v1/link-tokens", devacct_bearer(t->key),
+	    harness_fmt("{\"client_user_id\":\"%s\"}", user), NULL);
+	harness_expect(r, 201);
+	t->lt = strdup(devacct_str(r, "link_token"));
+	harness_resp_free(r);
 }
 
 static void
@@ -586,6 +596,7 @@ tenant_free(struct tenant *t)
 	free(t->devkey);
 	free(t->rtl);
 	free(t->method);
+	free(t->lt);
 	memset(t, 0, sizeof(*t));
 }
 
