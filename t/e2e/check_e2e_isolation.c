@@ -4,8 +4,8 @@
  * key, a sandbox account link with its bills and link access token, a
  * webhook endpoint, a bill import, a customer message, a second link whose
  * fixture plants insights, the events all that made, a payment method (a
- * test card), a link token, and (with a development key) a request to
- * link. The table comes from the built
+ * test card), a link token, a webhook of the developer API, and (with a
+ * development key) a request to link. The table comes from the built
  * `bds-api --routes --json` at run time, so a route added later joins the
  * matrix without an edit here.
  *
@@ -65,6 +65,7 @@ struct tenant {
 	char		*rtl;		/* a request to link (development) */
 	char		*method;	/* a payment method (a test card) of user */
 	char		*lt;		/* a link token (lt_...) */
+	char		*iamhook;	/* a webhook of the developer API (/v1/iam) */
 };
 
 static struct tenant ta, tb;
@@ -97,7 +98,7 @@ static const struct kind kinds[] = {
 	{ "bills", "bill", K_ID, NULL, TOFF(bill) },
 	{ "webhook-endpoints", "webhook endpoint", K_ID, NULL, TOFF(hook) },
 	{ "bill_imports", "bill import", K_ID, NULL, TOFF(import) },
-	{ "webhooks", "iam webhook", K_ID, NULL, NOT_MADE },
+	{ "webhooks", "iam webhook", K_ID, NULL, TOFF(iamhook) },
 	{ "statements", "statement", K_ID, NULL, NOT_MADE },
 	{ "insights", "insight", K_ID, NULL, TOFF(insight) },
 	{ "payment-methods", "payment method", K_ID, NULL, TOFF(method) },
@@ -577,6 +578,16 @@ tenant_new(struct tenant *t, const char *tag, const char *user)
 	harness_expect(r, 201);
 	t->lt = strdup(devacct_str(r, "link_token"));
 	harness_resp_free(r);
+
+	extra[0] = harness_idem_header();
+	r = devacct_jwt(&t->dev, "POST", harness_fmt("/v1/iam/clients/%s/webhooks",
+	    t->dev.client_id), "{\"environment\":\"sandbox\",\"url\":"
+	    "\"http://127.0.0.1:9/iam\",\"events\":[\"bill.created\"]}", extra);
+	harness_expect(r, 201);
+	t->iamhook = strdup(devacct_str(r, "webhook.id") != NULL ? devacct_str(r, "webhook.id") :
+	    devacct_str(r, "id") != NULL ? devacct_str(r, "id") : "(none)");
+	ck_assert_msg(strcmp(t->iamhook, "(none)") != 0, "%s", r->body);
+	harness_resp_free(r);
 }
 
 static void
@@ -597,6 +608,7 @@ tenant_free(struct tenant *t)
 	free(t->rtl);
 	free(t->method);
 	free(t->lt);
+	free(t->iamhook);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -754,6 +766,11 @@ START_TEST(another_tenants_id_answers_as_unknown)
 	r = devacct_jwt(&tb.dev, "GET", harness_fmt("/v1/iam/clients/%s", tb.dev.client_id),
 	    NULL, NULL);
 	harness_expect(r, 200);
+	harness_resp_free(r);
+	r = devacct_jwt(&tb.dev, "GET", harness_fmt("/v1/iam/clients/%s/webhooks",
+	    tb.dev.client_id), NULL, NULL);
+	ck_assert_msg(r->status == 200 && strstr(r->body, tb.iamhook) != NULL,
+	    "B's iam webhook after the matrix: %ld %s", r->status, r->body);
 	harness_resp_free(r);
 	{
 		const char *const paths[] = {
