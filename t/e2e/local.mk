@@ -82,3 +82,6 @@ E2E_SUITES += %reldir%/check_e2e_imports_review
 # anonymous sandboxes: the journey, the inbox, the claim and its grace, the
 # expiry sweep, the evaluation proof verified with openssl
 E2E_SUITES += %reldir%/check_e2e_sandboxes
+# tenant isolation: every id-taking route of the table (bds-api --routes)
+# called with another tenant's id and with an unknown one, alike
+E2E_SUITES += %reldir%/check_e2e_isolation
