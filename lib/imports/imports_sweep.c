@@ -29,6 +29,7 @@
 #include "core/db.h"
 #include "core/log.h"
 #include "core/req.h"
+#include "core/sweep.h"
 #include "imports/imports.h"
 #include "imports/imports_int.h"
 #include "imports/imports_jobs.h"
@@ -63,99 +64,62 @@ const struct db_stmt_set imports_sweep_stmt_set = { "imports_sweep", stmts, SW__
 enum { E_CLIENT, E_ID, E_STATUS };
 enum { D_CLIENT, D_ID, D_PATH };
 
-/* One batch of expiries in its transaction: how many, -1. */
+/* One batch of expiries (core/sweep.h): how many moved, -1. */
 static long long
-expire_batch(const struct config *cfg, struct req *r)
+expire_batch(struct req *r, int limit)
 {
-	const char *p[1] = { arena_printf(r->arena, "%d", IMPORTS_SWEEP_BATCH) };
+	const char *p[1] = { arena_printf(r->arena, "%d", limit) };
 	PGresult *res;
 	long long n = 0;
 
-	(void)cfg;
-	if (db_begin(r->db) != 0)
-		return -1;
 	if ((res = db_exec(r->db, r->arena, &stmts[SW_EXPIRE], 1, p)) == NULL)
-		goto fail;
+		return -1;
 	for (int i = 0; i < PQntuples(res); i++) {
 		int moved = imports_move(r, PQgetvalue(res, i, E_CLIENT), PQgetvalue(res, i, E_ID),
 		    PQgetvalue(res, i, E_STATUS), "EXPIRED", NULL);
 
 		if (moved < 0)
-			goto fail;
+			return -1;
 		n += moved;
 	}
-	if (db_commit(r->db) != 0)
-		goto fail;
 	return n;
-fail:
-	db_rollback(r->db);
-	return -1;
-}
-
-/* batch (expire_batch, docs_batch) until one is not full, at most
- * IMPORTS_SWEEP_BATCHES: the rows handled, -1. */
-static long long
-batches(const struct config *cfg, struct db *d, struct arena *a,
-    long long (*batch)(const struct config *, struct req *))
-{
-	long long total = 0, n;
-	struct req r;
-
-	req_init(&r, cfg, d, a, REQ_ID_SWEEP);
-	for (int b = 0; b < IMPORTS_SWEEP_BATCHES; b++) {
-		if ((n = batch(cfg, &r)) < 0)
-			return -1;
-		total += n;
-		arena_reset(a);
-		if (n < IMPORTS_SWEEP_BATCH)
-			break;
-	}
-	return total;
 }
 
 long long
 imports_expire_sweep(const struct config *cfg, struct db *d, struct arena *a)
 {
-	return batches(cfg, d, a, expire_batch);
+	return sweep_batches(cfg, d, a, IMPORTS_SWEEP_BATCH, IMPORTS_SWEEP_BATCHES, expire_batch);
 }
 
-/* One batch of documents in its transaction: how many, -1. */
+/* One batch of documents (core/sweep.h): how many, -1. */
 static long long
-docs_batch(const struct config *cfg, struct req *r)
+docs_batch(struct req *r, int limit)
 {
-	const char *p[2] = { arena_printf(r->arena, "%d", IMPORTS_SWEEP_BATCH),
-	    IMPORTS_REJECTED_KEEP_DAYS };
+	const char *p[2] = { arena_printf(r->arena, "%d", limit), IMPORTS_REJECTED_KEEP_DAYS };
 	PGresult *res;
 	int i;
 
-	if (db_begin(r->db) != 0)
-		return -1;
 	if ((res = db_exec(r->db, r->arena, &stmts[SW_DOCS], 2, p)) == NULL)
-		goto fail;
+		return -1;
 	for (i = 0; i < PQntuples(res); i++) {
 		const char *path = PQgetvalue(res, i, D_PATH);
 		const char *q[2] = { PQgetvalue(res, i, D_CLIENT), PQgetvalue(res, i, D_ID) };
 
 		/* a file already gone (a commit that failed after its
 		 * unlink) is done too */
-		if (imports_path_below(cfg, r->arena, path) != NULL && unlink(path) != 0 && errno != ENOENT) {
+		if (imports_path_below(r->cfg, r->arena, path) != NULL && unlink(path) != 0 && errno != ENOENT) {
 			log_msg("error", "import %s: cannot remove its document: %s", q[1],
 			    strerror(errno));
 			continue;
 		}
 		if (db_exec(r->db, r->arena, &stmts[SW_DOC_GONE], 2, q) == NULL)
-			goto fail;
+			return -1;
 	}
-	if (db_commit(r->db) != 0)
-		goto fail;
 	return i;
-fail:
-	db_rollback(r->db);
-	return -1;
 }
 
 long long
 imports_docs_sweep(const struct config *cfg, struct db *d, struct arena *a)
 {
-	return batches(cfg, d, a, docs_batch);
+	return sweep_batches(cfg, d, a, IMPORTS_SWEEP_BATCH, IMPORTS_SWEEP_BATCHES, docs_batch);
 }

@@ -21,6 +21,7 @@
 #include "core/money.h"
 #include "core/module.h"
 #include "core/req.h"
+#include "core/sweep.h"
 #include "insights/insights.h"
 #include "insights/insights_int.h"
 #include "insights/insights_rules.h"
@@ -613,58 +614,46 @@ fail:
 	return JOBS_RETRY;
 }
 
+/* One batch of snoozed insights whose time came (core/sweep.h): how many, -1. */
+static long long
+wake_batch(struct req *r, int limit)
+{
+	const char *p[1] = { arena_printf(r->arena, "%d", limit) };
+	PGresult *res;
+
+	if ((res = db_query(r, &stmts[E_WAKE_DUE], 1, p)) == NULL)
+		return -1;
+	for (int i = 0; i < PQntuples(res); i++)
+		if (insights_move(r, PQgetvalue(res, i, 0), PQgetvalue(res, i, 1),
+		    PQgetvalue(res, i, 2), "SNOOZED", "OPEN", NULL, NULL, NULL, NULL) != 0)
+			return -1;
+	return PQntuples(res);
+}
+
 long long
 insights_wake_due(const struct config *cfg, struct db *d, struct arena *a)
 {
-	const char *p[1] = { arena_printf(a, "%d", SWEEP_BATCH) };
-	struct req r;
-	PGresult *res;
-	int i, n;
+	return sweep_batches(cfg, d, a, SWEEP_BATCH, 0, wake_batch);
+}
 
-	req_init(&r, cfg, d, a, REQ_ID_SWEEP);
-	if (db_begin(d) != 0)
+/* One batch of links due a daily run (core/sweep.h): the runs queued, or -1. */
+static long long
+daily_batch(struct req *r, int limit)
+{
+	const char *p[1] = { arena_printf(r->arena, "%d", limit) };
+	PGresult *res;
+
+	if ((res = db_query(r, &stmts[E_DAILY], 1, p)) == NULL)
 		return -1;
-	if ((res = db_exec(d, a, &stmts[E_WAKE_DUE], 1, p)) == NULL)
-		goto fail;
-	n = PQntuples(res);
-	for (i = 0; i < n; i++)
-		if (insights_move(&r, PQgetvalue(res, i, 0), PQgetvalue(res, i, 1),
-		    PQgetvalue(res, i, 2), "SNOOZED", "OPEN", NULL, NULL, NULL, NULL) != 0)
-			goto fail;
-	if (db_commit(d) != 0)
-		goto fail;
-	return n;
-fail:
-	db_rollback(d);
-	return -1;
+	for (int i = 0; i < PQntuples(res); i++)
+		if (jobq_add(r, INSIGHTS_JOB_LINK, PQgetvalue(res, i, 0),
+		    PQgetvalue(res, i, 1), PQgetvalue(res, i, 2), NULL, 0) != 0)
+			return -1;
+	return PQntuples(res);
 }
 
 long long
 insights_daily(const struct config *cfg, struct db *d, struct arena *a)
 {
-	const char *p[1] = { arena_printf(a, "%d", SWEEP_BATCH) };
-	long long total = 0;
-	struct req r;
-	PGresult *res;
-	int i, n;
-
-	req_init(&r, cfg, d, a, REQ_ID_SWEEP);
-	do {
-		if (db_begin(d) != 0)
-			return -1;
-		if ((res = db_exec(d, a, &stmts[E_DAILY], 1, p)) == NULL)
-			goto fail;
-		n = PQntuples(res);
-		for (i = 0; i < n; i++)
-			if (jobq_add(&r, INSIGHTS_JOB_LINK, PQgetvalue(res, i, 0),
-			    PQgetvalue(res, i, 1), PQgetvalue(res, i, 2), NULL, 0) != 0)
-				goto fail;
-		if (db_commit(d) != 0)
-			goto fail;
-		total += n;
-	} while (n == SWEEP_BATCH);
-	return total;
-fail:
-	db_rollback(d);
-	return -1;
+	return sweep_batches(cfg, d, a, SWEEP_BATCH, 0, daily_batch);
 }

@@ -24,11 +24,11 @@
 #include "core/jobq.h"
 #include "core/json.h"
 #include "core/req.h"
+#include "core/sweep.h"
 #include "events/events.h"
 #include "links/links.h"
 
 #define DUE_BATCH	1000
-#define DUE_BATCH_S	"1000"
 
 enum due_col { DU_CLIENT, DU_ENV, DU_ID };
 enum fix_col { FX_CLIENT, FX_ENV, FX_USER, FX_BILLER, FX_STATUS, FX_DISCONNECT, FX_REJECTION,
@@ -78,34 +78,27 @@ static struct db_stmt stmts[R__MAX] = {
 };
 const struct db_stmt_set links_refresh_stmt_set = { "links_refresh", stmts, R__MAX };
 
+/* One batch of due links (core/sweep.h): the retrievals queued, or -1. */
+static long long
+due_batch(struct req *r, int limit)
+{
+	const char *p[2] = { arena_printf(r->arena, "%d", links_settings(r->cfg)->refresh_backoff_max_s),
+	    arena_printf(r->arena, "%d", limit) };
+	PGresult *res;
+
+	if ((res = db_query(r, &stmts[R_DUE], 2, p)) == NULL)
+		return -1;
+	for (int i = 0; i < PQntuples(res); i++)
+		if (jobq_add(r, "retrieval", PQgetvalue(res, i, DU_CLIENT),
+		    PQgetvalue(res, i, DU_ENV), PQgetvalue(res, i, DU_ID), NULL, 0) != 0)
+			return -1;
+	return PQntuples(res);
+}
+
 long long
 links_refresh_due(const struct config *cfg, struct db *d, struct arena *a)
 {
-	const char *p[2] = { arena_printf(a, "%d", links_settings(cfg)->refresh_backoff_max_s), DUE_BATCH_S };
-	long long n = 0;
-	struct req r;
-	PGresult *res;
-	int got;
-
-	req_init(&r, cfg, d, a, REQ_ID_SWEEP);
-	do {
-		if (db_begin(d) != 0)
-			return -1;
-		if ((res = db_exec(d, a, &stmts[R_DUE], 2, p)) == NULL)
-			goto fail;
-		got = PQntuples(res);
-		for (int i = 0; i < got; i++)
-			if (jobq_add(&r, "retrieval", PQgetvalue(res, i, DU_CLIENT),
-			    PQgetvalue(res, i, DU_ENV), PQgetvalue(res, i, DU_ID), NULL, 0) != 0)
-				goto fail;
-		if (db_commit(d) != 0)
-			goto fail;
-		n += got;
-	} while (got == DUE_BATCH);
-	return n;
-fail:
-	db_rollback(d);
-	return -1;
+	return sweep_batches(cfg, d, a, DUE_BATCH, 0, due_batch);
 }
 
 int

@@ -22,6 +22,7 @@
 #include "core/errors.h"
 #include "core/json.h"
 #include "core/req.h"
+#include "core/sweep.h"
 #include "core/validate.h"
 #include "events/events.h"
 #include "links/links_connect.h"
@@ -725,24 +726,18 @@ rtl_waiting_ids(struct req *r, const char *client_id, const char *discovery_id)
 
 /* ---- expiry ---- */
 
+/* One batch of the expiry (core/sweep.h): the requests expired, or -1. */
+static long long
+expire_batch(struct req *r, int limit)
+{
+	const char *p[2] = { arena_printf(r->arena, "%d", rtl_settings(r->cfg)->rtl_expiry_days),
+	    arena_printf(r->arena, "%d", limit) };
+
+	return moves(r, &stmts[R_EXPIRE], 2, p, NULL);
+}
+
 long long
 rtl_expire(const struct config *cfg, struct db *d, struct arena *a)
 {
-	const char *p[2] = { arena_printf(a, "%d", rtl_settings(cfg)->rtl_expiry_days),
-	    arena_printf(a, "%d", RTL_EXPIRE_BATCH) };
-	long long total = 0;
-	struct req r;
-	int n;
-
-	req_init(&r, cfg, d, a, REQ_ID_SWEEP);
-	do {
-		if (db_begin(d) != 0)
-			return -1;
-		if ((n = moves(&r, &stmts[R_EXPIRE], 2, p, NULL)) < 0 || db_commit(d) != 0) {
-			db_rollback(d);
-			return -1;
-		}
-		total += n;
-	} while (n == RTL_EXPIRE_BATCH);
-	return total;
+	return sweep_batches(cfg, d, a, RTL_EXPIRE_BATCH, 0, expire_batch);
 }

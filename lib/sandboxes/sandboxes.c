@@ -14,6 +14,7 @@
 #include "core/json.h"
 #include "core/log.h"
 #include "core/req.h"
+#include "core/sweep.h"
 #include "events/events.h"
 #include "iam/iam_clients.h"
 #include "links/links.h"
@@ -104,37 +105,16 @@ event_object(struct req *r, const struct sandboxes_row *s)
 
 /* ---- sweeps ---- */
 
-/* One batch of a sweep in its own transaction: n rows handled, or -1. */
-typedef int (*sweep_batch_fn)(struct req *, int *n);
-
+/* One batch of each sweep (core/sweep.h): the rows handled, or -1. */
 static long long
-sweep(const struct config *cfg, struct db *d, struct arena *a, sweep_batch_fn batch)
-{
-	long long total = 0;
-	struct req r;
-	int n;
-
-	req_init(&r, cfg, d, a, REQ_ID_SWEEP);
-	do {
-		if (db_begin(d) != 0)
-			return -1;
-		if (batch(&r, &n) != 0 || db_commit(d) != 0) {
-			db_rollback(d);
-			return -1;
-		}
-		total += n;
-	} while (n == SANDBOXES_SWEEP_BATCH);
-	return total;
-}
-
-static int
-warn_batch(struct req *r, int *n)
+warn_batch(struct req *r, int limit)
 {
 	struct sandboxes_row *rows;
+	int n;
 
-	if ((*n = sandboxes_store_expiring(r, SANDBOXES_SWEEP_BATCH, &rows)) < 0)
+	if ((n = sandboxes_store_expiring(r, limit, &rows)) < 0)
 		return -1;
-	for (int i = 0; i < *n; i++) {
+	for (int i = 0; i < n; i++) {
 		struct json_object *o = event_object(r, &rows[i]);
 
 		json_set_str(o, "expires_at", rows[i].expires_at);
@@ -143,39 +123,40 @@ warn_batch(struct req *r, int *n)
 		    NULL) == NULL)
 			return -1;
 	}
-	return 0;
+	return n;
 }
 
 /* The client goes with everything that cascades from it (the sandbox row,
  * keys, subscriptions and inbox, links, bills, events and deliveries...)
  * and what the bills keep beside it. */
-static int
-delete_batch(struct req *r, int *n)
+static long long
+delete_batch(struct req *r, int limit)
 {
 	struct sandboxes_row *rows;
+	int n;
 
-	if ((*n = sandboxes_store_expired(r, SANDBOXES_SWEEP_BATCH, &rows)) < 0)
+	if ((n = sandboxes_store_expired(r, limit, &rows)) < 0)
 		return -1;
-	for (int i = 0; i < *n; i++) {
+	for (int i = 0; i < n; i++) {
 		if (bills_client_forget(r, rows[i].client_id) != 0 ||
 		    iam_clients_remove_unowned(r, rows[i].client_id) < 0)
 			return -1;
 		log_msg("info", "sandbox %s expired: client %s deleted", rows[i].id,
 		    rows[i].client_id);
 	}
-	return 0;
+	return n;
 }
 
 long long
 sandboxes_warn_due(const struct config *cfg, struct db *d, struct arena *a)
 {
-	return sweep(cfg, d, a, warn_batch);
+	return sweep_batches(cfg, d, a, SANDBOXES_SWEEP_BATCH, 0, warn_batch);
 }
 
 long long
 sandboxes_delete_expired(const struct config *cfg, struct db *d, struct arena *a)
 {
-	return sweep(cfg, d, a, delete_batch);
+	return sweep_batches(cfg, d, a, SANDBOXES_SWEEP_BATCH, 0, delete_batch);
 }
 
 /* ---- the claim's event ---- */
