@@ -51,9 +51,11 @@ END $$;
 -- Retention: a month goes when all of it is older than 30 days (the feed
 -- reads only the last 30 days, lib/events/events.h EVENTS_KEPT_SQL).
 -- infinite_time_partitions: months ahead are made even while no rows come.
+-- ignore_default_data: a row far off in the default partition (a clock
+-- gone wrong) must not make maintenance try, and fail, to make its month.
 UPDATE partman.part_config
    SET retention = '30 days', retention_keep_table = false, retention_keep_index = false,
-       infinite_time_partitions = true
+       infinite_time_partitions = true, ignore_default_data = true
  WHERE parent_table IN ('public.events', 'public.deliveries', 'public.delivery_attempts');
 
 INSERT INTO events SELECT * FROM events_unpartitioned;
@@ -74,10 +76,13 @@ CREATE INDEX deliveries_webhook ON deliveries (client_id, webhook_id);
 
 ALTER TABLE delivery_attempts ADD PRIMARY KEY (client_id, delivery_id, attempt, attempted_at);
 
--- The cascades the foreign keys gave, as row triggers.
+-- The cascades the foreign keys gave, as row triggers. An UPDATE of the
+-- time that moves a row to another month is a DELETE and an INSERT to
+-- PostgreSQL: what still has its row keeps its dependents.
 CREATE FUNCTION events_cascade() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-    DELETE FROM deliveries WHERE client_id = OLD.client_id AND event_id = OLD.id;
+    DELETE FROM deliveries WHERE client_id = OLD.client_id AND event_id = OLD.id
+       AND NOT EXISTS (SELECT 1 FROM events WHERE client_id = OLD.client_id AND id = OLD.id);
     RETURN NULL;
 END $$;
 CREATE TRIGGER events_cascade AFTER DELETE ON events
@@ -85,7 +90,8 @@ CREATE TRIGGER events_cascade AFTER DELETE ON events
 
 CREATE FUNCTION deliveries_cascade() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-    DELETE FROM delivery_attempts WHERE client_id = OLD.client_id AND delivery_id = OLD.id;
+    DELETE FROM delivery_attempts WHERE client_id = OLD.client_id AND delivery_id = OLD.id
+       AND NOT EXISTS (SELECT 1 FROM deliveries WHERE client_id = OLD.client_id AND id = OLD.id);
     RETURN NULL;
 END $$;
 CREATE TRIGGER deliveries_cascade AFTER DELETE ON deliveries
