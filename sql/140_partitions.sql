@@ -76,26 +76,23 @@ CREATE INDEX deliveries_webhook ON deliveries (client_id, webhook_id);
 
 ALTER TABLE delivery_attempts ADD PRIMARY KEY (client_id, delivery_id, attempt, attempted_at);
 
--- The cascades the foreign keys gave, as row triggers. An UPDATE of the
--- time that moves a row to another month is a DELETE and an INSERT to
--- PostgreSQL: what still has its row keeps its dependents.
-CREATE FUNCTION events_cascade() RETURNS trigger LANGUAGE plpgsql AS $$
+-- The cascades the foreign keys gave, as row triggers: TG_ARGV is the
+-- dependent table, its column holding this row's id, and this table. An
+-- UPDATE of the time that moves a row to another month is a DELETE and an
+-- INSERT to PostgreSQL: what still has its row keeps its dependents.
+CREATE FUNCTION partitions_cascade() RETURNS trigger LANGUAGE plpgsql AS $$
 BEGIN
-    DELETE FROM deliveries WHERE client_id = OLD.client_id AND event_id = OLD.id
-       AND NOT EXISTS (SELECT 1 FROM events WHERE client_id = OLD.client_id AND id = OLD.id);
+    EXECUTE format('DELETE FROM %I WHERE client_id = $1 AND %I = $2'
+                   ' AND NOT EXISTS (SELECT 1 FROM %I WHERE client_id = $1 AND id = $2)',
+                   TG_ARGV[0], TG_ARGV[1], TG_ARGV[2])
+        USING OLD.client_id, OLD.id;
     RETURN NULL;
 END $$;
 CREATE TRIGGER events_cascade AFTER DELETE ON events
-    FOR EACH ROW EXECUTE FUNCTION events_cascade();
-
-CREATE FUNCTION deliveries_cascade() RETURNS trigger LANGUAGE plpgsql AS $$
-BEGIN
-    DELETE FROM delivery_attempts WHERE client_id = OLD.client_id AND delivery_id = OLD.id
-       AND NOT EXISTS (SELECT 1 FROM deliveries WHERE client_id = OLD.client_id AND id = OLD.id);
-    RETURN NULL;
-END $$;
+    FOR EACH ROW EXECUTE FUNCTION partitions_cascade('deliveries', 'event_id', 'events');
 CREATE TRIGGER deliveries_cascade AFTER DELETE ON deliveries
-    FOR EACH ROW EXECUTE FUNCTION deliveries_cascade();
+    FOR EACH ROW EXECUTE FUNCTION partitions_cascade('delivery_attempts', 'delivery_id',
+                                                     'deliveries');
 
 -- NOTIFY is only a wake-up for bds-deliver (sql/007_deliveries.sql).
 CREATE TRIGGER deliveries_notify AFTER INSERT ON deliveries
