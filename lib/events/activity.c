@@ -99,7 +99,7 @@ static struct db_stmt stmts[A__MAX] = {
 	    " SELECT e.id, e.type, " DB_ISO("e.created_at") " AS created, " CURSOR_POS("e.created_at")
 	    " AS pos, e.created_at, " SUMMARY_COLS " AS state"
 	    " FROM events e" SUMMARY
-	    " WHERE e.client_id = $1 AND e.environment = $2"
+	    " WHERE e.client_id = $1 AND e.environment = $2 AND " EVENTS_KEPT_SQL
 	    "  AND ($3::text IS NULL OR e.type = $3)"
 	    "  AND e.created_at > $5::timestamptz AND e.created_at < $6::timestamptz"
 	    "  AND e.created_at <= $7::timestamptz"
@@ -108,7 +108,8 @@ static struct db_stmt stmts[A__MAX] = {
 	    " ORDER BY created_at DESC, id DESC LIMIT $9::int" },
 	[A_EVENT] = { "activity_event",
 	    "SELECT " EVENT_COLS " FROM events e" SUMMARY
-	    " WHERE e.client_id = $1 AND e.environment = $2 AND e.id = $3" },
+	    " WHERE e.client_id = $1 AND e.environment = $2 AND e.id = $3"
+	    "  AND " EVENTS_KEPT_SQL },
 	[A_DELIVERIES] = { "activity_deliveries",
 	    "SELECT " DELIVERY_COLS " FROM deliveries d JOIN webhooks w ON w.client_id = d.client_id AND w.id = d.webhook_id"
 	    " LEFT JOIN delivery_attempts a ON a.client_id = d.client_id AND a.delivery_id = d.id"
@@ -129,7 +130,7 @@ static struct db_stmt stmts[A__MAX] = {
 	    " LEFT JOIN LATERAL (SELECT d.id, d.status FROM deliveries d"
 	    "  WHERE d.client_id = e.client_id AND d.event_id = e.id AND d.webhook_id = w.id"
 	    "  ORDER BY d.created_at DESC, d.id DESC LIMIT 1) l ON true"
-	    " WHERE e.client_id = $1 AND e.environment = $2"
+	    " WHERE e.client_id = $1 AND e.environment = $2 AND " EVENTS_KEPT_SQL
 	    "  AND ($3::text IS NULL OR e.id = $3)"
 	    "  AND ($4::timestamptz IS NULL OR e.created_at >= $4::timestamptz)"
 	    "  AND ($5::timestamptz IS NULL OR e.created_at < $5::timestamptz)"

@@ -35,6 +35,14 @@ const char *events_emit(struct req *, const char *client_id, const char *environ
 
 extern const struct db_stmt_set events_stmt_set;
 
+/*
+ * Retention: the days of events kept (SPEC: the feed keeps 30). A month's
+ * partition goes only once all of it is past them, so every read of
+ * events (alias e) keeps to the window itself.
+ */
+#define EVENTS_KEPT_DAYS "30"
+#define EVENTS_KEPT_SQL "e.created_at >= now() - interval '" EVENTS_KEPT_DAYS " days'"
+
 /* ---- event types (events_wire.c) ---- */
 
 /*

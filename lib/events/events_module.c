@@ -11,7 +11,7 @@ const struct module events_module = {
 	.name = "events",
 	.stmt_sets = MODULE_SETS(&events_stmt_set, &activity_stmt_set, &events_sweep_stmt_set),
 	.sweeps = (const struct module_sweep[]){
-		{ "events older than 30 days removed", events_sweep },
+		{ "expired months of events and deliveries dropped", events_sweep },
 		{ NULL, NULL }
 	},
 };

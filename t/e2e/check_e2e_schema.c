@@ -379,7 +379,7 @@ START_TEST(bdsctl_runs_through_modules)
 		"jobs: expired idempotency keys removed: ",
 		"jobs: stale sign-in throttles removed: ",
 		"jobs: ended sessions removed: ",
-		"jobs: events older than 30 days removed: ",
+		"jobs: expired months of events and deliveries dropped: ",
 	};
 	long at = bdsctl_log_size();
 	PGresult *res;

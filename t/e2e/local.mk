@@ -85,3 +85,6 @@ E2E_SUITES += %reldir%/check_e2e_sandboxes
 # tenant isolation: every id-taking route of the table (bds-api --routes)
 # called with another tenant's id and with an unknown one, alike
 E2E_SUITES += %reldir%/check_e2e_isolation
+# partitions: events and deliveries in pg_partman's monthly partitions, rows
+# landing in their month, retention dropping months, a migration keeping rows
+E2E_SUITES += %reldir%/check_e2e_partitions

@@ -574,8 +574,12 @@ class State:
                                    "-v", "ON_ERROR_STOP=0", dsn],
                                   stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                   stderr=subprocess.STDOUT, text=True, bufsize=1)
+        # a partitioned table counts once, its partitions (pg_partman's
+        # months, sql/140_partitions.sql) not apart
         tables = [r[0] for r in self.query(
-            "SELECT tablename FROM pg_tables WHERE schemaname = 'public' ORDER BY 1;")]
+            "SELECT c.relname FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace"
+            " WHERE n.nspname = 'public' AND c.relkind IN ('r', 'p')"
+            " AND NOT c.relispartition ORDER BY 1;")]
         self.tables = [t for t in tables if t not in STATE_IGNORED]
         # an update shows in the newest updated_at where a table has one
         stamped = {r[0] for r in self.query(
