@@ -504,6 +504,23 @@ call(const struct cred *c, json_object *route, const char *path, const char *bod
 
 /* ---- the tenants ---- */
 
+/* POST body to path on host with bearer (may be NULL): 201 expected; the
+ * answer's member (malloc'ed). */
+static char *
+made(const char *host, const char *path, const char *bearer, const char *body,
+    const char *member)
+{
+	struct harness_resp *r = devacct_call("POST", host, path,
+	    bearer ? devacct_bearer(bearer) : NULL, body, NULL);
+	char *v;
+
+	harness_expect(r, 201);
+	ck_assert_msg(devacct_str(r, member) != NULL, "no %s in %s", member, r->body);
+	v = strdup(devacct_str(r, member));
+	harness_resp_free(r);
+	return v;
+}
+
 static void
 tenant_new(struct tenant *t, const char *tag, const char *user)
 {
@@ -577,11 +594,8 @@ tenant_new(struct tenant *t, const char *tag, const char *user)
 	t->method = strdup(devacct_str(r, "payment_method_id"));
 	harness_resp_free(r);
 
-	r = devacct_call("POST", "sandbox", "/v1/link-tokens", devacct_bearer(t->key),
-	    harness_fmt("{\"client_user_id\":\"%s\"}", user), NULL);
-	harness_expect(r, 201);
-	t->lt = strdup(devacct_str(r, "link_token"));
-	harness_resp_free(r);
+	t->lt = made("sandbox", "/v1/link-tokens", t->key,
+	    harness_fmt("{\"client_user_id\":\"%s\"}", user), "link_token");
 
 	{
 		char *due = devacct_sql_value("SELECT id FROM bills WHERE link_id = $1 AND"
@@ -608,33 +622,18 @@ tenant_new(struct tenant *t, const char *tag, const char *user)
 	    " ORDER BY id LIMIT 1", t->dev.client_id, NULL);
 	ck_assert_msg(t->discovery != NULL, "client %s has no biller discovery", t->dev.client_id);
 
-	r = devacct_call("POST", "sandbox", "/v1/sandboxes", NULL,
-	    "{\"name\":\"Evaluation\"}", NULL);
-	harness_expect(r, 201);
-	t->sandbox = strdup(devacct_str(r, "sandbox_id"));
-	harness_resp_free(r);
-
-	r = devacct_call("POST", "sandbox", "/v1/pay-tokens", devacct_bearer(t->key),
-	    harness_fmt("{\"client_user_id\":\"%s\"}", user), NULL);
-	harness_expect(r, 201);
-	t->paytok = strdup(devacct_str(r, "pay_token"));
-	harness_resp_free(r);
-
+	t->sandbox = made("sandbox", "/v1/sandboxes", NULL, "{\"name\":\"Evaluation\"}",
+	    "sandbox_id");
+	t->paytok = made("sandbox", "/v1/pay-tokens", t->key,
+	    harness_fmt("{\"client_user_id\":\"%s\"}", user), "pay_token");
 	/* a connect session: a ticket of the link token, then the session */
-	r = devacct_call("POST", "sandbox", "/v1/biller-connect/ticket", devacct_bearer(t->lt),
-	    NULL, NULL);
-	harness_expect(r, 201);
 	{
-		char *tk = strdup(devacct_str(r, "ticket"));
+		char *tk = made("sandbox", "/v1/biller-connect/ticket", t->lt, NULL, "ticket");
 
-		harness_resp_free(r);
-		r = devacct_call("POST", "sandbox", "/v1/link-sessions", NULL,
-		    harness_fmt("{\"ticket\":\"%s\"}", tk), NULL);
+		t->st = made("sandbox", "/v1/link-sessions", NULL,
+		    harness_fmt("{\"ticket\":\"%s\"}", tk), "session_token");
 		free(tk);
 	}
-	harness_expect(r, 201);
-	t->st = strdup(devacct_str(r, "session_token"));
-	harness_resp_free(r);
 
 	extra[0] = harness_idem_header();
 	r = devacct_jwt(&t->dev, "POST", harness_fmt("/v1/iam/clients/%s/webhooks",
