@@ -30,9 +30,10 @@
  * 200.
  *
  * A parameter whose segment kinds[] does not know fails the suite, naming
- * the route: add its kind. A kind known but not provisioned here, and a
- * credential A does not hold (pay token, session token), are
- * counted and printed as not covered; so are the routes no credential
+ * the route: add its kind. A's credentials also count its pay token (of
+ * A's user) and its connect session token (of A's link token), on the
+ * sandbox host. A kind known but not made by tenant_new(), or a
+ * credential A does not hold, fails the suite too, naming the route; so are the routes no credential
  * reaches (signed URLs). A customer's aid is a name the client chooses
  * (K_NAME): there both may answer 2xx alike.
  */
@@ -66,6 +67,11 @@ struct tenant {
 	char		*method;	/* a payment method (a test card) of user */
 	char		*lt;		/* a link token (lt_...) */
 	char		*iamhook;	/* a webhook of the developer API (/v1/iam) */
+	char		*paytok;	/* a pay token (bds_pay_...) of user */
+	char		*st;		/* a connect session token (bds_lst_...) of lt */
+	char		*payment;	/* a payment attempt of bill with method */
+	char		*discovery;	/* a biller discovery (an onboarding) */
+	char		*sandbox;	/* an anonymous evaluation sandbox */
 };
 
 static struct tenant ta, tb;
@@ -87,7 +93,7 @@ struct kind {
 					 * (size_t)-1 when not provisioned */
 };
 
-#define NOT_MADE ((size_t)-1)
+#define NOT_MADE ((size_t)-1)	/* a kind tenant_new() does not make: fails */
 #define TOFF(m) offsetof(struct tenant, m)
 #define CLIENT_OFF ((size_t)-2)		/* dev.client_id (an array) */
 
@@ -99,18 +105,19 @@ static const struct kind kinds[] = {
 	{ "webhook-endpoints", "webhook endpoint", K_ID, NULL, TOFF(hook) },
 	{ "bill_imports", "bill import", K_ID, NULL, TOFF(import) },
 	{ "webhooks", "iam webhook", K_ID, NULL, TOFF(iamhook) },
-	{ "statements", "statement", K_ID, NULL, NOT_MADE },
+	/* a statement's URL names its bill (a signed URL: no credential) */
+	{ "statements", "bill", K_ID, NULL, TOFF(bill) },
 	{ "insights", "insight", K_ID, NULL, TOFF(insight) },
 	{ "payment-methods", "payment method", K_ID, NULL, TOFF(method) },
-	{ "payments", "payment attempt", K_ID, NULL, NOT_MADE },
+	{ "payments", "payment attempt", K_ID, NULL, TOFF(payment) },
 	{ "customer-messages", "customer message", K_ID, NULL, TOFF(message) },
 	{ "customer-suppressions", "customer", K_NAME, NULL, TOFF(user) },
 	{ "customers", "customer", K_NAME, NULL, TOFF(user) },
 	{ "request-to-links", "request to link", K_ID, NULL, TOFF(rtl) },
-	{ "biller-discoveries", "biller discovery", K_ID, NULL, NOT_MADE },
+	{ "biller-discoveries", "biller discovery", K_ID, NULL, TOFF(discovery) },
 	{ "link-tokens", "link token", K_ID, NULL, TOFF(lt) },
 	{ "activity", "event", K_ID, NULL, TOFF(event) },
-	{ "sandboxes", "sandbox", K_ID, NULL, NOT_MADE },
+	{ "sandboxes", "sandbox", K_ID, NULL, TOFF(sandbox) },
 	/* not ids */
 	{ "client-secrets", "environment", K_FIXED, "sandbox", 0 },
 	/* the shared biller catalogue and event types belong to no tenant */
@@ -450,17 +457,14 @@ struct cred {
 static void
 creds_of(const struct tenant *t, struct cred *c, size_t *n)
 {
-	static const char *const none[] = { "payToken", "sessionToken" };
-	size_t i;
-
 	*n = 0;
 	c[(*n)++] = (struct cred){ "developerJwt", "api", t->dev.access, 0 };
 	c[(*n)++] = (struct cred){ "apiKey", "sandbox", t->key, 0 };
 	c[(*n)++] = (struct cred){ "apiKey", "api", t->devkey, 1 };
 	c[(*n)++] = (struct cred){ "linkAccessToken", "sandbox", t->lat, 0 };
 	c[(*n)++] = (struct cred){ "linkToken", "link", t->lt, 0 };
-	for (i = 0; i < N(none); i++)
-		c[(*n)++] = (struct cred){ none[i], NULL, NULL, 0 };
+	c[(*n)++] = (struct cred){ "payToken", "sandbox", t->paytok, 0 };
+	c[(*n)++] = (struct cred){ "sessionToken", "sandbox", t->st, 0 };
 }
 
 /* Whether the route takes c: c's scheme in its auth[] (a key of the
@@ -499,6 +503,23 @@ call(const struct cred *c, json_object *route, const char *path, const char *bod
 }
 
 /* ---- the tenants ---- */
+
+/* POST body to path on host with bearer (may be NULL): 201 expected; the
+ * answer's member (malloc'ed). */
+static char *
+made(const char *host, const char *path, const char *bearer, const char *body,
+    const char *member)
+{
+	struct harness_resp *r = devacct_call("POST", host, path,
+	    bearer ? devacct_bearer(bearer) : NULL, body, NULL);
+	char *v;
+
+	harness_expect(r, 201);
+	ck_assert_msg(devacct_str(r, member) != NULL, "no %s in %s", member, r->body);
+	v = strdup(devacct_str(r, member));
+	harness_resp_free(r);
+	return v;
+}
 
 static void
 tenant_new(struct tenant *t, const char *tag, const char *user)
@@ -573,11 +594,46 @@ tenant_new(struct tenant *t, const char *tag, const char *user)
 	t->method = strdup(devacct_str(r, "payment_method_id"));
 	harness_resp_free(r);
 
-	r = devacct_call("POST", "sandbox", "/v1/link-tokens", devacct_bearer(t->key),
-	    harness_fmt("{\"client_user_id\":\"%s\"}", user), NULL);
-	harness_expect(r, 201);
-	t->lt = strdup(devacct_str(r, "link_token"));
+	t->lt = made("sandbox", "/v1/link-tokens", t->key,
+	    harness_fmt("{\"client_user_id\":\"%s\"}", user), "link_token");
+
+	{
+		char *due = devacct_sql_value("SELECT id FROM bills WHERE link_id = $1 AND"
+		    " status = 'PENDING' AND deleted_at IS NULL ORDER BY id LIMIT 1", t->link, NULL);
+
+		ck_assert_msg(due != NULL, "link %s has no PENDING bill", t->link);
+		extra[0] = harness_idem_header();
+		r = devacct_call("POST", "sandbox", "/v1/pay/payments", devacct_bearer(t->key),
+		    harness_fmt("{\"bill_id\":\"%s\",\"payment_method_id\":\"%s\"}", due,
+		    t->method), extra);
+		free(due);
+	}
+	ck_assert_msg(r->status == 201 || r->status == 202, "%ld %s", r->status, r->body);
+	t->payment = strdup(devacct_str(r, "payment_attempt_id"));
 	harness_resp_free(r);
+
+	/* an onboarding request makes a biller discovery */
+	r = devacct_call("POST", "sandbox", "/v1/request-to-links", devacct_bearer(t->key),
+	    harness_fmt("{\"client_user_id\":\"%s\",\"onboarding\":{\"biller_name\":"
+	    "\"NewCo\",\"biller_url\":\"https://newco-%s.example/\"}}", user, tag), NULL);
+	harness_expect(r, 201);
+	harness_resp_free(r);
+	t->discovery = devacct_sql_value("SELECT id FROM biller_discoveries WHERE client_id = $1"
+	    " ORDER BY id LIMIT 1", t->dev.client_id, NULL);
+	ck_assert_msg(t->discovery != NULL, "client %s has no biller discovery", t->dev.client_id);
+
+	t->sandbox = made("sandbox", "/v1/sandboxes", NULL, "{\"name\":\"Evaluation\"}",
+	    "sandbox_id");
+	t->paytok = made("sandbox", "/v1/pay-tokens", t->key,
+	    harness_fmt("{\"client_user_id\":\"%s\"}", user), "pay_token");
+	/* a connect session: a ticket of the link token, then the session */
+	{
+		char *tk = made("sandbox", "/v1/biller-connect/ticket", t->lt, NULL, "ticket");
+
+		t->st = made("sandbox", "/v1/link-sessions", NULL,
+		    harness_fmt("{\"ticket\":\"%s\"}", tk), "session_token");
+		free(tk);
+	}
 
 	extra[0] = harness_idem_header();
 	r = devacct_jwt(&t->dev, "POST", harness_fmt("/v1/iam/clients/%s/webhooks",
@@ -609,6 +665,11 @@ tenant_free(struct tenant *t)
 	free(t->method);
 	free(t->lt);
 	free(t->iamhook);
+	free(t->paytok);
+	free(t->st);
+	free(t->payment);
+	free(t->discovery);
+	free(t->sandbox);
 	memset(t, 0, sizeof(*t));
 }
 
@@ -618,6 +679,10 @@ stack_up(void)
 	struct harness_opts o;
 
 	harness_opts_defaults(&o);
+	/* payment attempts; the onboarding's biller name resolving */
+	o.extra_config = "pay.execution = sandbox\n"
+	    "discovery_hosts = newco-iso-a.example=93.184.216.34,"
+	    "newco-iso-b.example=93.184.216.34\n";
 	harness_fixture_start(&o);
 	devacct_legal();
 	srandom((unsigned)getpid() ^ (unsigned)time(NULL));
@@ -665,13 +730,14 @@ START_TEST(another_tenants_id_answers_as_unknown)
 {
 	json_object *routes = routes_load();
 	struct cred creds[8];
-	size_t ncred, i, j, c;
+	size_t ncred, i, j, c, percred[8];
 	size_t nroutes = 0, ncalls = 0, ncalled, nfail = 0, nuncovered = 0, nnocred = 0;
 	char fails[8192] = "", uncovered[4096] = "";
 	size_t fo = 0, uo = 0;
 	struct harness_resp *r;
 
 	creds_of(&ta, creds, &ncred);
+	memset(percred, 0, sizeof(percred));
 	for (i = 0; i < json_object_array_length(routes); i++) {
 		json_object *rt = json_object_array_get_idx(routes, i);
 		const char *pattern = jstr(rt, "pattern"), *method = jstr(rt, "method");
@@ -738,6 +804,7 @@ START_TEST(another_tenants_id_answers_as_unknown)
 			r = call(&creds[c], rt, bpath, body);
 			u = call(&creds[c], rt, upath, body);
 			ncalls += 2;
+			percred[c]++;
 			sb = shape_of(r);
 			su = shape_of(u);
 			if (!answers_alike(r, u, spec_403_code(method, pattern), named)) {
@@ -761,6 +828,9 @@ START_TEST(another_tenants_id_answers_as_unknown)
 	fprintf(stderr, "isolation matrix: %zu routes, %zu pairs of calls, %zu differ;"
 	    " %zu routes without a credential (signed URLs); not covered: %zu%s\n", nroutes,
 	    ncalls / 2, nfail, nnocred, nuncovered, uncovered);
+	for (c = 0; c < ncred; c++)
+		fprintf(stderr, "  %s on the %s host: %zu routes\n", creds[c].scheme,
+		    creds[c].host, percred[c]);
 
 	/* B's objects are all still there */
 	r = devacct_jwt(&tb.dev, "GET", harness_fmt("/v1/iam/clients/%s", tb.dev.client_id),
@@ -805,6 +875,8 @@ START_TEST(another_tenants_id_answers_as_unknown)
 		}
 	}
 	ck_assert_msg(nroutes > 0 && ncalls > 0, "the matrix ran no call");
+	ck_assert_msg(nuncovered == 0, "%zu not covered: make B's object of each kind, and"
+	    " A's credential, in tenant_new():%s", nuncovered, uncovered);
 	ck_assert_msg(nfail == 0, "%zu of %zu calls: another tenant's id answers unlike an"
 	    " unknown one:%s", nfail, ncalls / 2, fails);
 }

@@ -1568,6 +1568,8 @@ unmap_state(void)
 	}
 }
 
+static void secrets_keep(int dump);
+
 /* Sanitizer reports found in the stack's logs by harness_stop(). */
 static int sanitizer_reports;
 
@@ -1608,6 +1610,7 @@ harness_stop(void)
 
 	if (H == NULL || getpid() != H->main_pid)
 		return;
+	secrets_keep(1);	/* the secrets scan's copies: the dump, while PostgreSQL runs */
 	if (H->keeper_pid > 0) {
 		if (keeper_call(K_SHUTDOWN, 120000) == -1)
 			fprintf(stderr, "harness: shutdown: %s\n", herr);
@@ -1624,6 +1627,7 @@ harness_stop(void)
 	sanitizer_reports += scan_sanitizer(H->apilog) + scan_sanitizer(H->reqlog) +
 	    scan_sanitizer(H->ctllog) + scan_sanitizer(H->deliverlog) +
 	    scan_sanitizer(H->jobslog);
+	secrets_keep(0);	/* the secrets scan's copies: the logs, once complete */
 	if (H->keep)
 		fprintf(stderr, "harness: kept %s\n", H->dir);
 	else
@@ -3517,4 +3521,70 @@ harness_secret_scan(const char *const *needles, size_t n, char *found, size_t fo
 		return -1;
 	}
 	return scan.rc;
+}
+
+/*
+ * -- the secrets scan's copies --
+ * BDS_E2E_SECRETS_DIR=DIR: at harness_stop(), the pg_dump of database bds
+ * into DIR/<suite>.<pid>.sql (dump != 0, while PostgreSQL still runs) and
+ * every *.log of the temp dir (the cluster's data dir and the mail spool
+ * aside) into DIR/<suite>.<pid>/, '/' of a nested path made '_'
+ * (dump == 0, after the stack stopped), for scripts/secrets-scan. Best
+ * effort: a copy that fails is said on stderr and the scan misses it.
+ */
+static const char *secrets_to;
+
+static int
+secrets_copy_log(const char *path, const struct stat *st, int type, struct FTW *ftw)
+{
+	char pgdata[H_PATH + 16], mail[H_PATH + 16], to[2 * H_PATH];
+	size_t len = 0, plen = strlen(path);
+	char *text, *t;
+
+	(void)ftw;
+	snprintf(pgdata, sizeof(pgdata), "%s/pgdata", H->dir);
+	snprintf(mail, sizeof(mail), "%s/mail", H->dir);
+	if (type == FTW_D && (strcmp(path, pgdata) == 0 || strcmp(path, mail) == 0))
+		return FTW_SKIP_SUBTREE;
+	if (type != FTW_F || !S_ISREG(st->st_mode) || plen < 4 ||
+	    strcmp(path + plen - 4, ".log") != 0)
+		return FTW_CONTINUE;
+	t = to + snprintf(to, sizeof(to), "%s/", secrets_to);
+	snprintf(t, sizeof(to) - (size_t)(t - to), "%s", path + strlen(H->dir) + 1);
+	for (; *t != '\0'; t++)
+		if (*t == '/')
+			*t = '_';
+	if ((text = read_file(path, 0, &len)) == NULL ||
+	    write_file(to, text, len, 0600) == -1)
+		fprintf(stderr, "harness: secrets copy of %s: %s\n", path,
+		    text == NULL ? strerror(errno) : herr);
+	free(text);
+	return FTW_CONTINUE;
+}
+
+static void
+secrets_keep(int dump)
+{
+	const char *dir = getenv("BDS_E2E_SECRETS_DIR");
+	char to[H_PATH * 2], *sql = NULL;
+	size_t len = 0;
+
+	if (dir == NULL || *dir == '\0' || H == NULL || H->dir[0] == '\0')
+		return;
+	snprintf(to, sizeof(to), "%s/%s.%ld%s", dir, program_invocation_short_name,
+	    (long)getpid(), dump ? ".sql" : "");
+	if (dump) {
+		if (scan_dump(&sql, &len) == -1 || write_file(to, sql, len, 0600) == -1)
+			fprintf(stderr, "harness: secrets dump: %s\n", herr);
+		free(sql);
+		return;
+	}
+	if (mkdir(to, 0700) == -1 && errno != EEXIST) {
+		fprintf(stderr, "harness: mkdir %s: %s\n", to, strerror(errno));
+		return;
+	}
+	secrets_to = to;
+	if (nftw(H->dir, secrets_copy_log, 16, FTW_PHYS | FTW_ACTIONRETVAL) == -1)
+		fprintf(stderr, "harness: secrets copy of %s: %s\n", H->dir, strerror(errno));
+	secrets_to = NULL;
 }

@@ -21,13 +21,34 @@ static const char *const secret_keys[] = {
 	"refreshToken", "id_token", "idToken", "client_secret", "clientSecret", "secret",
 	"api_key", "apiKey", "key", "public_token", "publicToken", "session_token",
 	"ticket", "token", "signing_secret", "webhook_secret", "username",
-	"credentials", "pan", "cvv", NULL
+	"credentials", "pan", "cvv", "answer", NULL
 };
 
 /* Values that are credentials whatever their member is called. */
 static const char *const secret_prefixes[] = {
 	"bds_", "eyJ", "whsec_", NULL
 };
+
+static void write_line(const char *kind, struct json_object *line);
+
+/*
+ * Every secret masked is also noted, unmasked, in DIR/<suite>.secrets.jsonl
+ * ({"key": member or "embedded" or "bearer", "value": ...}): the list
+ * scripts/secrets-scan searches the suite's dumps and logs for.
+ */
+static void
+note_secret(const char *key, const char *value, size_t len)
+{
+	struct json_object *line;
+
+	if (len == 0)
+		return;
+	line = json_object_new_object();
+	json_object_object_add(line, "key", json_object_new_string(key ? key : ""));
+	json_object_object_add(line, "value", json_object_new_string_len(value, (int)len));
+	write_line("secrets", line);
+	json_object_put(line);
+}
 
 static int
 is_secret_key(const char *k)
@@ -53,13 +74,14 @@ is_secret_value(const char *v)
  * or digit an x, the rest (dots of a JWT, dashes) as it was.
  */
 static char *
-mask(const char *s)
+mask(const char *key, const char *s)
 {
 	char *m = strdup(s);
 	size_t keep = 0;
 
 	if (m == NULL)
 		abort();
+	note_secret(key, s, strlen(s));
 	for (size_t i = 0; m[i] != '\0' && i < 24; i++)
 		if (m[i] == '_')
 			keep = i + 1;
@@ -88,6 +110,7 @@ mask_embedded(const char *s)
 		size_t len = strspn(t, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 		    "0123456789_"), keep = 0;
 
+		note_secret("embedded", t, len);
 		for (size_t i = 0; i < len && i < 24; i++)
 			if (t[i] == '_')
 				keep = i + 1;
@@ -110,7 +133,7 @@ mask_member(const char *key, struct json_object *v)
 		if ((key != NULL && is_secret_key(key)) || is_secret_value(s) ||
 		    (key != NULL && strcmp(key, "code") == 0 && *s != '\0' &&
 		    strspn(s, "0123456789") == strlen(s))) {	/* e-mail codes */
-			char *m = mask(s);
+			char *m = mask(key, s);
 
 			json_object_set_string(v, m);
 			free(m);
@@ -126,9 +149,8 @@ mask_member(const char *key, struct json_object *v)
 	    json_object_is_type(v, json_type_object)) {
 		/* a biller login given as an object: every string in it */
 		json_object_object_foreach(v, k, sub) {
-			(void)k;
 			if (json_object_is_type(sub, json_type_string)) {
-				char *m = mask(json_object_get_string(sub));
+				char *m = mask(k, json_object_get_string(sub));
 
 				json_object_set_string(sub, m);
 				free(m);
@@ -249,6 +271,15 @@ auth_kind(const char *const headers[])
 		if (strncasecmp(h, "Bearer ", 7) != 0)
 			return "other";
 		h += 7;
+		/* a suite sends one token many times: noted when it changes */
+		{
+			static char last[1024];
+
+			if (strncmp(last, h, sizeof(last) - 1) != 0) {
+				note_secret("bearer", h, strlen(h));
+				snprintf(last, sizeof(last), "%s", h);
+			}
+		}
 		if (strncmp(h, "eyJ", 3) == 0)
 			return "jwt";
 		if (strncmp(h, "bds_lat_", 8) == 0)

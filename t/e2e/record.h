@@ -6,7 +6,9 @@
  * DIR/<suite>.exchanges.jsonl and DIR/<suite>.deliveries.jsonl, for the
  * OpenAPI document's checks (scripts/openapi-check). Secrets are masked
  * where they are written: a masked string keeps its prefix and its shape
- * (letters and digits become x), so a documented pattern still holds.
+ * (letters and digits become x), so a documented pattern still holds;
+ * each masked secret, and each bearer token sent, is noted unmasked in
+ * DIR/<suite>.secrets.jsonl for scripts/secrets-scan.
  * Without the variable nothing is written.
  */
 #include <stddef.h>
