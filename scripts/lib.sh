@@ -29,9 +29,8 @@ BDS_PKGS="$BDS_PKGS libmupdf-dev mupdf-tools libfreetype-dev libharfbuzz-dev
   libjbig2dec0-dev libopenjp2-7-dev libjpeg-dev libgumbo-dev libmujs-dev
   libtesseract-dev tesseract-ocr-eng libleptonica-dev libseccomp-dev
   python3-reportlab python3-pil imagemagick"
-# reliability: high availability (pg_autoctl), partitions (pg_partman), and
-# the libFuzzer targets (clang with its runtime)
-BDS_PKGS="$BDS_PKGS postgresql-15-auto-failover postgresql-15-partman clang libclang-rt-14-dev"
+# partitions (pg_partman), and the libFuzzer targets (clang with its runtime)
+BDS_PKGS="$BDS_PKGS postgresql-15-partman clang libclang-rt-14-dev"
 
 say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
