@@ -207,12 +207,36 @@ db_connected(const struct db *d)
 	return d->conn != NULL && PQstatus(d->conn) == CONNECTION_OK;
 }
 
-/* After a failure: 1 when it was the connection (now dropped), else 0. */
+/*
+ * Whether a statement's SQLSTATE says the server is not one to go on with:
+ * it is read-only (25006: a primary demoted by a failover, or a standby a
+ * multi-host URL landed on), shutting down or starting (57P01, 57P02,
+ * 57P03), or the connection failed (class 08). The connection may still
+ * look fine to libpq; a new one finds the primary (the URL's
+ * target_session_attrs=read-write).
+ */
 static int
-conn_lost(struct db *d)
+server_unusable(const PGresult *res)
 {
-	if (d->conn != NULL && PQstatus(d->conn) == CONNECTION_OK)
+	const char *st = res != NULL ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
+
+	if (st == NULL)
 		return 0;
+	return strcmp(st, "25006") == 0 || strcmp(st, "57P01") == 0 ||
+	    strcmp(st, "57P02") == 0 || strcmp(st, "57P03") == 0 || strncmp(st, "08", 2) == 0;
+}
+
+/* After a failure (res its result, or NULL): 1 when it was the connection
+ * or the server (the connection now dropped), else 0. */
+static int
+conn_lost(struct db *d, const PGresult *res)
+{
+	if (d->conn != NULL && PQstatus(d->conn) == CONNECTION_OK && !server_unusable(res))
+		return 0;
+	if (res != NULL)
+		log_msg("warn", "database: connection dropped: %s",
+		    PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY) != NULL ?
+		    PQresultErrorField(res, PG_DIAG_MESSAGE_PRIMARY) : "connection lost");
 	PQfinish(d->conn);
 	d->conn = NULL;
 	d->in_tx = 0;
@@ -236,7 +260,7 @@ db_prepare(struct db *d, struct db_stmt *s)
 	ok = PQresultStatus(res) == PGRES_COMMAND_OK;
 	if (ok)
 		s->gen = d->gen;
-	else if (!conn_lost(d))
+	else if (!conn_lost(d, res))
 		set_err(d, DB_ERROR, res);
 	PQclear(res);
 	return ok ? 0 : -1;
@@ -283,7 +307,7 @@ db_exec(struct db *d, struct arena *a, struct db_stmt *s, int nparams,
 			arena_defer(a, clear_cb, res);
 			return res;
 		}
-		if (!conn_lost(d)) {
+		if (!conn_lost(d, res)) {
 			set_err(d, DB_ERROR, res);
 			PQclear(res);
 			return NULL;
@@ -306,7 +330,7 @@ db_sync(struct db *d)
 	res = PQexec(d->conn, "");
 	take_notifies(d);
 	ok = PQresultStatus(res) == PGRES_EMPTY_QUERY;
-	if (!ok && !conn_lost(d))
+	if (!ok && !conn_lost(d, res))
 		set_err(d, DB_ERROR, res);
 	PQclear(res);
 	return ok ? 0 : -1;
@@ -352,7 +376,7 @@ simple(struct db *d, const char *sql, const char *expect)
 	take_notifies(d);
 	ok = PQresultStatus(res) == PGRES_COMMAND_OK &&
 	    strcmp(PQcmdStatus(res), expect) == 0;
-	if (!ok && !conn_lost(d))
+	if (!ok && !conn_lost(d, res))
 		set_err(d, DB_ERROR, res);
 	PQclear(res);
 	return ok ? 0 : -1;
@@ -374,7 +398,7 @@ db_exec_script(struct db *d, const char *sql)
 		d->fail = DB_OK;
 		return 0;
 	}
-	if (!conn_lost(d))
+	if (!conn_lost(d, res))
 		set_err(d, DB_ERROR, res);
 	PQclear(res);
 	return -1;

@@ -21,6 +21,7 @@
 #include <check.h>
 #include <curl/curl.h>
 
+#include "devacct.h"
 #include "harness.h"
 
 #define WORKERS		2
@@ -284,6 +285,67 @@ START_TEST(database_down_is_503_then_heals)
 }
 END_TEST
 
+/* Make the server read-only for every session but the test's own (on), or
+ * writable again (off): what a demoted primary is to the workers still
+ * connected to it. */
+static void
+server_read_only(int on)
+{
+	devacct_sql_exec("SET default_transaction_read_only = off", NULL, NULL);
+	devacct_sql_exec(on ? "ALTER SYSTEM SET default_transaction_read_only = on" :
+	    "ALTER SYSTEM RESET default_transaction_read_only", NULL, NULL);
+	devacct_sql_exec("SELECT pg_reload_conf()", NULL, NULL);
+	harness_sleep_ms(300);	/* every backend has taken the reload */
+}
+
+static struct harness_resp *
+client_create(const struct devacct *d)
+{
+	return devacct_jwt(d, "POST", "/v1/iam/clients", "{\"name\":\"Read-only probe\"}", NULL);
+}
+
+/*
+ * A server that answers but refuses writes (SQLSTATE 25006, as a primary
+ * demoted by a failover does) is the database unavailable: a write answers
+ * 503 in the envelope, from every worker, never a 500; the workers drop
+ * that connection, and once the server takes writes again the next write
+ * succeeds without a restart.
+ */
+START_TEST(read_only_server_is_503_then_heals)
+{
+	struct harness_resp *r;
+	struct devacct d;
+	long long t0;
+	long status = 0;
+	int i;
+
+	devacct_legal();
+	devacct_new(&d, "ro");
+	server_read_only(1);
+	for (i = 0; i < 2 * WORKERS; i++) {
+		r = client_create(&d);
+		harness_assert_coded(r, 503, "SERVICE_UNAVAILABLE");
+		ck_assert_ptr_nonnull(harness_header(r, "Retry-After"));
+		harness_resp_free(r);
+	}
+	ck_assert_int_eq(devacct_sql_int("SELECT count(*) FROM clients WHERE user_id = $1",
+	    d.user_id, NULL), 1);
+	server_read_only(0);
+	t0 = harness_now_ms();
+	do {
+		r = client_create(&d);
+		status = r->status;
+		harness_resp_free(r);
+		if (status != 201)
+			harness_sleep_ms(50);
+	} while (status != 201 && harness_now_ms() - t0 < 5000);
+	ck_assert_msg(status == 201, "a write is %ld, not 201, 5 s after the server took writes again",
+	    status);
+	ck_assert_int_eq(devacct_sql_int("SELECT count(*) FROM clients WHERE user_id = $1",
+	    d.user_id, NULL), 2);
+}
+END_TEST
+
 /*
  * Bounded load: LOAD_THREADS clients GET /v1/health through nginx until
  * told to stop, LOAD_MAX requests or LOAD_MS, whichever comes first.
@@ -534,6 +596,7 @@ faults_suite(void)
 	tcase_add_test(tc, nginx_keeps_connections);
 	tcase_add_test(tc, idle_kept_connections_hold_no_worker);
 	tcase_add_test(tc, database_down_is_503_then_heals);
+	tcase_add_test(tc, read_only_server_is_503_then_heals);
 	tcase_add_test(tc, sighup_under_load_fails_nothing);
 	tcase_add_test(tc, sighup_execs_new_binary);
 	tcase_add_test(tc, sigterm_drains_request_in_flight);	/* last: ends bds-api */
