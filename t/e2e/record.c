@@ -110,10 +110,13 @@ mask_embedded(const char *s)
 		size_t len = strspn(t, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 		    "0123456789_"), keep = 0;
 
-		note_secret("embedded", t, len);
 		for (size_t i = 0; i < len && i < 24; i++)
 			if (t[i] == '_')
 				keep = i + 1;
+		/* a prefix with little or nothing after it ("bds_pub_" sent to
+		 * test a malformed token) holds no secret */
+		if (len - keep >= 8)
+			note_secret("embedded", t, len);
 		for (size_t i = keep; i < len; i++)
 			if (isalnum((unsigned char)t[i]))
 				t[i] = 'x';
