@@ -100,6 +100,8 @@ struct harness_opts {
 					 * where a test runs t/e2e/smtp_sink */
 	const char	*smtp_user;	/* smtp_user and smtp_password (NULL: none) */
 	const char	*smtp_password;
+	/* -- high availability -- */
+	/* -- a full documents disk -- */
 };
 
 /* Fill o with the defaults above. */

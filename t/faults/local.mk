@@ -1,0 +1,10 @@
+# Fault suites: the stack under failures an operator meets (a database
+# failover, a full disk, hostile connections, a long soak). Each starts its
+# own stack through t/e2e/harness.h like the end-to-end suites; a long
+# variant of each runs only with BDS_FAULTS_LONG=1 (scripts/test --long).
+
+# -- high availability: a pg_auto_failover formation and a failover under load --
+
+# -- connections: slow clients, idle connections, the saturation soak --
+
+# -- a full documents disk --
