@@ -1,5 +1,6 @@
 /* Small request-context helpers. */
 #include <string.h>
+#include <strings.h>
 
 #include "core/arena.h"
 #include "core/crypto.h"
@@ -8,11 +9,19 @@
 void
 req_header_add(struct req *r, const char *name, const char *value)
 {
-	if (r->nheaders == REQ_MAX_HEADERS)
+	size_t i;
+
+	for (i = 0; i < r->nheaders; i++)
+		if (strcasecmp(r->headers[i].key, name) == 0 &&
+		    strcasecmp(name, "Set-Cookie") != 0)
+			break;
+	if (i == REQ_MAX_HEADERS)
 		return;
-	r->headers[r->nheaders].key = arena_strdup(r->arena, name);
-	r->headers[r->nheaders].val = arena_strdup(r->arena, value);
-	r->nheaders++;
+	if (i == r->nheaders) {
+		r->headers[i].key = arena_strdup(r->arena, name);
+		r->nheaders++;
+	}
+	r->headers[i].val = arena_strdup(r->arena, value);
 }
 
 const char *

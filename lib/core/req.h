@@ -70,7 +70,9 @@ void	 req_init(struct req *, const struct config *, struct db *, struct arena *,
 #define REQ_ID_SWEEP	"bdsctl-jobs"
 /* req_init for an operator's bdsctl command: request id "bdsctl-<uuid>". */
 void	 req_init_operator(struct req *, const struct config *, struct db *, struct arena *);
-/* Add a response header (name and value copied into the arena). */
+/* Set a response header (name and value copied into the arena). A header
+ * of that name set before is replaced, so two paths that both answer, say,
+ * a 503 with Retry-After send it once; Set-Cookie alone may repeat. */
 void	 req_header_add(struct req *, const char *name, const char *value);
 /*
  * The principal's one owner scope (idempotency keys and whatever else is
