@@ -21,7 +21,7 @@
 #define CONFIRM_SUBJECT	"Confirm your Bill Data Service account"
 #define VERIFY_SUBJECT	"Verify your e-mail address"
 
-static const char acceptances[] =
+const char devacct_acceptances[] =
     "[{\"document_kind\":\"terms\",\"document_version\":\"" LEGAL_VERSION "\","
     "\"document_effective_date\":\"" LEGAL_DATE "\",\"accepted\":true},"
     "{\"document_kind\":\"privacy\",\"document_version\":\"" LEGAL_VERSION "\","
@@ -323,7 +323,7 @@ devacct_new(struct devacct *d, const char *tag)
 	snprintf(d->password, sizeof(d->password), "Pw-%ld-%d-Secret!", (long)getpid(), seq);
 	snprintf(body, sizeof(body), "{\"email\":\"%s\",\"password\":\"%s\","
 	    "\"given_name\":\"Dev\",\"family_name\":\"%s\",\"legal_acceptances\":%s}",
-	    d->email, d->password, tag, acceptances);
+	    d->email, d->password, tag, devacct_acceptances);
 	r = devacct_call("POST", "api", "/v1/iam/auth/signup", NULL, body, NULL);
 	expect(r, 201, "sign-up");
 	snprintf(d->user_id, sizeof(d->user_id), "%s", harness_json_string(r, "user_id"));

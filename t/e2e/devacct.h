@@ -42,8 +42,10 @@ void	 devacct_tenants_new(struct devacct *d, const char *tag, struct devacct_ten
 	    struct devacct_tenant *b, char **dev_key);
 void	 devacct_tenants_free(struct devacct_tenant *a, struct devacct_tenant *b, char **dev_key);
 
-/* Register the legal documents sign-up needs (once per stack). */
+/* Register the legal documents sign-up needs (once per stack); the
+ * legal_acceptances array of a sign-up body that accepts them. */
 void	 devacct_legal(void);
+extern const char devacct_acceptances[];
 /* Sign up a developer ("<tag>-<pid>-<n>@example.test"), confirm with the
  * e-mailed code and sign in. */
 void	 devacct_new(struct devacct *, const char *tag);

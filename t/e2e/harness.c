@@ -98,6 +98,7 @@ struct hstate {
 	int		 drain_timeout;
 	int		 keep;
 	int		 pg_drop;	/* run PostgreSQL as pg_uid/pg_gid */
+	int		 pg_outside;	/* opts.database_url: no cluster of ours */
 	uid_t		 pg_uid;
 	gid_t		 pg_gid;
 	pid_t		 main_pid;
@@ -727,6 +728,8 @@ k_pg_start(void)
 
 	if (atomic_load(&H->pg_pid) != 0)
 		return 0;
+	if (H->pg_outside)
+		return kfail("the database is outside the harness (opts.database_url)");
 	snprintf(bin, sizeof(bin), "%s/postgres", H->pgbin);
 	if ((pid = k_spawn(&s)) == -1)
 		return -1;
@@ -1053,6 +1056,8 @@ k_boot(void)
 	snprintf(initdb, sizeof(initdb), "%s/initdb", H->pgbin);
 	snprintf(createdb, sizeof(createdb), "%s/createdb", H->pgbin);
 	snprintf(bdsctl, sizeof(bdsctl), "%s/app/bdsctl", H->builddir);
+	if (H->pg_outside)
+		goto migrate;
 	if (mkdir(H->pgdata, 0700) == -1 || mkdir(H->pgsock, 0755) == -1)
 		return kfail("mkdir %s: %s", H->pgdata, strerror(errno));
 	if (H->pg_drop &&
@@ -1065,6 +1070,7 @@ k_boot(void)
 		return -1;
 	if (k_run_ok(&s_createdb, 30000) == -1)
 		return -1;
+migrate:
 	if (k_run_ok(&s_migrate, 120000) == -1)
 		return -1;
 	/* billers slice: every stack has the shipped biller catalog */
@@ -1521,7 +1527,13 @@ prepare(const struct harness_opts *o)
 	HPATH(jobslog, "bds-jobs.log");
 	HPATH(maildir, "mail");
 #undef HPATH
-	snprintf(H->dburl, sizeof(H->dburl), "host=%s dbname=bds user=bds", H->pgsock);
+	if (o->database_url != NULL) {
+		if (strlen(o->database_url) >= sizeof(H->dburl))
+			return set_err("database_url too long");
+		H->pg_outside = 1;
+		scopy(H->dburl, sizeof(H->dburl), o->database_url);
+	} else
+		snprintf(H->dburl, sizeof(H->dburl), "host=%s dbname=bds user=bds", H->pgsock);
 	if (mkdir(H->ngx_prefix, 0755) == -1)
 		return set_err("mkdir %s: %s", H->ngx_prefix, strerror(errno));
 	if (mkdir(H->maildir, 0700) == -1)
@@ -1749,7 +1761,8 @@ harness_recover(void)
 {
 	if (H == NULL)
 		return set_err("no stack is running");
-	if (atomic_load(&H->pg_pid) == 0 && keeper_call(K_PG_START, 60000) == -1)
+	if (!H->pg_outside && atomic_load(&H->pg_pid) == 0 &&
+	    keeper_call(K_PG_START, 60000) == -1)
 		return -1;
 	if (atomic_load(&H->api_pid) == 0 && keeper_call(K_API_START, 60000) == -1)
 		return -1;
@@ -3454,8 +3467,11 @@ scan_dump(char **out, size_t *outlen)
 		dup2(p[1], STDOUT_FILENO);
 		if (null != -1)
 			dup2(null, STDERR_FILENO);
-		execl(bin, "pg_dump", "-h", H->pgsock, "-U", "bds", "-d", "bds", "-w",
-		    (char *)NULL);
+		if (H->pg_outside)
+			execl(bin, "pg_dump", "-d", H->dburl, "-w", (char *)NULL);
+		else
+			execl(bin, "pg_dump", "-h", H->pgsock, "-U", "bds", "-d", "bds", "-w",
+			    (char *)NULL);
 		_exit(127);
 	}
 	close(p[1]);

@@ -101,6 +101,12 @@ struct harness_opts {
 	const char	*smtp_user;	/* smtp_user and smtp_password (NULL: none) */
 	const char	*smtp_password;
 	/* -- high availability -- */
+	const char	*database_url;	/* an outside database (a pg_auto_failover
+					 * formation's multi-host URL, scripts/ha):
+					 * the harness makes no cluster, and
+					 * harness_pg_stop/start fail; database
+					 * bds exists, empty or migrated (default
+					 * NULL: a throwaway cluster) */
 	/* -- a full documents disk -- */
 };
 

@@ -26,7 +26,7 @@
 #include <stddef.h>
 
 #define RECEIVER_MAX_HEADERS	48
-#define RECEIVER_MAX_REQUESTS	256
+#define RECEIVER_MAX_REQUESTS	1024
 #define RECEIVER_MAX_V1		8
 
 struct receiver_header {

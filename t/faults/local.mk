@@ -4,6 +4,10 @@
 # variant of each runs only with BDS_FAULTS_LONG=1 (scripts/test --long).
 
 # -- high availability: a pg_auto_failover formation and a failover under load --
+# the stack on scripts/ha's formation, its primary stopped and then killed
+# -9 under mixed writes: 503s only, every acknowledged write kept, every
+# event delivered, nothing restarted
+E2E_SUITES += %reldir%/check_faults_failover
 
 # -- connections: slow clients, idle connections, the saturation soak --
 
