@@ -299,7 +299,7 @@ load_thread(void *arg)
 			s->coded_503 = (why = harness_check_coded(r, 503,
 			    "SERVICE_UNAVAILABLE")) == NULL;
 		if (!(r->status >= 200 && r->status < 300) && !s->coded_503)
-			snprintf(s->body, sizeof(s->body), "%s",
+			snprintf(s->body, sizeof(s->body), "%.*s", (int)sizeof(s->body) - 1,
 			    r->status == 0 ? r->error : why != NULL ? why : r->body);
 		harness_resp_free(r);
 	}
