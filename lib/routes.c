@@ -82,9 +82,9 @@ const struct route routes[] = {
 	{ M_POST,  "/v1/webhook-endpoints/{id}/rotate-secret", AUTH_KEY, webhooks_endpoints_rotate_fields, NULL, webhooks_endpoints_rotate, ROUTE_ONCE },
 
 	/* events: the activity feed, replay and the sandbox trigger (lib/activity.c) */
-	{ M_GET,   "/v1/activity",                          AUTH_KEY,  NULL,                       activity_list_query, activity_list, 0 },
+	{ M_GET,   "/v1/activity",                          AUTH_KEY,  NULL,                       activity_list_query, activity_list, ROUTE_READ },
 	{ M_POST,  "/v1/activity/replay",                   AUTH_KEY,  activity_replay_fields,     NULL, activity_replay,          ROUTE_IDEM },
-	{ M_GET,   "/v1/activity/{event_id}",               AUTH_KEY,  NULL,                       NULL, activity_get,             0 },
+	{ M_GET,   "/v1/activity/{event_id}",               AUTH_KEY,  NULL,                       NULL, activity_get,             ROUTE_READ },
 	{ M_POST,  "/v1/triggers/{event_type}",             AUTH_KEY,  NULL,                       NULL, activity_trigger,         ROUTE_SANDBOX | ROUTE_ANY_BODY | ROUTE_IDEM },
 
 	/* usage metering (lib/metering/metering_api.c); the developer's JWT
@@ -99,10 +99,10 @@ const struct route routes[] = {
 	{ M_GET,   "/v1/billers/{id}",                      AUTH_KEY | AUTH_JWT, NULL,             NULL, billers_get_route,        ROUTE_RESIGNIN },
 
 	/* links (lib/links/links_api.c; GET also takes the developer's JWT) */
-	{ M_GET,   "/v1/links",                             AUTH_KEY,  NULL,                       links_list_query, links_list, 0 },
-	{ M_GET,   "/v1/links/{id}",                        AUTH_KEY | AUTH_JWT, NULL,             NULL, links_get_one,            ROUTE_RESIGNIN },
+	{ M_GET,   "/v1/links",                             AUTH_KEY,  NULL,                       links_list_query, links_list, ROUTE_READ },
+	{ M_GET,   "/v1/links/{id}",                        AUTH_KEY | AUTH_JWT, NULL,             NULL, links_get_one,            ROUTE_RESIGNIN | ROUTE_READ },
 	/* the same link under the name its bills and the sync call use */
-	{ M_GET,   "/v1/account-links/{id}",                AUTH_KEY | AUTH_JWT, NULL,             NULL, links_get_one,            ROUTE_RESIGNIN },
+	{ M_GET,   "/v1/account-links/{id}",                AUTH_KEY | AUTH_JWT, NULL,             NULL, links_get_one,            ROUTE_RESIGNIN | ROUTE_READ },
 	{ M_DELETE, "/v1/links/{id}",                       AUTH_KEY,  NULL,                       NULL, links_delete,             ROUTE_TX },
 	{ M_POST,  "/v1/links/{id}/refresh",                AUTH_KEY,  NULL,                       NULL, links_refresh,            ROUTE_TX },
 	{ M_POST,  "/v1/links/{id}/access-token",           AUTH_KEY,  NULL,                       NULL, links_access_token,       ROUTE_TX },
@@ -122,14 +122,14 @@ const struct route routes[] = {
 	 * download's signature is its credential, nginx streams the file) and
 	 * the status a client reports (bills_status.c). AUTH_LINK: the link's
 	 * access token, which sees its link's bills only */
-	{ M_GET,   "/v1/bills",                             AUTH_KEY,  NULL,                       bills_list_query, bills_list, 0 },
-	{ M_GET,   "/v1/bills/{id}",                        AUTH_KEY | AUTH_LINK, NULL,            NULL, bills_get,                0 },
-	{ M_GET,   "/v1/bills/{id}/payments",               AUTH_KEY,  NULL,                       bills_payments_query, bills_payments, 0 },
+	{ M_GET,   "/v1/bills",                             AUTH_KEY,  NULL,                       bills_list_query, bills_list, ROUTE_READ },
+	{ M_GET,   "/v1/bills/{id}",                        AUTH_KEY | AUTH_LINK, NULL,            NULL, bills_get,                ROUTE_READ },
+	{ M_GET,   "/v1/bills/{id}/payments",               AUTH_KEY,  NULL,                       bills_payments_query, bills_payments, ROUTE_READ },
 	{ M_POST,  "/v1/bills/{id}/mark-paid",              AUTH_KEY,  bills_mark_paid_fields,     NULL, bills_mark_paid,          ROUTE_IDEM },
 	{ M_GET,   "/v1/bills/{id}/statement",              AUTH_KEY | AUTH_LINK, NULL,            NULL, bills_statement_get,      0 },
 	{ M_GET,   "/v1/statements/{id}",                   AUTH_NONE, NULL,                       bills_statement_download_query, bills_statement_download, 0 },
-	{ M_GET,   "/v1/account-links/{link_id}/bills/sync", AUTH_KEY | AUTH_LINK, NULL,            bills_sync_query, bills_sync, 0 },
-	{ M_GET,   "/v1/account-links/{link_id}/payments",  AUTH_KEY,  NULL,                       bills_payments_query, bills_link_payments, 0 },
+	{ M_GET,   "/v1/account-links/{link_id}/bills/sync", AUTH_KEY | AUTH_LINK, NULL,            bills_sync_query, bills_sync, ROUTE_READ },
+	{ M_GET,   "/v1/account-links/{link_id}/payments",  AUTH_KEY,  NULL,                       bills_payments_query, bills_link_payments, ROUTE_READ },
 
 	/* bill imports (lib/imports/): create, complete_upload, GET, DELETE
 	 * (imports_api.c); the signed upload target nginx writes into a file

@@ -40,6 +40,7 @@
 #include "core/errors.h"
 #include "core/json.h"
 #include "core/req.h"
+#include "core/standby.h"
 #include "core/validate.h"
 #include "links/links.h"
 #include "bills/bills.h"
@@ -245,7 +246,7 @@ bills_sync(struct req *r, struct json_object *out)
 		if (strcmp(r->env, "sandbox") == 0) {
 			p[2] = r->env;
 			p[3] = arena_printf(r->arena, "%lld", c.upper);
-			if (db_query(r, &stmts[S_CYCLE], 4, p) == NULL)
+			if (standby_write(r, &stmts[S_CYCLE], 4, p) == NULL)
 				return api_db_error(r);
 		}
 	}

@@ -22,6 +22,8 @@ static const char *const on_off[] = { "on", "off", NULL };
 /* The shared keys; a module's own are in its descriptor. */
 static const struct config_key entries[] = {
 	{ "database_url", CONFIG_STR, F(database_url), "dbname=bds" },
+	/* reads on a standby (ROUTE_READ routes): "" reads on the primary */
+	{ "db_read_url", CONFIG_STR, F(db_read_url), "" },
 	{ "api_lock_timeout_ms", CONFIG_INT, F(api_lock_timeout_ms), "1000" },
 	{ "socket_path", CONFIG_STR, F(socket_path), "/run/bds/api.sock" },
 	{ "socket_mode", CONFIG_OCTAL, F(socket_mode), "0660" },

@@ -44,6 +44,7 @@ struct config_key {
 
 struct config {
 	char		*database_url;		/* libpq conninfo */
+	char		*db_read_url;		/* db.read_url: a standby for reads, or "" */
 	int		 api_lock_timeout_ms;	/* an API statement's longest wait on a lock */
 	char		*socket_path;		/* FastCGI unix socket to create */
 	int		 socket_mode;		/* octal, e.g. 0660 */

@@ -33,6 +33,7 @@ struct db {
 	struct db_channel chan[DB_LISTEN_MAX];
 	size_t		 nchan;
 	unsigned	 listen_gen;	/* the connection every LISTEN was issued on */
+	int		 read;		/* db_new_read */
 };
 
 /* Connections made by this process so far: each one's generation. */
@@ -58,6 +59,16 @@ db_new(const char *conninfo)
 		free(d);
 		return NULL;
 	}
+	return d;
+}
+
+struct db *
+db_new_read(const char *conninfo)
+{
+	struct db *d = db_new(conninfo);
+
+	if (d != NULL)
+		d->read = 1;
 	return d;
 }
 
@@ -213,14 +224,17 @@ db_connected(const struct db *d)
  * multi-host URL landed on), shutting down or starting (57P01, 57P02,
  * 57P03), or the connection failed (class 08). The connection may still
  * look fine to libpq; a new one finds the primary (the URL's
- * target_session_attrs=read-write).
+ * target_session_attrs=read-write). On a read handle (db_new_read) a
+ * refused write is the statement's own error.
  */
 static int
-server_unusable(const PGresult *res)
+server_unusable(const PGresult *res, int read)
 {
 	const char *st = res != NULL ? PQresultErrorField(res, PG_DIAG_SQLSTATE) : NULL;
 
 	if (st == NULL)
+		return 0;
+	if (read && strcmp(st, "25006") == 0)
 		return 0;
 	return strcmp(st, "25006") == 0 || strcmp(st, "57P01") == 0 ||
 	    strcmp(st, "57P02") == 0 || strcmp(st, "57P03") == 0 || strncmp(st, "08", 2) == 0;
@@ -231,7 +245,8 @@ server_unusable(const PGresult *res)
 static int
 conn_lost(struct db *d, const PGresult *res)
 {
-	if (d->conn != NULL && PQstatus(d->conn) == CONNECTION_OK && !server_unusable(res))
+	if (d->conn != NULL && PQstatus(d->conn) == CONNECTION_OK &&
+	    !server_unusable(res, d->read))
 		return 0;
 	if (res != NULL)
 		log_msg("warn", "database: connection dropped: %s",
@@ -248,18 +263,19 @@ conn_lost(struct db *d, const PGresult *res)
 int
 db_prepare(struct db *d, struct db_stmt *s)
 {
+	unsigned *gen = d->read ? &s->gen_read : &s->gen;
 	PGresult *res;
 	int ok;
 
 	if (db_ensure(d) != 0)
 		return -1;
-	if (s->gen == d->gen)
+	if (*gen == d->gen)
 		return 0;
 	res = PQprepare(d->conn, s->name, s->sql, 0, NULL);
 	take_notifies(d);
 	ok = PQresultStatus(res) == PGRES_COMMAND_OK;
 	if (ok)
-		s->gen = d->gen;
+		*gen = d->gen;
 	else if (!conn_lost(d, res))
 		set_err(d, DB_ERROR, res);
 	PQclear(res);
@@ -517,7 +533,7 @@ channel_of(struct db *d, const char *channel)
 unsigned long long
 db_channel_version(struct db *d, const char *channel)
 {
-	struct db_channel *c = channel_of(d, channel);
+	struct db_channel *c = d->read ? NULL : channel_of(d, channel);
 
 	if (c == NULL || !db_connected(d) || listen_all(d) != 0 || d->listen_gen != d->gen)
 		return 0;

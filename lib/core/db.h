@@ -39,6 +39,7 @@ struct db_stmt {
 	const char	*name;		/* unique, used as the prepared name */
 	const char	*sql;		/* $1.. parameters, never formatted */
 	unsigned	 gen;		/* connection generation it was prepared on */
+	unsigned	 gen_read;	/* the same on a read connection (db_new_read) */
 };
 
 /* One enum-indexed statement array of a module. */
@@ -59,6 +60,15 @@ struct db;
 
 /* Create the handle; connects lazily, so it succeeds with the database away. */
 struct db *db_new(const char *conninfo);
+/*
+ * A handle for reads on a standby (db.read_url). Its statements are
+ * prepared apart from the primary handle's (a statement may be prepared on
+ * both at once), it never LISTENs (a standby refuses: db_channel_version
+ * answers 0, "unknown"), and a statement refused as a write (25006) is an
+ * error of the statement, not a reason to drop the connection: a read
+ * route that writes is a bug to see, not a failover.
+ */
+struct db *db_new_read(const char *conninfo);
 void	 db_free(struct db *);
 /* Settings for every session of d from its next connection on, as libpq's
  * options ("-c lock_timeout=1000"); NULL none. 0 ok, -1 out of memory. */

@@ -19,6 +19,7 @@
 #include "core/req.h"
 #include "core/router.h"
 #include "core/server.h"
+#include "core/standby.h"
 #include "core/validate.h"
 
 /* 1 when a Content-Type names JSON: application/json, any parameters. */
@@ -375,7 +376,16 @@ run(struct req *r)
 	r->out = out = json_obj(r->arena);
 	if (rt->flags & (ROUTE_TX | ROUTE_IDEM | ROUTE_ONCE))
 		return run_tx(r, rt, out);
+	if (rt->flags & ROUTE_READ) {
+		standby_begin(r);
+		if (r->key_revoked) {
+			standby_end(r, 0);
+			return refused(r);
+		}
+	}
 	rc = rt->handler(r, out);
+	if ((rt->flags & ROUTE_READ) && standby_end(r, rc))
+		rc = rt->handler(r, r->out);	/* the standby went away mid-read */
 	if (r->db != NULL && db_in_tx(r->db))
 		db_rollback(r->db);	/* a handler that returned mid-transaction */
 	return rc;

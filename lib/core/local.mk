@@ -53,6 +53,8 @@ lib_libbds_a_SOURCES += \
 	%reldir%/server_reply.c \
 	%reldir%/server_reply.h \
 	%reldir%/server_worker.c \
+	%reldir%/standby.c \
+	%reldir%/standby.h \
 	%reldir%/sweep.c \
 	%reldir%/sweep.h \
 	%reldir%/urlsafe.c \

@@ -46,6 +46,7 @@ req_init(struct req *r, const struct config *cfg, struct db *d, struct arena *a,
 	r->arena = a;
 	r->cfg = cfg;
 	r->db = d;
+	r->db_primary = d;
 	r->http.request_id = request_id;
 }
 

@@ -20,7 +20,13 @@ struct json_object;
 struct req {
 	struct arena		*arena;
 	const struct config	*cfg;
-	struct db		*db;
+	struct db		*db;		/* where statements go: the primary, or
+						 * the standby while a ROUTE_READ
+						 * handler runs there */
+	struct db		*db_primary;	/* the primary, always (a read route's
+						 * rare write: the sandbox's sync
+						 * statistics) */
+	struct db		*db_read;	/* the standby (db.read_url), or NULL */
 	struct http_req		 http;
 	struct route_match	 match;
 	struct json_object	*body;		/* validated body (canonical names) */
@@ -54,6 +60,8 @@ struct req {
 	struct json_object	*out;		/* response body; NULL: no body */
 	struct http_kv		 headers[REQ_MAX_HEADERS];	/* extra headers */
 	size_t			 nheaders;
+	size_t			 read_mark;	/* nheaders when a read began on the
+						 * standby (core/standby.h) */
 	const char		*error_code;	/* for the log */
 };
 

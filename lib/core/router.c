@@ -127,6 +127,7 @@ static const struct {
 	{ ROUTE_IDEM_REQUIRED, "idem_required" }, { ROUTE_USER_HEADER, "user_header" },
 	{ ROUTE_LINK_TOKEN, "link_token" }, { ROUTE_SESSION_TOKEN, "session_token" },
 	{ ROUTE_IDEM_BODY, "idem_body" }, { ROUTE_SECRET_BODY, "secret_body" },
+	{ ROUTE_READ, "read" },
 };
 
 /* The schemes a route takes, in the document's names. */

@@ -62,6 +62,10 @@ struct vfield;
 #define ROUTE_SECRET_BODY 0x4000u /* the body holds a card: when the request
 				 * ends, whatever it answered, its bytes and every
 				 * string parsed from it are wiped */
+#define ROUTE_READ	0x8000u	/* reads only: the handler may run on the standby
+				 * (db.read_url) once it has caught up with the
+				 * primary (dispatch.c); a write it must make goes
+				 * to r->db_primary */
 
 typedef int (*route_handler)(struct req *, struct json_object *out);
 

@@ -104,14 +104,15 @@ conn_close(FCGX_Request *fr)
 /* Answer the request read into fr; close its connection right behind the
  * answer unless keep (before the log line: nginx should find it closed). */
 static void
-serve_one(FCGX_Request *fr, const struct config *cfg, struct db *db, struct arena *a,
-    int keep)
+serve_one(FCGX_Request *fr, const struct config *cfg, struct db *db, struct db *db_read,
+    struct arena *a, int keep)
 {
 	struct req r;
 	enum http_parse pr;
 	long long t0 = mono_us();
 
 	req_init(&r, cfg, db, a, NULL);	/* the id comes with the params */
+	r.db_read = db_read;
 	r.start_us = t0;
 	pr = http_parse_env(a, &r.http, (const char *const *)fr->envp,
 	    (size_t)cfg->body_limit);
@@ -176,6 +177,7 @@ serve_one(FCGX_Request *fr, const struct config *cfg, struct db *db, struct aren
 struct worker {
 	const struct config	*cfg;
 	struct db		*db;
+	struct db		*db_read;	/* db.read_url's standby, or NULL */
 	struct arena		 a;
 	int			 ep;
 	int			 listen_fd;
@@ -280,7 +282,7 @@ worker_serve(struct worker *w)
 	if (FCGX_Accept_r(&w->held) == 0) {
 		int keep = !worker_stop && is_read(&w->held);
 
-		serve_one(&w->held, w->cfg, w->db, &w->a, keep);
+		serve_one(&w->held, w->cfg, w->db, w->db_read, &w->a, keep);
 	}
 	worker_watch(w);	/* a closed one (ipcFd -1) is no longer watched */
 }
@@ -295,7 +297,7 @@ worker_once(struct worker *w, int fd)
 	if (FCGX_Accept_r(&w->once) == 0) {
 		if (!is_read(&w->once))
 			worker_drop(w);
-		serve_one(&w->once, w->cfg, w->db, &w->a, 0);
+		serve_one(&w->once, w->cfg, w->db, w->db_read, &w->a, 0);
 	} else {
 		conn_close(&w->once);
 	}
@@ -377,6 +379,12 @@ server_worker(const struct config *cfg, int listen_fd)
 		if (db_set_options(w->db, opt) != 0)
 			goto err;
 	}
+	/* reads on a standby, connected at the first read: a read-only session
+	 * whatever server the URL lands on (the primary, when no standby is up) */
+	if (cfg->db_read_url[0] != '\0' &&
+	    ((w->db_read = db_new_read(cfg->db_read_url)) == NULL ||
+	    db_set_options(w->db_read, "-c default_transaction_read_only=on") != 0))
+		goto err;
 	(void)db_ensure(w->db);	/* connect early; requests retry when it is away */
 	arena_init(&w->a);
 	/*
@@ -411,6 +419,7 @@ server_worker(const struct config *cfg, int listen_fd)
 	(void)meter_flush(w->db, &w->a);	/* what this worker counted, before it ends */
 	arena_free(&w->a);
 	db_free(w->db);
+	db_free(w->db_read);
 	close(w->ep);
 	free(w);
 	return 0;

@@ -1376,8 +1376,11 @@ static int
 write_config(const struct harness_opts *o)
 {
 	char text[8192], mail[2048];
+	const char *read_url = o->read_url, *self = getenv("BDS_E2E_READ_SELF");
 	int n;
 
+	if (read_url == NULL && self != NULL && strcmp(self, "1") == 0)
+		read_url = H->dburl;
 	if (mail_config(o, mail, sizeof(mail)) == -1)
 		return -1;
 	n = snprintf(text, sizeof(text),
@@ -1400,6 +1403,7 @@ write_config(const struct harness_opts *o)
 	    "sql_dir = %s/sql\n"
 	    "data_dir = %s/data\n"	/* statement documents */
 	    "extract_program = %s/app/bds-extract\n"	/* bill imports' extractor */
+	    "%s%s%s"	/* db.read_url */
 	    "api_url = %s\n"
 	    "sandbox_url = %s\n"
 	    "%s"
@@ -1409,7 +1413,9 @@ write_config(const struct harness_opts *o)
 	    geteuid() == 0 ? "socket_group = nogroup\n" : "", o->workers, o->body_limit,
 	    o->docs_url ? "docs_url = " : "", o->docs_url ? o->docs_url : "",
 	    o->docs_url ? "\n" : "", H->reqlog,
-	    o->drain_timeout, H->srcdir, H->dir, H->builddir, H->base_url[HOST_API],
+	    o->drain_timeout, H->srcdir, H->dir, H->builddir,
+	    read_url != NULL ? "db.read_url = " : "", read_url != NULL ? read_url : "",
+	    read_url != NULL ? "\n" : "", H->base_url[HOST_API],
 	    H->base_url[HOST_SANDBOX], mail,
 	    o->extra_config ? o->extra_config : "",
 	    o->extra_config && *o->extra_config ? "\n" : "");

@@ -107,6 +107,11 @@ struct harness_opts {
 					 * harness_pg_stop/start fail; database
 					 * bds exists, empty or migrated (default
 					 * NULL: a throwaway cluster) */
+	const char	*read_url;	/* db.read_url (reads on a standby,
+					 * core/standby.h); NULL: none, or
+					 * BDS_E2E_READ_SELF=1: the database
+					 * itself, read-only, so a read route
+					 * that writes fails */
 	/* -- a full documents disk -- */
 };
 
