@@ -15,6 +15,10 @@
  *   - every event committed reaches the receiver (at least once);
  *   - bds-api, bds-jobs and bds-deliver are the processes they were: the
  *     workers reconnected through the URL by themselves.
+ * Reads on the standby (db.read_url, core/standby.h) come first: the read
+ * routes' queries run on the secondary, a client reads its own write at
+ * once, and with the secondary stopped under reads they go to the primary
+ * with no failure. The load's reads use the standby too.
  * The window of 503s is printed (bench/RESULTS.md "Failover" collects it);
  * no timing is asserted. The node stopped or killed is started again by
  * the next run and rejoins as the secondary.
@@ -48,6 +52,8 @@
 static char ha_dir[PATH_MAX];
 static pid_t ha_owner;		/* the process that made the formation */
 static char ha_url[512];
+static char ha_read_url[512];
+static int ha_base;		/* the monitor's port; node a +1, b +2 */
 static struct devacct dev;
 
 /* The tenant the load writes as: a sandbox client subscribed to every
@@ -126,24 +132,28 @@ setup(void)
 {
 	char port[16], out[PATH_MAX + 16], *text;
 	struct harness_opts o;
-	int base;
 
 	snprintf(ha_dir, sizeof(ha_dir), "/tmp/bds-ha-XXXXXX");
 	ck_assert_ptr_nonnull(mkdtemp(ha_dir));
 	ha_owner = getpid();
 	atexit(ha_destroy);	/* a test child exits too: ha_owner tells */
-	ck_assert_int_gt(base = free_ports(), 0);
-	snprintf(port, sizeof(port), "%d", base);
+	ck_assert_int_gt(ha_base = free_ports(), 0);
+	snprintf(port, sizeof(port), "%d", ha_base);
 	ck_assert_msg(ha("create", port, NULL) == 0, "scripts/ha create %s failed", ha_dir);
 	snprintf(out, sizeof(out), "%s/url.out", ha_dir);
 	ck_assert_int_eq(ha("url", NULL, out), 0);
 	ck_assert_ptr_nonnull(text = harness_slurp(out));
 	ck_assert_int_eq(sscanf(text, "%511s", ha_url), 1);
 	free(text);
+	ck_assert_int_eq(ha("read-url", NULL, out), 0);
+	ck_assert_ptr_nonnull(text = harness_slurp(out));
+	ck_assert_int_eq(sscanf(text, "%511s", ha_read_url), 1);
+	free(text);
 
 	harness_opts_defaults(&o);
 	o.workers = 4;
 	o.database_url = ha_url;
+	o.read_url = ha_read_url;
 	harness_fixture_start(&o);
 	ck_assert_int_eq(harness_deliver_start(NULL), 0);
 	devacct_legal();
@@ -430,6 +440,163 @@ check_delivered(PGconn *pg, struct receiver *rc, const char *since)
 	    missing, n);
 }
 
+/* ---- reads on the standby ---- */
+
+/* The transactions database bds has run on node. A backend reports its
+ * statistics at most once a second, and an idle one within
+ * STATS_IDLE_MS: wait that long before reading them. */
+#define STATS_IDLE_MS	11000
+
+static long long
+node_xacts(const char *node)
+{
+	PGconn *pg = PQconnectdb(harness_fmt("host=127.0.0.1 port=%d dbname=bds user=bds"
+	    " connect_timeout=2", ha_base + (node[0] == 'a' ? 1 : 2)));
+	PGresult *res;
+	long long n;
+
+	ck_assert_msg(PQstatus(pg) == CONNECTION_OK, "%s", PQerrorMessage(pg));
+	res = PQexec(pg, "SELECT xact_commit + xact_rollback FROM pg_stat_database"
+	    " WHERE datname = 'bds'");
+	ck_assert_msg(PQresultStatus(res) == PGRES_TUPLES_OK, "%s", PQerrorMessage(pg));
+	n = strtoll(PQgetvalue(res, 0, 0), NULL, 10);
+	PQclear(res);
+	PQfinish(pg);
+	return n;
+}
+
+static struct harness_resp *
+key_get(const char *path)
+{
+	char auth[256];
+	const char *hdr[] = { auth, NULL };
+
+	snprintf(auth, sizeof(auth), "Authorization: Bearer %s", key);
+	return harness_request("GET", "sandbox", path, hdr, NULL, 0);
+}
+
+static void
+formation_settled(void)
+{
+	ck_assert_int_eq(ha("start", NULL, NULL), 0);
+	ck_assert_msg(ha("wait", "120", NULL) == 0, "the formation did not settle");
+}
+
+#define READS	200
+
+START_TEST(reads_go_to_the_standby)
+{
+	struct receiver *rc;
+	char secondary[2];
+	long long before, after;
+
+	formation_settled();
+	ck_assert_ptr_nonnull(rc = receiver_start(NULL));
+	tenant(rc);
+	snprintf(secondary, sizeof(secondary), "%s", ha_primary()[0] == 'a' ? "b" : "a");
+	harness_sleep_ms(STATS_IDLE_MS);	/* the set-up's statistics */
+	before = node_xacts(secondary);
+	for (int i = 0; i < READS; i++) {
+		struct harness_resp *r = key_get(i % 2 ? "/v1/bills?limit=5" :
+		    harness_fmt("/v1/bills/%s", bills[i % LINKS]));
+
+		harness_expect(r, 200);
+		harness_resp_free(r);
+	}
+	harness_sleep_ms(STATS_IDLE_MS);
+	after = node_xacts(secondary);
+	/* each read is the caught-up check and the handler's queries there */
+	ck_assert_msg(after - before >= 2 * READS, "the standby ran %lld transactions for %d"
+	    " reads", after - before, READS);
+	receiver_stop(rc);
+}
+END_TEST
+
+/* A write acknowledged, then read at once: found, every time. */
+START_TEST(a_client_reads_its_own_write)
+{
+	struct receiver *rc;
+	char auth[256];
+	const char *hdr[] = { auth, "Content-Type: application/json", NULL };
+
+	formation_settled();
+	ck_assert_ptr_nonnull(rc = receiver_start(NULL));
+	tenant(rc);
+	snprintf(auth, sizeof(auth), "Authorization: Bearer %s", key);
+	for (int i = 0; i < READS; i++) {
+		struct harness_resp *w = harness_request("POST", "sandbox",
+		    "/v1/triggers/bill.updated", hdr, "{}", 2), *r;
+		const char *id = harness_json_string(w, "event_id");
+
+		harness_expect(w, 202);
+		ck_assert_ptr_nonnull(id);
+		r = key_get(harness_fmt("/v1/activity/%s", id));
+		ck_assert_msg(r->status == 200, "write %d: its event %s read back %ld: %s", i,
+		    id, r->status, r->body);
+		harness_resp_free(r);
+		harness_resp_free(w);
+	}
+	receiver_stop(rc);
+}
+END_TEST
+
+static atomic_int reads_stop, reads_done, reads_failed;
+static char reads_failure[256];
+
+static void *
+read_loop(void *arg)
+{
+	(void)arg;
+	while (!atomic_load(&reads_stop)) {
+		struct harness_resp *r = key_get("/v1/bills?limit=5");
+
+		if (r->status != 200 && atomic_fetch_add(&reads_failed, 1) == 0)
+			snprintf(reads_failure, sizeof(reads_failure), "%ld %.200s", r->status,
+			    r->status == 0 ? r->error : r->body);
+		atomic_fetch_add(&reads_done, 1);
+		harness_resp_free(r);
+		harness_sleep_ms(5);
+	}
+	return NULL;
+}
+
+/* The standby stopped, and killed, under reads: the primary answers them. */
+START_TEST(standby_gone_reads_go_to_the_primary)
+{
+	static const char *const how[] = { "stop", "kill" };
+	struct receiver *rc;
+	pthread_t th[4];
+
+	ck_assert_ptr_nonnull(rc = receiver_start(NULL));
+	for (size_t k = 0; k < sizeof(how) / sizeof(how[0]); k++) {
+		char secondary[2];
+
+		formation_settled();
+		if (k == 0)
+			tenant(rc);
+		snprintf(secondary, sizeof(secondary), "%s", ha_primary()[0] == 'a' ? "b" : "a");
+		atomic_store(&reads_stop, 0);
+		atomic_store(&reads_done, 0);
+		atomic_store(&reads_failed, 0);
+		for (int i = 0; i < 4; i++)
+			ck_assert_int_eq(pthread_create(&th[i], NULL, read_loop, NULL), 0);
+		harness_sleep_ms(1000);
+		ck_assert_int_eq(ha(how[k], secondary, NULL), 0);
+		harness_sleep_ms(3000);
+		atomic_store(&reads_stop, 1);
+		for (int i = 0; i < 4; i++)
+			pthread_join(th[i], NULL);
+		fprintf(stderr, "standby %s under reads: %d reads, %d failed\n", how[k],
+		    atomic_load(&reads_done), atomic_load(&reads_failed));
+		ck_assert_msg(atomic_load(&reads_failed) == 0, "%s of the standby: %d of %d reads"
+		    " failed, the first %s", how[k], atomic_load(&reads_failed),
+		    atomic_load(&reads_done), reads_failure);
+		ck_assert_int_gt(atomic_load(&reads_done), 40);
+	}
+	receiver_stop(rc);
+}
+END_TEST
+
 /* ---- the runs ---- */
 
 /*
@@ -451,8 +618,7 @@ failover_run(const char *cmd)
 
 	/* every node running, a primary and its secondary (an earlier run's
 	 * node rejoins here) */
-	ck_assert_int_eq(ha("start", NULL, NULL), 0);
-	ck_assert_msg(ha("wait", "120", NULL) == 0, "the formation did not settle");
+	formation_settled();
 	ck_assert_ptr_nonnull(rc = receiver_start(NULL));
 	tenant(rc);
 	since = devacct_sql_value("SELECT now()::text", NULL, NULL);
@@ -484,6 +650,20 @@ failover_run(const char *cmd)
 			fprintf(stderr, "failover (%s): request %d (op %d) at %lld ms: %ld %s\n",
 			    cmd, i, (int)s->op, s->done_ms, s->status, s->body);
 		}
+	}
+	{
+		int per_s[(LOAD_BEFORE_MS + LOAD_AFTER_MS) / 1000 + 32] = { 0 };
+		char line[512];
+		size_t at = 0;
+
+		for (int i = 0; i < total; i++)
+			if (shots[i].coded_503 && shots[i].done_ms / 1000 < (long long)(sizeof(per_s) /
+			    sizeof(per_s[0])))
+				per_s[shots[i].done_ms / 1000]++;
+		for (size_t k = 0; k < sizeof(per_s) / sizeof(per_s[0]) && at < sizeof(line) - 16;
+		    k++)
+			at += (size_t)snprintf(line + at, sizeof(line) - at, " %d", per_s[k]);
+		fprintf(stderr, "failover (%s): 503s in each second of the run:%s\n", cmd, line);
 	}
 	fprintf(stderr, "failover (%s of node %s at %d ms): %d requests at %d/s, %d succeeded,"
 	    " %d answered 503 from %lld to %lld ms (a window of %lld ms), %d other\n",
@@ -534,6 +714,9 @@ failover_suite(void)
 
 	tcase_add_unchecked_fixture(tc, setup, teardown);
 	tcase_set_timeout(tc, 420);
+	tcase_add_test(tc, reads_go_to_the_standby);
+	tcase_add_test(tc, a_client_reads_its_own_write);
+	tcase_add_test(tc, standby_gone_reads_go_to_the_primary);
 	tcase_add_test(tc, primary_stopped_under_load);
 	tcase_add_test(tc, primary_killed_under_load);
 	suite_add_tcase(s, tc);
