@@ -132,26 +132,27 @@ partial_files_gone(void)
 
 /* ---- jobs ---- */
 
-/* Until the job of kind and subject has failed an attempt and waits for its
- * retry: its last_error (malloc'ed). bds-jobs is stopped then. */
+/* Until the job of kind and subject has failed `attempts` attempts and
+ * waits for its retry: its last_error (malloc'ed). bds-jobs is stopped
+ * then. */
 static char *
-job_failed_once(const char *kind, const char *subject)
+job_failed(const char *kind, const char *subject, int attempts)
 {
 	long long end = harness_now_ms() + WAIT_MS;
 	char *err = NULL;
 
 	while (harness_now_ms() < end) {
-		err = devacct_sql_value("SELECT last_error FROM jobs WHERE kind = $1"
-		    " AND subject_id = $2 AND status = 'pending' AND attempts >= 1", kind,
-		    subject);
-		if (err != NULL && *err != '\0')
+		if (devacct_sql_int("SELECT COALESCE(max(attempts), 0) FROM jobs WHERE kind = $1"
+		    " AND subject_id = $2 AND status = 'pending' AND last_error IS NOT NULL",
+		    kind, subject) >= attempts) {
+			err = devacct_sql_value("SELECT last_error FROM jobs WHERE kind = $1"
+			    " AND subject_id = $2 AND status = 'pending'", kind, subject);
 			break;
-		free(err);
-		err = NULL;
+		}
 		harness_sleep_ms(100);
 	}
-	ck_assert_msg(err != NULL, "no failed %s job of %s within %d ms", kind, subject,
-	    WAIT_MS);
+	ck_assert_msg(err != NULL, "no %s job of %s failed %d times within %d ms", kind,
+	    subject, attempts, WAIT_MS);
 	ck_assert_msg(harness_jobs_stop() == 0, "%s", harness_error());
 	/* the attempt that may have been running when it stopped */
 	ck_assert_int_eq(devacct_sql_int("SELECT count(*) FROM jobs WHERE kind = $1"
@@ -296,11 +297,15 @@ START_TEST(statements_disk_full)
 
 	disk_fill(0);
 	link = devacct_sandbox_link(key, "u-disk", "user_good");
-	err = job_failed_once("retrieval", link);
+	/* two failures further apart than degraded_after_s: a biller's would
+	 * disconnect the link, the service's own disk must not */
+	err = job_failed("retrieval", link, 2);
 	ck_assert_msg(strstr(err, "document store") != NULL, "%s", err);
 	free(err);
 	ck_assert_int_eq(bills_stored(link, &files), 0);
 	ck_assert_int_eq(partial_files_gone(), 0);
+	ck_assert_int_eq(devacct_sql_int("SELECT count(*) FROM links WHERE id = $1"
+	    " AND status = 'ACTIVE'", link, NULL), 1);
 
 	disk_free();
 	job_retried("retrieval", link);
@@ -353,7 +358,7 @@ START_TEST(logo_disk_full)
 
 	disk_fill(0);
 	ck_assert_int_eq(harness_bdsctl(args), 0);
-	err = job_failed_once("billers.logo", LOGO_BILLER);
+	err = job_failed("billers.logo", LOGO_BILLER, 1);
 	ck_assert_msg(strstr(err, "cannot write the logo file") != NULL, "%s", err);
 	free(err);
 	ck_assert_int_eq(access(path, F_OK), -1);
@@ -386,7 +391,9 @@ stack_up(void)
 	o.data_disk_bytes = DISK_BYTES;
 	/* a failed attempt's retry due soon, long enough for the test to stop
 	 * bds-jobs first */
-	o.extra_config = "jobs_retry_schedule = 3";
+	o.extra_config = "jobs_retry_schedule = 3\n"
+	    /* a link failing for longer is disconnected CONNECTION_DEGRADED */
+	    "degraded_after_s = 1";
 	harness_fixture_start(&o);
 	devacct_legal();
 	devacct_new(&dev, "disk");
