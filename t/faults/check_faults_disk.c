@@ -12,6 +12,9 @@
  *     file, no bill; with room again its retry makes the same bills a link
  *     retrieved with room makes, each naming a stored file, the job done
  *     once;
+ *   - an import's extraction in bds-jobs, which stores a copy of the
+ *     document in the statements store: retried, the import PROCESSING
+ *     until its retry with room extracts it once;
  *   - a biller's logo fetch in bds-jobs (<data_dir>/logos): the same.
  *
  * bds-jobs is stopped between the failed attempt and the freed disk, so
@@ -327,6 +330,76 @@ START_TEST(statements_disk_full)
 }
 END_TEST
 
+/* ---- an import's extraction ---- */
+
+/*
+ * An extraction whose copy of the document cannot be stored (the statements
+ * store, for the bill it may become): retried, the import still
+ * PROCESSING with no copy; with room, extracted once, its copy stored.
+ */
+START_TEST(extraction_disk_full)
+{
+	const char *src = getenv("BDS_SRCDIR") ? getenv("BDS_SRCDIR") : ".";
+	const char *cases = harness_fmt("%s/hostile", harness_dir());
+	const char *user[] = { "x-client-user-id: u-disk", NULL };
+	char *bytes, *id, *path, *err, *st, *sha;
+	struct harness_resp *r;
+	size_t len;
+
+	ck_assert_int_eq(system(harness_fmt("/usr/bin/python3 %s/t/imports/hostile.py %s",
+	    src, cases)), 0);
+	bytes = harness_slurp(harness_fmt("%s/good.pdf", cases));
+	ck_assert_ptr_nonnull(bytes);
+	{
+		struct stat sb;
+
+		ck_assert_int_eq(stat(harness_fmt("%s/good.pdf", cases), &sb), 0);
+		len = (size_t)sb.st_size;
+	}
+	import_new((long long)len, &id, &path);
+	r = upload(path, bytes, len);
+	harness_expect(r, 200);
+	harness_resp_free(r);
+
+	disk_fill(0);
+	r = devacct_call("POST", "sandbox", harness_fmt("/v1/bill_imports/%s/complete_upload",
+	    id), devacct_bearer(key), NULL, user);
+	harness_expect(r, 202);
+	harness_resp_free(r);
+	err = job_failed("imports.extract", id, 1);
+	ck_assert_msg(strstr(err, "copy") != NULL, "%s", err);
+	free(err);
+	st = devacct_sql_value("SELECT status || ' ' || (document_sha256 IS NULL)::text"
+	    " FROM bill_imports WHERE id = $1", id, NULL);
+	ck_assert_pstr_eq(st, "PROCESSING true");
+	free(st);
+	ck_assert_int_eq(partial_files_gone(), 0);
+
+	disk_free();
+	job_retried("imports.extract", id);
+	st = devacct_sql_value("SELECT status FROM bill_imports WHERE id = $1", id, NULL);
+	ck_assert_msg(st != NULL && (strcmp(st, "READY_TO_COMMIT") == 0 ||
+	    strcmp(st, "NEEDS_REVIEW") == 0), "%s", st ? st : "(none)");
+	free(st);
+	sha = devacct_sql_value("SELECT document_sha256 FROM bill_imports WHERE id = $1", id,
+	    NULL);
+	ck_assert_ptr_nonnull(sha);
+	{
+		char *copy = harness_slurp(harness_fmt("%s/statements/%.2s/%s.pdf",
+		    harness_data_dir(), sha, sha));
+
+		ck_assert_msg(copy != NULL, "no copy %s", sha);
+		ck_assert_int_eq(memcmp(copy, bytes, len), 0);
+		free(copy);
+	}
+	ck_assert_int_eq(partial_files_gone(), 0);
+	free(sha);
+	free(id);
+	free(path);
+	free(bytes);
+}
+END_TEST
+
 /* ---- logos ---- */
 
 #define LOGO_BILLER	"blr_01900000-0000-7000-8000-0000000d15c0"
@@ -430,6 +503,7 @@ disk_suite(void)
 	tcase_set_timeout(tc, 180);
 	tcase_add_test(tc, upload_disk_full);
 	tcase_add_test(tc, statements_disk_full);
+	tcase_add_test(tc, extraction_disk_full);
 	tcase_add_test(tc, logo_disk_full);
 	suite_add_tcase(s, tc);
 	return s;
