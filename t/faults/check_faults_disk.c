@@ -118,6 +118,19 @@ partial_files(const char *dir, int imports)
 	return n;
 }
 
+/* The file at path holds exactly len bytes of want. */
+static void
+assert_file(const char *path, const void *want, size_t len)
+{
+	char *got = harness_slurp(path);
+	struct stat st;
+
+	ck_assert_msg(got != NULL && stat(path, &st) == 0, "%s: %s", path, strerror(errno));
+	ck_assert_int_eq((long long)st.st_size, (long long)len);
+	ck_assert_int_eq(memcmp(got, want, len), 0);
+	free(got);
+}
+
 /* Until no partial file is left below data_dir: nginx removes an upload's
  * file when its request ends, which is after the answer was sent (it reads
  * and drops the rest of the body first). 0, or how many are left after
@@ -250,13 +263,7 @@ START_TEST(upload_disk_full)
 	doc = devacct_sql_value("SELECT document_path FROM bill_imports WHERE id = $1",
 	    id, NULL);
 	ck_assert_ptr_nonnull(doc);
-	{
-		char *got = harness_slurp(doc);
-
-		ck_assert_msg(got != NULL, "%s", doc);
-		ck_assert_int_eq(memcmp(got, bytes, len), 0);
-		free(got);
-	}
+	assert_file(doc, bytes, len);
 	ck_assert_int_eq(partial_files_gone(), 0);
 	free(doc);
 	free(id);
@@ -384,14 +391,8 @@ START_TEST(extraction_disk_full)
 	sha = devacct_sql_value("SELECT document_sha256 FROM bill_imports WHERE id = $1", id,
 	    NULL);
 	ck_assert_ptr_nonnull(sha);
-	{
-		char *copy = harness_slurp(harness_fmt("%s/statements/%.2s/%s.pdf",
-		    harness_data_dir(), sha, sha));
-
-		ck_assert_msg(copy != NULL, "no copy %s", sha);
-		ck_assert_int_eq(memcmp(copy, bytes, len), 0);
-		free(copy);
-	}
+	assert_file(harness_fmt("%s/statements/%.2s/%s.pdf", harness_data_dir(), sha, sha),
+	    bytes, len);
 	ck_assert_int_eq(partial_files_gone(), 0);
 	free(sha);
 	free(id);
@@ -420,7 +421,7 @@ START_TEST(logo_disk_full)
 	const char *args[] = { "billers", "fetch-logos", LOGO_BILLER, NULL };
 	char *path = strdup(harness_fmt("%s/logos/%s.png", harness_data_dir(), LOGO_BILLER));
 	struct receiver *rc = receiver_start(NULL);
-	char url[256], *err, *got;
+	char url[256], *err;
 
 	ck_assert_msg(rc != NULL, "%s", receiver_error());
 	receiver_set_body(rc, "image/png", png_1x1, sizeof(png_1x1));
@@ -443,10 +444,7 @@ START_TEST(logo_disk_full)
 	job_retried("billers.logo", LOGO_BILLER);
 	ck_assert_int_eq(devacct_sql_int("SELECT count(*) FROM biller_logos WHERE biller_id = $1"
 	    " AND size = $2::int", LOGO_BILLER, harness_fmt("%zu", sizeof(png_1x1))), 1);
-	got = harness_slurp(path);
-	ck_assert_msg(got != NULL, "%s", path);
-	ck_assert_int_eq(memcmp(got, png_1x1, sizeof(png_1x1)), 0);
-	free(got);
+	assert_file(path, png_1x1, sizeof(png_1x1));
 	ck_assert_int_eq(partial_files_gone(), 0);
 	free(path);
 	receiver_stop(rc);
