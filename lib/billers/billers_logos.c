@@ -7,7 +7,7 @@
  * BILLERS_LOGO_MAX and one of the four image types libmagic recognises
  * from the content (never from a name or a Content-Type); they are written
  * to <data_dir>/logos/<biller_id>.<ext> (a temporary file renamed over the
- * old one) and recorded in biller_logos, which the picker reads for
+ * old one, core/files.h) and recorded in biller_logos, which the picker reads for
  * logo_src. The link host serves the directory (nginx/bds-link-host.conf:
  * its own Content-Security-Policy, nosniff, a long cache; the URL carries
  * the hash, so a new logo is a new URL).
@@ -31,6 +31,7 @@
 #include "core/config.h"
 #include "core/crypto.h"
 #include "core/db.h"
+#include "core/files.h"
 #include "core/jobq.h"
 #include "core/req.h"
 
@@ -142,37 +143,6 @@ logos_dir(const struct config *cfg, const char *dir)
 	return chmod(dir, 0755);
 }
 
-/* Write bytes to path through a temporary file renamed over it (0644). */
-static int
-write_replace(struct arena *a, const char *path, const unsigned char *bytes, size_t len)
-{
-	const char *tmp = arena_printf(a, "%s.tmp.%ld", path, (long)getpid());
-	int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
-	size_t off = 0;
-	ssize_t n;
-
-	if (fd < 0)
-		return -1;
-	while (off < len) {
-		if ((n = write(fd, bytes + off, len - off)) < 0) {
-			if (errno == EINTR)
-				continue;
-			break;
-		}
-		off += (size_t)n;
-	}
-	if (off != len || fchmod(fd, 0644) != 0 || fsync(fd) != 0) {
-		close(fd);
-		unlink(tmp);
-		return -1;
-	}
-	if (close(fd) != 0 || rename(tmp, path) != 0) {
-		unlink(tmp);
-		return -1;
-	}
-	return 0;
-}
-
 int
 billers_logo_store(const struct config *cfg, struct db *d, struct arena *a,
     const char *biller_id, const unsigned char *bytes, size_t len, const char *source_url,
@@ -190,8 +160,8 @@ billers_logo_store(const struct config *cfg, struct db *d, struct arena *a,
 		return -1;
 	dir = arena_printf(a, "%s/logos", cfg->data_dir);
 	path = arena_printf(a, "%s/%s.%s", dir, biller_id, ext);
-	if (logos_dir(cfg, dir) != 0 || write_replace(a, path, bytes, len) != 0) {
-		*why = "cannot write the logo file";
+	if (logos_dir(cfg, dir) != 0 || files_write_atomic(a, dir, path, bytes, len, 0644) != 0) {
+		*why = arena_printf(a, "cannot write the logo file: %s", strerror(errno));
 		return -1;
 	}
 	/* the same biller's logo of another type is not served any more */

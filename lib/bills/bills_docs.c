@@ -29,6 +29,7 @@
 #include "core/config.h"
 #include "core/crypto.h"
 #include "core/db.h"
+#include "core/files.h"
 #include "core/log.h"
 #include "bills/bills_statement.h"
 
@@ -74,50 +75,6 @@ mkdir_0750(const char *path)
 	if (stat(path, &st) != 0 || chmod(path, (st.st_mode & S_ISGID) | 0750) != 0)
 		return -1;
 	return 1;
-}
-
-static int
-fsync_dir(const char *path)
-{
-	int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC), rc;
-
-	if (fd < 0)
-		return -1;
-	rc = fsync(fd);
-	close(fd);
-	return rc;
-}
-
-/* Write all of buf to a new file, fsync'd; 0 ok, -1 with errno. */
-static int
-write_new(const char *path, const void *buf, size_t len)
-{
-	const unsigned char *p = buf;
-	int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0640), e;
-
-	if (fd < 0)
-		return -1;
-	if (fchmod(fd, 0640) != 0)
-		goto fail;
-	while (len > 0) {
-		ssize_t n = write(fd, p, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			goto fail;
-		p += n;
-		len -= (size_t)n;
-	}
-	if (fsync(fd) != 0)
-		goto fail;
-	return close(fd);
-fail:
-	e = errno;
-	close(fd);
-	unlink(path);
-	errno = e;
-	return -1;
 }
 
 /* The directory open and flock'ed (LOCK_SH or LOCK_EX): the fd, whose close
@@ -177,8 +134,8 @@ bills_docs_path(struct arena *a, const struct config *cfg, const char *sha)
 const char *
 bills_docs_put(struct arena *a, const struct config *cfg, const void *bytes, size_t len)
 {
-	unsigned char md[32], rnd[8];
-	const char *sha, *top, *dir, *path, *tmp;
+	unsigned char md[32];
+	const char *sha, *top, *dir, *path;
 	struct stat st;
 	int made, lock;
 
@@ -203,13 +160,10 @@ bills_docs_put(struct arena *a, const struct config *cfg, const void *bytes, siz
 		close(lock);
 		return sha;
 	}
-	crypto_random_bytes(rnd, sizeof(rnd));
-	tmp = arena_printf(a, "%s/.tmp-%s", dir, crypto_hex_encode(a, rnd, sizeof(rnd)));
 	/* a new <aa> directory's own entry must be durable too */
-	if (write_new(tmp, bytes, len) != 0 || rename(tmp, path) != 0 || fsync_dir(dir) != 0 ||
-	    (made && fsync_dir(top) != 0)) {
+	if (files_write_atomic(a, dir, path, bytes, len, 0640) != 0 ||
+	    (made && files_fsync_dir(top) != 0)) {
 		log_msg("error", "document store: write %s: %s", path, strerror(errno));
-		unlink(tmp);
 		close(lock);
 		return NULL;
 	}

@@ -19,6 +19,8 @@ lib_libbds_a_SOURCES += \
 	%reldir%/env.h \
 	%reldir%/errors.c \
 	%reldir%/errors.h \
+	%reldir%/files.c \
+	%reldir%/files.h \
 	%reldir%/health.c \
 	%reldir%/health.h \
 	%reldir%/http.c \

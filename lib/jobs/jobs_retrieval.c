@@ -95,6 +95,9 @@ struct run {
 	enum connector_status	 st;		/* the conversation's outcome */
 	long long		 t0;		/* the run's start (monotonic ns) */
 	int			 fresh;		/* a statement was new */
+	int			 ours;		/* failed on the service's own side
+						 * (its document store, a full disk):
+						 * not counted on the link */
 };
 
 static enum jobs_outcome
@@ -104,6 +107,16 @@ retry(struct jobs_job *job, const char *why)
 	/* the runner's failure hook (jobs_retrieval_failed) keeps it on the
 	 * link once this run is rolled back: backoff, CONNECTION_DEGRADED */
 	return JOBS_RETRY;
+}
+
+/* A retry for a failure of the service's own (the document store), not the
+ * biller's: jobs_retrieval_failed leaves the link as it is, so a full disk
+ * never moves it towards CONNECTION_DEGRADED. */
+static enum jobs_outcome
+retry_ours(struct run *u, const char *why)
+{
+	u->ours = 1;
+	return retry(u->job, why);
 }
 
 /* The link's new state for a failed login or fetch; JOBS_RETRY for a
@@ -647,7 +660,7 @@ jobs_retrieval_fetch(struct req *r, struct jobs_job *job)
 		u->st = converse(u, &why);
 	links_credentials_wipe(&cred);
 	if (u->st == CONN__MAX)
-		return retry(job, why);
+		return retry_ours(u, why);
 	if (u->st == CONN_UNAVAILABLE || u->st == CONN_TRANSIENT)
 		return failed(u, u->st);	/* a retry: nothing to write */
 	return JOBS_DONE;
@@ -688,11 +701,15 @@ jobs_retrieval_apply(struct req *r, struct jobs_job *job)
 }
 
 /* The runner's failure hook: a transient failure (RETRY, or the last
- * attempt's) is kept on the link: sync status, backoff, degraded. */
+ * attempt's) is kept on the link: sync status, backoff, degraded. One of
+ * the service's own is not: the job's retries (or the next scheduled
+ * refresh) take the link up again as it was. */
 int
 jobs_retrieval_failed(struct req *r, struct jobs_job *job, int dead)
 {
-	if (job->client_id == NULL || job->subject_id == NULL)
+	const struct run *u = job->state;
+
+	if (job->client_id == NULL || job->subject_id == NULL || (u != NULL && u->ours))
 		return 0;
 	return links_retrieval_failed(r, job->client_id, job->subject_id, dead);
 }

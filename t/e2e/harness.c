@@ -25,6 +25,7 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/prctl.h>
 #include <sys/random.h>
 #include <sys/socket.h>
@@ -115,6 +116,7 @@ struct hstate {
 	atomic_int	 deliver_last_status;
 	atomic_int	 jobs_pid;		/* jobs slice */
 	atomic_int	 jobs_last_status;
+	int		 data_mounted;	/* opts.data_disk_bytes: data/ is our tmpfs */
 };
 
 static struct hstate *H;
@@ -359,6 +361,15 @@ rm_rf(const char *dir)
 {
 	if (dir[0] != '\0' && strncmp(dir, "/tmp/", 5) == 0)
 		nftw(dir, rm_cb, 16, FTW_DEPTH | FTW_PHYS);
+}
+
+/* opts.data_disk_bytes: the tmpfs on data/ unmounted (its files go with
+ * it, BDS_E2E_KEEP or not), before the temp dir is removed. */
+static void
+data_disk_umount(void)
+{
+	if (H->data_mounted && umount2(harness_fmt("%s/data", H->dir), MNT_DETACH) == 0)
+		H->data_mounted = 0;
 }
 
 /* The environment minus BDS_* (config overrides must not leak in). */
@@ -1110,6 +1121,8 @@ k_teardown(int remove_dir)
 		kill(left[i], SIGKILL);
 	harness_sleep_ms(n > 0 ? 50 : 0);
 	k_reap();
+	if (remove_dir)
+		data_disk_umount();
 	if (remove_dir && !H->keep)
 		rm_rf(H->dir);
 }
@@ -1431,14 +1444,24 @@ write_config(const struct harness_opts *o)
  * directory and file bds-jobs adds below it (0750 / 0640) is theirs too.
  */
 static int
-data_dirs(void)
+data_dirs(const struct harness_opts *o)
 {
 	char data[H_PATH + 16], st[H_PATH + 32];
 	struct group *gr = geteuid() == 0 ? getgrnam("nogroup") : NULL;
 
 	snprintf(data, sizeof(data), "%s/data", H->dir);
 	snprintf(st, sizeof(st), "%s/statements", data);
-	if (mkdir(data, 0750) == -1 || mkdir(st, 0750) == -1 ||
+	if (mkdir(data, 0750) == -1)
+		return set_err("data_dir %s: %s", data, strerror(errno));
+	/* a full documents disk: data/ is a tmpfs of data_disk_bytes */
+	if (o->data_disk_bytes > 0) {
+		if (mount("bds-e2e-data", data, "tmpfs", MS_NOSUID | MS_NODEV,
+		    harness_fmt("size=%lld,mode=0750", o->data_disk_bytes)) == -1)
+			return set_err("data_disk_bytes: mount -t tmpfs on %s: %s (the suite"
+			    " must run as root, with mounts allowed)", data, strerror(errno));
+		H->data_mounted = 1;
+	}
+	if (mkdir(st, 0750) == -1 ||
 	    (gr != NULL && (chown(data, (uid_t)-1, gr->gr_gid) == -1 ||
 	    chown(st, (uid_t)-1, gr->gr_gid) == -1)) ||
 	    chmod(data, 0750) == -1 || chmod(st, 02750) == -1)
@@ -1544,7 +1567,7 @@ prepare(const struct harness_opts *o)
 		return set_err("mkdir %s: %s", H->ngx_prefix, strerror(errno));
 	if (mkdir(H->maildir, 0700) == -1)
 		return set_err("mkdir %s: %s", H->maildir, strerror(errno));
-	if (data_dirs() == -1)
+	if (data_dirs(o) == -1)
 		return -1;
 
 	for (i = 0; i < HOST__MAX; i++)
@@ -1646,6 +1669,7 @@ harness_stop(void)
 	    scan_sanitizer(H->ctllog) + scan_sanitizer(H->deliverlog) +
 	    scan_sanitizer(H->jobslog);
 	secrets_keep(0);	/* the secrets scan's copies: the logs, once complete */
+	data_disk_umount();
 	if (H->keep)
 		fprintf(stderr, "harness: kept %s\n", H->dir);
 	else
@@ -1832,6 +1856,7 @@ const char *harness_api_log_path(void) { return H ? H->apilog : ""; }
 const char *harness_deliver_log_path(void) { return H ? H->deliverlog : ""; }
 const char *harness_jobs_log_path(void) { return H ? H->jobslog : ""; }
 const char *harness_mail_dir(void) { return H ? H->maildir : ""; }
+const char *harness_data_dir(void) { return H ? harness_fmt("%s/data", H->dir) : ""; }
 int harness_smtp_port(void) { return H ? H->smtp_port : 0; }
 
 static int

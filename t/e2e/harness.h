@@ -113,6 +113,13 @@ struct harness_opts {
 					 * itself, read-only, so a read route
 					 * that writes fails */
 	/* -- a full documents disk -- */
+	long long	 data_disk_bytes; /* > 0: data_dir is a tmpfs of this size
+					 * the harness mounts (root only; start
+					 * fails when the mount is refused) and
+					 * unmounts at stop, so a test fills it
+					 * with a file of its own under
+					 * harness_data_dir() (default 0: a
+					 * plain directory of the temp dir) */
 };
 
 /* Fill o with the defaults above. */
@@ -170,6 +177,7 @@ const char *harness_database_url(void);	/* libpq conninfo of database bds */
 const char *harness_api_log_path(void);	/* bds-api stderr */
 const char *harness_deliver_log_path(void); /* bds-deliver output and log */
 const char *harness_mail_dir(void);	/* mail_spool_dir: <dir>/mail */
+const char *harness_data_dir(void);	/* data_dir: <dir>/data */
 /* The loopback port smtp_url names when opts.mail is "smtp", else 0.
  * Nothing listens there until a test starts a sink on it. */
 int	 harness_smtp_port(void);

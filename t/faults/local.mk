@@ -12,3 +12,7 @@ E2E_SUITES += %reldir%/check_faults_failover
 # -- connections: slow clients, idle connections, the saturation soak --
 
 # -- a full documents disk --
+# data_dir on a small tmpfs the harness mounts (root): uploads, statements
+# and logos written while it is full, then retried with room
+E2E_SUITES += %reldir%/check_faults_disk
+%canon_reldir%_check_faults_disk_SOURCES = %reldir%/check_faults_disk.c
