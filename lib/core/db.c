@@ -212,6 +212,12 @@ db_ensure(struct db *d)
 	return 0;
 }
 
+unsigned
+db_conn_gen(const struct db *d)
+{
+	return d->gen;
+}
+
 int
 db_connected(const struct db *d)
 {

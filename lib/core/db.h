@@ -77,6 +77,9 @@ int	 db_set_options(struct db *, const char *options);
 int	 db_ensure(struct db *);
 /* 1 when the last call found the connection usable. */
 int	 db_connected(const struct db *);
+/* The current connection's generation: it changes with every new
+ * connection (what a cache of something about the server must check). */
+unsigned db_conn_gen(const struct db *);
 
 /*
  * Run a prepared statement with text parameters (NULL = SQL NULL). The

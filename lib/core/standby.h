@@ -7,7 +7,9 @@
  * primary takes the WAL position it has flushed (every write acknowledged
  * to anyone so far lies before it, the caller's own included), and the
  * standby serves the read only once it has replayed that far, which it
- * is asked for at most STANDBY_WAIT_MS. Not caught up by then, away, or
+ * is asked for at most STANDBY_WAIT_MS (not at all while the position it
+ * last reported is already past the primary's: replay only moves
+ * forward). Not caught up by then, away, or
  * no standby configured: the primary serves it. The primary's query also
  * confirms a key taken from the worker's cache (auth.h), so a revoked key
  * is refused before anything is read.
