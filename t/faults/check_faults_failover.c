@@ -505,8 +505,9 @@ START_TEST(reads_go_to_the_standby)
 	}
 	harness_sleep_ms(STATS_IDLE_MS);
 	after = node_xacts(secondary);
-	/* each read is the caught-up check and the handler's queries there */
-	ck_assert_msg(after - before >= 2 * READS, "the standby ran %lld transactions for %d"
+	/* each read is at least the handler's query there (and the caught-up
+	 * check, when the primary has moved on since the last) */
+	ck_assert_msg(after - before >= READS, "the standby ran %lld transactions for %d"
 	    " reads", after - before, READS);
 	receiver_stop(rc);
 }

@@ -10,6 +10,10 @@
 E2E_SUITES += %reldir%/check_faults_failover
 
 # -- connections: slow clients, idle connections, the saturation soak --
+# 1,000 idle connections and a slow-loris crowd through nginx while an
+# ordinary client is served; a saturation soak (10 s, 60 with
+# BDS_FAULTS_LONG=1): no 5xx, worker memory and open files flat
+E2E_SUITES += %reldir%/check_faults_conns
 
 # -- a full documents disk --
 # data_dir on a small tmpfs the harness mounts (root): uploads, statements
