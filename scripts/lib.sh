@@ -31,6 +31,8 @@ BDS_PKGS="$BDS_PKGS libmupdf-dev mupdf-tools libfreetype-dev libharfbuzz-dev
   python3-reportlab python3-pil imagemagick"
 # partitions (pg_partman), and the libFuzzer targets (clang with its runtime)
 BDS_PKGS="$BDS_PKGS postgresql-15-partman clang libclang-rt-14-dev"
+# high availability: pg_auto_failover's extension and pg_autoctl (scripts/ha)
+BDS_PKGS="$BDS_PKGS postgresql-15-auto-failover pg-auto-failover-cli"
 
 say() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
