@@ -233,41 +233,42 @@ send_shot(struct shot *s, int i)
 {
 	char auth[256], body[1024], idem[96];
 	const char *hdr[] = { auth, "Content-Type: application/json", idem, NULL };
+	const char *host = "sandbox", *path;
 
 	snprintf(auth, sizeof(auth), "Authorization: Bearer %s", key);
 	snprintf(idem, sizeof(idem), "Idempotency-Key: ha-%ld-%lld-%d", (long)getpid(),
 	    load_t0, i);
 	switch (s->op) {
 	case OP_SIGNUP:
+		host = "api";
+		path = "/v1/iam/auth/signup";
 		snprintf(body, sizeof(body), "{\"email\":\"ha-%ld-%lld-%d@example.test\","
 		    "\"password\":\"Pw-%d-Failover-Secret!\",\"given_name\":\"Ha\","
 		    "\"family_name\":\"Load\",\"legal_acceptances\":%s}", (long)getpid(),
 		    load_t0, i, i, devacct_acceptances);
-		hdr[0] = "Content-Type: application/json";
+		hdr[0] = "Content-Type: application/json";	/* no key */
 		hdr[1] = NULL;
-		return harness_request("POST", "api", "/v1/iam/auth/signup", hdr, body,
-		    strlen(body));
+		break;
 	case OP_LINK_TOKEN:
+		path = "/v1/link-tokens";
 		snprintf(body, sizeof(body), "{\"client_user_id\":\"ha-%d\"}", i);
-		return harness_request("POST", "sandbox", "/v1/link-tokens", hdr, body,
-		    strlen(body));
+		break;
 	case OP_MARK_PAID:
 		/* a cent: the bill stays unpaid, and each move is one more */
 		s->bill = i % LINKS;
-		snprintf(body, sizeof(body), "{\"amount\":{\"value\":\"0.01\",\"currency\":\"%s\"}}",
-		    currency);
-		return harness_request("POST", "sandbox",
-		    harness_fmt("/v1/bills/%s/mark-paid", bills[s->bill]), hdr, body,
-		    strlen(body));
+		path = harness_fmt("/v1/bills/%s/mark-paid", bills[s->bill]);
+		snprintf(body, sizeof(body),
+		    "{\"amount\":{\"value\":\"0.01\",\"currency\":\"%s\"}}", currency);
+		break;
 	case OP_TRIGGER:
+		path = "/v1/triggers/bill.updated";
 		snprintf(body, sizeof(body), "{\"load\":%d}", i);
-		return harness_request("POST", "sandbox", "/v1/triggers/bill.updated", hdr, body,
-		    strlen(body));
-	case OP_READ:
+		break;
+	default:	/* OP_READ */
 		hdr[1] = NULL;
 		return harness_request("GET", "sandbox", "/v1/bills?limit=5", hdr, NULL, 0);
 	}
-	return NULL;
+	return harness_request("POST", host, path, hdr, body, strlen(body));
 }
 
 /* The id an acknowledged write made, from its answer. */
