@@ -148,6 +148,19 @@ START_TEST(test_retention_drops)
 	}
 
 	ck_assert_int_eq(harness_bdsctl(args), 0);
+	/* and says so: one month of each table (bdsctl.log, its last report) */
+	{
+		static const char what[] = "jobs: expired months of events and deliveries dropped: ";
+		char *log = harness_slurp(harness_fmt("%s/bdsctl.log", harness_dir()));
+		char *p, *last = NULL;
+
+		ck_assert_ptr_nonnull(log);
+		for (p = log; (p = strstr(p, what)) != NULL; p++)
+			last = p;
+		ck_assert_msg(last != NULL, "bdsctl jobs reported no dropped months");
+		ck_assert_int_eq(atoi(last + sizeof(what) - 1), 3);
+		free(log);
+	}
 
 	for (int i = 0; tables[i] != NULL; i++) {
 		ck_assert_msg(partition_exists(old_month[i]) == 0, "%s kept", old_month[i]);
