@@ -12,6 +12,7 @@ const struct module events_module = {
 	.stmt_sets = MODULE_SETS(&events_stmt_set, &activity_stmt_set, &events_sweep_stmt_set),
 	.sweeps = (const struct module_sweep[]){
 		{ "expired months of events and deliveries dropped", events_sweep },
+		{ "pending deliveries of expired events failed", events_sweep_orphans },
 		{ NULL, NULL }
 	},
 };

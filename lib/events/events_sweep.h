@@ -13,6 +13,9 @@ struct db_stmt_set;
 
 /* Run pg_partman's maintenance: the months dropped, or -1. */
 long long events_sweep(const struct config *, struct db *, struct arena *);
+/* After it: a delivery still pending whose event was dropped with its
+ * month (a replay made later) fails, saying why; how many, or -1. */
+long long events_sweep_orphans(const struct config *, struct db *, struct arena *);
 
 extern const struct db_stmt_set events_sweep_stmt_set;
 

@@ -140,6 +140,10 @@ START_TEST(test_retention_drops)
 	acct_sql_exec(FILL_ONE, "_old", old, "0");
 	acct_sql_exec(FILL_ONE, "_recent", recent, "0");
 	acct_sql_exec(FILL_ONE, "_kept", NULL, "0");
+	/* a replay of the old event made today, still pending */
+	acct_sql_exec("INSERT INTO deliveries (client_id, id, event_id, webhook_id, status,"
+	    " replay_of) VALUES ('cli_p_old', 'dlv_p_replay', 'evt_p_old', 'whk_p_old', 'pending',"
+	    " 'dlv_p_old')", NULL, NULL, NULL);
 	for (int i = 0; tables[i] != NULL; i++) {
 		char *h = holder(tables[i], "_old");
 
@@ -160,6 +164,14 @@ START_TEST(test_retention_drops)
 		ck_assert_msg(last != NULL, "bdsctl jobs reported no dropped months");
 		ck_assert_int_eq(atoi(last + sizeof(what) - 1), 3);
 		free(log);
+	}
+	/* the replay's event went with its month: the replay failed, saying so */
+	{
+		char *st = acct_sql_value("SELECT status || ' ' || last_error FROM deliveries"
+		    " WHERE id = 'dlv_p_replay'", NULL, NULL, NULL);
+
+		ck_assert_pstr_eq(st, "failed the event is past its retention");
+		free(st);
 	}
 
 	for (int i = 0; tables[i] != NULL; i++) {
