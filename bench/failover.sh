@@ -17,7 +17,7 @@ HA=$BDS_TOP/scripts/ha
 alone() {	# alone stop|kill: one formation, one fault, the window in ms
   local how=$1 dir url base primary t0 i out
   dir=$(mktemp -d /tmp/bds-failover-XXXXXX)
-  base=$((20000 + RANDOM % 20000))
+  base=$((20000 + RANDOM % 12000))
   "$HA" create "$dir" "$base" >/dev/null
   url=$("$HA" url "$dir")
   as_pg "$PG_BIN/psql" -X -q "$url" -c "CREATE TABLE t (i int)"

@@ -40,7 +40,7 @@ cleanup() {
 }
 trap cleanup EXIT
 
-BASE=$((20000 + RANDOM % 20000))
+BASE=$((20000 + RANDOM % 12000))
 API_PORT=$((BASE + 10)) SANDBOX_PORT=$((BASE + 11)) LINK_PORT=$((BASE + 12))
 say "formation (scripts/ha, monitor on :$BASE)"
 "$HA" create "$RUN/ha" "$BASE"

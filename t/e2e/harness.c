@@ -482,21 +482,52 @@ proc_children(pid_t parent, pid_t *out, size_t max)
 	return n;
 }
 
-/* Find a free loopback port: bind port 0 and keep the socket open until
- * the caller has all it needs, so the ports differ. */
+/* The lowest port the kernel hands out to outgoing connections
+ * (net.ipv4.ip_local_port_range), 32768 when it cannot be read. */
+static int
+ephemeral_low(void)
+{
+	char *text = read_file("/proc/sys/net/ipv4/ip_local_port_range", 0, NULL);
+	int low = text != NULL ? atoi(text) : 0;
+
+	free(text);
+	return low > 0 ? low : 32768;
+}
+
+/*
+ * Find a free loopback port and keep the socket bound until the caller has
+ * all it needs, so the ports differ. The port is taken below the kernel's
+ * range for outgoing connections: the ports are closed again before nginx
+ * binds them seconds later, and the suites running beside make thousands
+ * of connections a second, one of which could take a port of that range
+ * in between (nginx then fails with "Address already in use"). Random in
+ * [PORT_LOW, the range's low end), tried until one binds; port 0 (the
+ * kernel's choice, in that range) when none does.
+ */
+#define PORT_LOW	10000
 static int
 free_port(int *fdp)
 {
+	static unsigned seed;
 	struct sockaddr_in sa;
 	socklen_t len = sizeof(sa);
-	int fd;
+	int fd, low = ephemeral_low(), tries;
 
 	if ((fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) == -1)
 		return -1;
 	memset(&sa, 0, sizeof(sa));
 	sa.sin_family = AF_INET;
 	sa.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) == -1 ||
+	if (seed == 0)
+		seed = (unsigned)getpid() ^ (unsigned)harness_now_ms();
+	for (tries = 0; low - PORT_LOW > 100 && tries < 200; tries++) {
+		sa.sin_port = htons((uint16_t)(PORT_LOW + rand_r(&seed) % (low - PORT_LOW)));
+		if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) == 0)
+			break;
+	}
+	if (!(low - PORT_LOW > 100 && tries < 200))
+		sa.sin_port = 0;
+	if ((sa.sin_port == 0 && bind(fd, (struct sockaddr *)&sa, sizeof(sa)) == -1) ||
 	    getsockname(fd, (struct sockaddr *)&sa, &len) == -1) {
 		close(fd);
 		return -1;

@@ -94,13 +94,14 @@ ha_primary(void)
 	return name;
 }
 
-/* A base port with it and the next two free on 127.0.0.1. */
+/* A base port with it and the next two free on 127.0.0.1, below the
+ * kernel's range for outgoing connections (see free_port in harness.c). */
 static int
 free_ports(void)
 {
 	for (int tries = 0; tries < 64; tries++) {
 		int base = 20000 + (int)(((unsigned)getpid() * 7919u + (unsigned)tries * 104729u)
-		    % 30000u), ok = 1;
+		    % 12000u), ok = 1;
 
 		for (int i = 0; i < 3 && ok; i++) {
 			struct sockaddr_in sa = { .sin_family = AF_INET,
