@@ -1,4 +1,5 @@
 /* Reads on a standby with read-your-writes (standby.h). */
+#include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,7 +53,7 @@ sleep_ms(int ms)
 {
 	struct timespec ts = { 0, (long)ms * 1000000L };
 
-	while (nanosleep(&ts, &ts) == -1)
+	while (nanosleep(&ts, &ts) == -1 && errno == EINTR)
 		;
 }
 
